@@ -1,0 +1,22 @@
+package dev.cipolicy.api.internal;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.immutables.value.Value;
+
+/**
+ * The single Immutables style of the project: JDK collections only, strict builders, generated
+ * {@code Immutable*} classes that are public so that the abstract value type can expose its builder.
+ */
+@Target({ElementType.PACKAGE, ElementType.TYPE})
+@Retention(RetentionPolicy.CLASS)
+@Value.Style(
+    jdkOnly = true,
+    strictBuilder = true,
+    typeImmutable = "Immutable*",
+    visibility = Value.Style.ImplementationVisibility.PUBLIC,
+    defaults = @Value.Immutable(copy = false),
+    validationMethod = Value.Style.ValidationMethod.NONE)
+public @interface ValueStyle {}

@@ -1,0 +1,159 @@
+package dev.cipolicy.api.policy;
+
+import dev.cipolicy.api.internal.ValueStyle;
+import java.util.List;
+import java.util.Optional;
+import org.immutables.value.Value;
+
+/**
+ * A whole CI policy: labels, cadences, events, schedules, scope rules, backends and suites, PR stages and
+ * path rules. This is a plain description; {@code PolicyResolver.of(policy)} in ci-policy-core runs the
+ * static checks and rejects an inconsistent policy with every problem listed.
+ */
+@Value.Immutable
+@ValueStyle
+public abstract class Policy {
+
+  /**
+   * The policy's name, used in messages.
+   *
+   * @return e.g. {@code miles}
+   */
+  public abstract String name();
+
+  /**
+   * The prefix that turns a domain label into a PR label.
+   *
+   * @return {@code run-ci-} unless declared otherwise
+   */
+  @Value.Default
+  public String labelPrefix() {
+    return "run-ci-";
+  }
+
+  /**
+   * Known domain labels, in declaration order.
+   *
+   * @return the labels
+   */
+  public abstract List<DomainLabel> domainLabels();
+
+  /**
+   * Labels that change how the workflow runs ({@code nightly}, {@code bypass-fastfail}).
+   *
+   * @return the workflow labels
+   */
+  public abstract List<WorkflowLabel> workflowLabels();
+
+  /**
+   * The cadences and their flags.
+   *
+   * @return the cadences
+   */
+  public abstract List<CadenceDefinition> cadences();
+
+  /**
+   * How each supported trigger event picks its cadence; an event not listed is unsupported.
+   *
+   * @return the event rules
+   */
+  public abstract List<EventRule> events();
+
+  /**
+   * The exact cron → cadence table.
+   *
+   * @return the schedule rules
+   */
+  public abstract List<ScheduleRule> schedules();
+
+  /**
+   * The scope precedence, first match wins; no match means an empty scope.
+   *
+   * @return the scope rules in order
+   */
+  public abstract List<ScopeRule> scopes();
+
+  /**
+   * Hardware backends and their suites.
+   *
+   * @return the backends in order
+   */
+  public abstract List<Backend> backends();
+
+  /**
+   * Host layouts that suites may reference.
+   *
+   * @return the layouts
+   */
+  public abstract List<HostLayout> hosts();
+
+  /**
+   * The container image repository; images are {@code <repository>:<tag>}.
+   *
+   * @return e.g. {@code radixark/miles}
+   */
+  public abstract Optional<String> containerImageRepository();
+
+  /**
+   * Stages a pull request may run, and therefore may skip (SPEC §7).
+   *
+   * @return suite names
+   */
+  public abstract List<String> prStages();
+
+  /**
+   * Path globs of changes that never need a GPU stage (docs, Markdown, pre-commit configuration).
+   *
+   * @return globs such as {@code docs/**} or {@code **}{@code /*.md}
+   */
+  public abstract List<String> nonGpuPaths();
+
+  /**
+   * The names of the known domain labels, in declaration order.
+   *
+   * @return the names
+   */
+  @Value.Lazy
+  public List<String> knownLabels() {
+    return domainLabels().stream().map(DomainLabel::name).toList();
+  }
+
+  /**
+   * The names of the declared cadences, in declaration order.
+   *
+   * @return the names
+   */
+  @Value.Lazy
+  public List<String> cadenceNames() {
+    return cadences().stream().map(CadenceDefinition::name).toList();
+  }
+
+  /**
+   * Looks up a declared cadence.
+   *
+   * @param name the cadence name
+   * @return the definition, if declared
+   */
+  public Optional<CadenceDefinition> cadence(String name) {
+    return cadences().stream().filter(c -> c.name().equals(name)).findFirst();
+  }
+
+  /**
+   * Looks up a declared event rule.
+   *
+   * @param event the event name
+   * @return the rule, if the event is supported
+   */
+  public Optional<EventRule> event(String event) {
+    return events().stream().filter(e -> e.event().equals(event)).findFirst();
+  }
+
+  /**
+   * A new builder.
+   *
+   * @return an empty builder
+   */
+  public static ImmutablePolicy.Builder builder() {
+    return ImmutablePolicy.builder();
+  }
+}

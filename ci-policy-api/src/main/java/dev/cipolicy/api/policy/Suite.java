@@ -1,0 +1,83 @@
+package dev.cipolicy.api.policy;
+
+import dev.cipolicy.api.internal.ValueStyle;
+import java.util.List;
+import java.util.Optional;
+import org.immutables.value.Value;
+
+/**
+ * A stage: a named group of tests that runs on one kind of runner (SPEC §5).
+ */
+@Value.Immutable
+@ValueStyle
+public abstract class Suite {
+  /**
+   * The stage name, following the stage grammar.
+   *
+   * @return e.g. {@code stage-c-4-gpu-h200}
+   */
+  public abstract String name();
+
+  /**
+   * The runner labels a job of this stage runs on (empty for GitHub-hosted CPU stages).
+   *
+   * @return e.g. {@code [h200, 4gpu]}
+   */
+  public abstract List<String> runnerLabels();
+
+  /**
+   * The number of shards of the stage matrix; also its default max-parallel.
+   *
+   * @return at least 1
+   */
+  @Value.Default
+  public int shards() {
+    return 1;
+  }
+
+  /**
+   * Whether the stage runs on GitHub-hosted runners.
+   *
+   * @return the flag
+   */
+  @Value.Default
+  public boolean githubHosted() {
+    return false;
+  }
+
+  /**
+   * Whether the stage is scheduled only by an external nightly workflow, never by PR runs.
+   *
+   * @return the flag
+   */
+  @Value.Default
+  public boolean externallyScheduled() {
+    return false;
+  }
+
+  /**
+   * The host layout the stage runs on, by name.
+   *
+   * @return a declared host name, if the stage is bound to a layout
+   */
+  public abstract Optional<String> host();
+
+  /**
+   * What the stage covers.
+   *
+   * @return a human description, possibly empty
+   */
+  @Value.Default
+  public String description() {
+    return "";
+  }
+
+  /**
+   * A new builder.
+   *
+   * @return an empty builder
+   */
+  public static ImmutableSuite.Builder builder() {
+    return ImmutableSuite.builder();
+  }
+}

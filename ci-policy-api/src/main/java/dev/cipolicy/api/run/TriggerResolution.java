@@ -1,0 +1,67 @@
+package dev.cipolicy.api.run;
+
+import dev.cipolicy.api.Explanation;
+import dev.cipolicy.api.internal.ValueStyle;
+import org.immutables.value.Value;
+
+/** The outcome of trigger resolution (SPEC §4): which rule chose the cadence, and the run policy. */
+@Value.Immutable
+@ValueStyle
+public abstract class TriggerResolution {
+
+  /** Which rule of SPEC §4 chose the cadence. */
+  public enum Source {
+    /** A non-empty cadence override. */
+    CADENCE_OVERRIDE,
+    /** Canonical PR labels. */
+    PULL_REQUEST_LABELS,
+    /** The exact cron lookup. */
+    SCHEDULE_TABLE,
+    /** A fixed cadence for the event (manual dispatch). */
+    FIXED
+  }
+
+  /**
+   * The event the run was started by.
+   *
+   * @return the event name
+   */
+  public abstract String eventName();
+
+  /**
+   * Which rule chose the cadence.
+   *
+   * @return the source
+   */
+  public abstract Source source();
+
+  /**
+   * Whether GPU stages match every known label (manual dispatch).
+   *
+   * @return the flag
+   */
+  public abstract boolean matchAllLabels();
+
+  /**
+   * The resolved run policy; its raw labels are the run's raw labels.
+   *
+   * @return the run policy
+   */
+  public abstract RunPolicy runPolicy();
+
+  /**
+   * The full explanation: the trigger rule followed by the run-policy rules.
+   *
+   * @return the explanation
+   */
+  public abstract Explanation explanation();
+
+  /**
+   * A new builder.
+   *
+   * @return an empty builder
+   */
+  public static ImmutableTriggerResolution.Builder builder() {
+    return ImmutableTriggerResolution.builder();
+  }
+}

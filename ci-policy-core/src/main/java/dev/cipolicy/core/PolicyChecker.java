@@ -1,0 +1,412 @@
+package dev.cipolicy.core;
+
+import dev.cipolicy.api.InvalidPolicyException;
+import dev.cipolicy.api.PolicyProblem;
+import dev.cipolicy.api.Warning;
+import dev.cipolicy.api.policy.Backend;
+import dev.cipolicy.api.policy.CadenceDefinition;
+import dev.cipolicy.api.policy.DomainLabel;
+import dev.cipolicy.api.policy.EventRule;
+import dev.cipolicy.api.policy.HostLayout;
+import dev.cipolicy.api.policy.Policy;
+import dev.cipolicy.api.policy.ScheduleRule;
+import dev.cipolicy.api.policy.ScopeRule;
+import dev.cipolicy.api.policy.Suite;
+import dev.cipolicy.api.policy.WorkflowLabel;
+import dev.cipolicy.core.internal.Names;
+import dev.cipolicy.core.schedule.CronSchedule;
+import dev.cipolicy.core.schedule.InvalidCronException;
+import dev.cipolicy.core.schedule.ScheduleOverlaps;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+
+/** The static checks of SPEC §1, run once when a policy is turned into a resolver. */
+final class PolicyChecker {
+  private final Policy policy;
+  private final ProblemLocator locator;
+  private final List<PolicyProblem> problems = new ArrayList<>();
+  private final List<Warning> warnings = new ArrayList<>();
+  private final Map<String, CronSchedule> schedules = new LinkedHashMap<>();
+
+  private PolicyChecker(Policy policy, ProblemLocator locator) {
+    this.policy = policy;
+    this.locator = locator;
+  }
+
+  /** The outcome of a successful check. */
+  record Checked(List<Warning> warnings, Map<String, ScheduleRule> scheduleTable) {}
+
+  static Checked check(Policy policy, ProblemLocator locator) {
+    PolicyChecker c = new PolicyChecker(policy, locator);
+    c.run();
+    if (!c.problems.isEmpty()) {
+      throw new InvalidPolicyException(c.problems);
+    }
+    Map<String, ScheduleRule> table = new LinkedHashMap<>();
+    policy.schedules().forEach(s -> table.put(s.cron(), s));
+    return new Checked(List.copyOf(c.warnings), table);
+  }
+
+  private void problem(String path, String message) {
+    problems.add(new PolicyProblem(locator.locate(path), path, message));
+  }
+
+  private void warn(String code, String path, String message) {
+    String where = locator.locate(path).map(l -> l + ": ").orElse("") + path + ": ";
+    warnings.add(new Warning(code, where + message));
+  }
+
+  private void run() {
+    if (policy.name().isBlank()) {
+      problem("name", "the policy name must not be empty");
+    }
+    if (!Names.PREFIX.matcher(policy.labelPrefix()).matches()) {
+      problem("label_prefix", "label prefix '" + policy.labelPrefix()
+          + "' must be non-empty and use only letters, digits and _ . -");
+    }
+    Set<String> cadences = checkCadences();
+    Set<String> known = checkDomainLabels();
+    checkWorkflowLabels(cadences, known);
+    checkEvents(cadences);
+    checkSchedules(cadences, known);
+    checkScopes(cadences, known);
+    Set<String> suites = checkBackends();
+    checkPrStages(suites);
+    checkPaths();
+    policy.containerImageRepository().ifPresent(repo -> {
+      if (!Names.IMAGE_REPOSITORY.matcher(repo).matches()) {
+        problem("container_image.repository", "'" + repo
+            + "' is not a container image repository; expected e.g. radixark/miles");
+      }
+    });
+  }
+
+  private Set<String> checkCadences() {
+    Set<String> names = new HashSet<>();
+    if (policy.cadences().isEmpty()) {
+      problem("cadences", "at least one cadence must be declared");
+    }
+    for (CadenceDefinition c : policy.cadences()) {
+      String path = "cadences." + c.name();
+      if (!Names.NAME.matcher(c.name()).matches()) {
+        problem(path, "cadence name '" + c.name() + "' must match " + Names.NAME.pattern());
+      }
+      if (!names.add(c.name())) {
+        problem(path, "cadence '" + c.name() + "' is declared twice");
+      }
+      c.gpuMaxParallel().filter(n -> n < 1).ifPresent(n ->
+          problem(path + ".gpu_max_parallel", "must be at least 1, got " + n));
+    }
+    return names;
+  }
+
+  private Set<String> checkDomainLabels() {
+    Set<String> names = new HashSet<>();
+    Set<String> scopeLabelNames = new HashSet<>();
+    for (ScopeRule s : policy.scopes()) {
+      for (String l : s.whenLabels()) {
+        if (l.startsWith(policy.labelPrefix())) {
+          scopeLabelNames.add(l.substring(policy.labelPrefix().length()));
+        }
+      }
+    }
+    for (DomainLabel l : policy.domainLabels()) {
+      String path = "labels." + l.name();
+      if (!Names.NAME.matcher(l.name()).matches()) {
+        problem(path, "label '" + l.name() + "' must match " + Names.NAME.pattern()
+            + " so that '" + policy.labelPrefix() + l.name() + "' is a canonical PR label");
+      }
+      if (!names.add(l.name())) {
+        problem(path, "label '" + l.name() + "' is declared twice");
+      }
+      if (scopeLabelNames.contains(l.name())) {
+        problem(path, "'" + l.name() + "' is a scope label ('" + policy.labelPrefix() + l.name()
+            + "') and can never be a domain label");
+      }
+    }
+    return names;
+  }
+
+  private void checkWorkflowLabels(Set<String> cadences, Set<String> known) {
+    Set<String> names = new HashSet<>();
+    for (WorkflowLabel w : policy.workflowLabels()) {
+      String path = "workflow_labels." + w.name();
+      if (!Names.NAME.matcher(w.name()).matches()) {
+        problem(path, "workflow label '" + w.name() + "' must match " + Names.NAME.pattern());
+      }
+      if (!names.add(w.name())) {
+        problem(path, "workflow label '" + w.name() + "' is declared twice");
+      }
+      if (w.name().startsWith(policy.labelPrefix())) {
+        problem(path, "workflow label '" + w.name() + "' must not start with the label prefix '"
+            + policy.labelPrefix() + "'");
+      }
+      w.switchesCadence().filter(c -> !cadences.contains(c)).ifPresent(c ->
+          problem(path + ".switches_cadence", "unknown cadence '" + c + "'; expected one of "
+              + new TreeSet<>(cadences)));
+    }
+  }
+
+  private void checkEvents(Set<String> cadences) {
+    Set<String> names = new HashSet<>();
+    for (EventRule e : policy.events()) {
+      String path = "events." + e.event();
+      if (!Names.NAME.matcher(e.event()).matches()) {
+        problem(path, "event name '" + e.event() + "' must match " + Names.NAME.pattern());
+      }
+      if (!names.add(e.event())) {
+        problem(path, "event '" + e.event() + "' is declared twice");
+      }
+      if (e.source() == EventRule.Source.SCHEDULE_TABLE) {
+        if (e.cadence().isPresent()) {
+          problem(path + ".cadence", "a schedule_table event takes its cadence from the schedule table;"
+              + " remove 'cadence'");
+        }
+        if (policy.schedules().isEmpty()) {
+          warn("schedule-table-empty", path, "event '" + e.event()
+              + "' uses the schedule table, but no schedules are declared: every scheduled run will fail");
+        }
+      } else if (e.cadence().isEmpty()) {
+        problem(path, "missing required field 'cadence' for a " + e.source().name().toLowerCase()
+            + " event");
+      } else if (!cadences.contains(e.cadence().get())) {
+        problem(path + ".cadence", "unknown cadence '" + e.cadence().get() + "'; expected one of "
+            + new TreeSet<>(cadences));
+      }
+    }
+  }
+
+  private void checkSchedules(Set<String> cadences, Set<String> known) {
+    Map<String, Integer> seen = new HashMap<>();
+    List<Integer> parsedIndex = new ArrayList<>();
+    List<CronSchedule> parsed = new ArrayList<>();
+    for (int i = 0; i < policy.schedules().size(); i++) {
+      ScheduleRule s = policy.schedules().get(i);
+      String path = "schedules[" + i + "]";
+      if (!cadences.contains(s.cadence())) {
+        problem(path + ".cadence", "unknown cadence '" + s.cadence() + "'; expected one of "
+            + new TreeSet<>(cadences));
+      }
+      Integer first = seen.putIfAbsent(s.cron(), i);
+      if (first != null) {
+        problem(path + ".cron", "cron '" + s.cron() + "' is already mapped by schedules[" + first
+            + "]; each exact cron maps to exactly one cadence");
+        continue;
+      }
+      for (int j = 0; j < s.labels().size(); j++) {
+        String label = s.labels().get(j);
+        if (!isCanonical(label)) {
+          problem(path + ".labels[" + j + "]", "'" + label + "' is not a canonical raw label; expected a "
+              + "workflow label or '" + policy.labelPrefix() + "<label>'");
+        }
+      }
+      try {
+        CronSchedule cron = CronSchedule.parse(s.cron());
+        if (cron.minutesOfDay().isEmpty()) {
+          problem(path + ".cron", "cron '" + s.cron() + "' never fires between "
+              + CronSchedule.CYCLE_START + " and " + CronSchedule.CYCLE_END);
+          continue;
+        }
+        schedules.put(s.cron(), cron);
+        parsed.add(cron);
+        parsedIndex.add(i);
+      } catch (InvalidCronException e) {
+        problem(path + ".cron", e.getMessage());
+      }
+    }
+    for (int x = 0; x < parsed.size(); x++) {
+      for (int y = x + 1; y < parsed.size(); y++) {
+        ScheduleRule a = policy.schedules().get(parsedIndex.get(x));
+        ScheduleRule b = policy.schedules().get(parsedIndex.get(y));
+        Optional<Instant> shared = ScheduleOverlaps.firstSharedInstant(parsed.get(x), parsed.get(y));
+        if (shared.isEmpty()) {
+          continue;
+        }
+        String path = "schedules[" + parsedIndex.get(y) + "].cron";
+        if (!a.cadence().equals(b.cadence())) {
+          problem(path, "crons '" + a.cron() + "' (" + a.cadence() + ") and '" + b.cron() + "' ("
+              + b.cadence() + ") both fire at " + shared.get()
+              + "; a firing minute must map to exactly one cadence");
+        } else {
+          warn("schedule-overlap", path, "crons '" + a.cron() + "' and '" + b.cron() + "' (both "
+              + a.cadence() + ") both fire at " + shared.get() + ", starting two runs");
+        }
+      }
+    }
+  }
+
+  private boolean isCanonical(String label) {
+    return policy.workflowLabels().stream().anyMatch(w -> w.name().equals(label))
+        || (label.startsWith(policy.labelPrefix())
+            && Names.NAME.matcher(label.substring(policy.labelPrefix().length())).matches());
+  }
+
+  private void checkScopes(Set<String> cadences, Set<String> known) {
+    Set<String> names = new HashSet<>();
+    Set<String> coveredLabels = new HashSet<>();
+    Set<String> coveredCadences = new HashSet<>();
+    boolean unconditional = false;
+    for (int i = 0; i < policy.scopes().size(); i++) {
+      ScopeRule s = policy.scopes().get(i);
+      String path = "scopes[" + i + "]";
+      if (!names.add(s.name())) {
+        problem(path + ".name", "scope rule '" + s.name() + "' is declared twice");
+      }
+      for (int j = 0; j < s.whenLabels().size(); j++) {
+        String l = s.whenLabels().get(j);
+        if (!isCanonical(l)) {
+          problem(path + ".when_labels[" + j + "]", "'" + l + "' is not a canonical raw label; expected '"
+              + policy.labelPrefix() + "<name>'");
+        }
+      }
+      for (int j = 0; j < s.whenCadences().size(); j++) {
+        String c = s.whenCadences().get(j);
+        if (!cadences.contains(c)) {
+          problem(path + ".when_cadences[" + j + "]", "unknown cadence '" + c + "'; expected one of "
+              + new TreeSet<>(cadences));
+        }
+      }
+      for (int j = 0; j < s.except().size(); j++) {
+        String l = s.except().get(j);
+        if (!known.contains(l)) {
+          problem(path + ".except[" + j + "]", "unknown label '" + l + "'; expected one of "
+              + new TreeSet<>(known));
+        }
+      }
+      boolean empty = s.whenLabels().isEmpty() && s.whenCadences().isEmpty();
+      if (unconditional || (!empty && coveredLabels.containsAll(s.whenLabels())
+          && coveredCadences.containsAll(s.whenCadences()))) {
+        problem(path, "scope rule '" + s.name() + "' can never match: every label and cadence it names"
+            + " is matched by an earlier rule (first match wins)");
+      }
+      unconditional |= empty;
+      coveredLabels.addAll(s.whenLabels());
+      coveredCadences.addAll(s.whenCadences());
+    }
+  }
+
+  private Set<String> checkBackends() {
+    Set<String> backendNames = new HashSet<>();
+    Map<String, HostLayout> hosts = new HashMap<>();
+    for (HostLayout h : policy.hosts()) {
+      String path = "hosts." + h.name();
+      if (hosts.put(h.name(), h) != null) {
+        problem(path, "host layout '" + h.name() + "' is declared twice");
+      }
+      if (h.gpus() < 1) {
+        problem(path + ".gpus", "must be at least 1, got " + h.gpus());
+      }
+      if (!h.partitions().isEmpty()) {
+        int sum = h.partitions().stream().mapToInt(Integer::intValue).sum();
+        if (h.partitions().stream().anyMatch(p -> p < 1) || sum != h.gpus()) {
+          problem(path + ".partitions", "partitions " + h.partitions() + " must be positive and sum to "
+              + h.gpus() + " GPUs");
+        }
+      }
+    }
+    Map<String, String> suiteOwner = new HashMap<>();
+    for (Backend b : policy.backends()) {
+      String bpath = "backends." + b.name();
+      if (!backendNames.add(b.name())) {
+        problem(bpath, "backend '" + b.name() + "' is declared twice");
+      }
+      for (Suite s : b.suites()) {
+        String path = bpath + ".suites." + s.name();
+        String owner = suiteOwner.putIfAbsent(s.name(), b.name());
+        if (owner != null) {
+          problem(path, "suite '" + s.name() + "' is already declared for backend '" + owner + "'");
+        }
+        checkSuite(b, s, path, hosts);
+      }
+    }
+    return suiteOwner.keySet();
+  }
+
+  private void checkSuite(Backend b, Suite s, String path, Map<String, HostLayout> hosts) {
+    if (s.shards() < 1) {
+      problem(path + ".shards", "must be at least 1, got " + s.shards());
+    }
+    Matcher m = Names.STAGE.matcher(s.name());
+    if (!m.matches()) {
+      problem(path, "suite name '" + s.name() + "' does not follow the stage grammar "
+          + "[nightly-]stage-<a|b|c>-cpu or [nightly-]stage-<a|b|c>-<gpus>-gpu-<hw>");
+      return;
+    }
+    boolean gpuStage = m.group(2) != null;
+    if (gpuStage != b.gpu()) {
+      problem(path, "suite '" + s.name() + "' is a " + (gpuStage ? "GPU" : "CPU") + " stage but backend '"
+          + b.name() + "' is " + (b.gpu() ? "a GPU backend (set gpu: true only on GPU backends)"
+          : "a CPU backend (declare gpu: true on GPU backends)"));
+    }
+    if (s.runnerLabels().isEmpty() && !s.githubHosted()) {
+      problem(path, "suite '" + s.name() + "' has no runner mapping; declare runner_labels or "
+          + "github_hosted: true");
+    }
+    if (gpuStage) {
+      int gpus = Integer.parseInt(m.group(2));
+      String hw = m.group(3);
+      if (!s.runnerLabels().isEmpty() && !s.runnerLabels().contains(hw)) {
+        problem(path + ".runner_labels", "runner labels " + s.runnerLabels() + " do not name the hardware '"
+            + hw + "' of stage '" + s.name() + "'");
+      }
+      for (String label : s.runnerLabels()) {
+        if (label.matches("[0-9]+gpu") && !label.equals(gpus + "gpu")) {
+          problem(path + ".runner_labels", "runner label '" + label + "' contradicts the " + gpus
+              + " GPUs named by stage '" + s.name() + "'");
+        }
+      }
+      s.host().ifPresent(h -> {
+        HostLayout host = hosts.get(h);
+        if (host == null) {
+          problem(path + ".host", "unknown host layout '" + h + "'; expected one of "
+              + new TreeSet<>(hosts.keySet()));
+        } else if (gpus > host.gpus() || (!host.partitions().isEmpty() && !host.partitions().contains(gpus))) {
+          problem(path + ".host", "stage '" + s.name() + "' needs " + gpus + " GPUs, which host layout '" + h
+              + "' " + (host.partitions().isEmpty() ? "with " + host.gpus() + " GPUs"
+              : "partitioned " + host.partitions()) + " cannot provide");
+        }
+      });
+    } else if (s.host().isPresent()) {
+      problem(path + ".host", "a CPU stage has no host layout");
+    }
+  }
+
+  private void checkPrStages(Set<String> suites) {
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < policy.prStages().size(); i++) {
+      String stage = policy.prStages().get(i);
+      String path = "pr_stages[" + i + "]";
+      if (!seen.add(stage)) {
+        problem(path, "stage '" + stage + "' is listed twice");
+      }
+      if (!suites.contains(stage)) {
+        problem(path, "unknown stage '" + stage + "'; expected one of " + new TreeSet<>(suites));
+        continue;
+      }
+      policy.backends().stream().flatMap(b -> b.suites().stream())
+          .filter(s -> s.name().equals(stage) && s.externallyScheduled())
+          .findFirst()
+          .ifPresent(s -> problem(path, "stage '" + stage + "' is scheduled only externally and cannot be a"
+              + " PR stage"));
+    }
+  }
+
+  private void checkPaths() {
+    for (int i = 0; i < policy.nonGpuPaths().size(); i++) {
+      String glob = policy.nonGpuPaths().get(i);
+      String path = "non_gpu_paths[" + i + "]";
+      if (glob.isEmpty() || glob.startsWith("/") || glob.contains("\\") || glob.contains("//")) {
+        problem(path, "'" + glob + "' is not a repository-relative glob; expected e.g. docs/** or **/*.md");
+      }
+    }
+  }
+}

@@ -1,0 +1,212 @@
+package dev.cipolicy.core.load;
+
+import dev.cipolicy.api.PolicyProblem;
+import dev.cipolicy.api.SourceLocation;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Typed, located reads over a {@link Node} tree. Every problem is recorded with its location and field
+ * path and reading continues, so that one load reports every problem in the document.
+ */
+final class DocReader {
+  private final List<PolicyProblem> problems = new ArrayList<>();
+  private final Map<String, SourceLocation> locations = new HashMap<>();
+
+  List<PolicyProblem> problems() {
+    return problems;
+  }
+
+  /** The location of a path, or of its nearest located ancestor. */
+  Optional<SourceLocation> locate(String path) {
+    String p = path;
+    while (true) {
+      SourceLocation l = locations.get(p);
+      if (l != null) {
+        return Optional.of(l);
+      }
+      int cut = Math.max(p.lastIndexOf('.'), p.lastIndexOf('['));
+      if (cut <= 0) {
+        return Optional.ofNullable(locations.get(""));
+      }
+      p = p.substring(0, cut);
+    }
+  }
+
+  void problem(SourceLocation at, String path, String message) {
+    problems.add(new PolicyProblem(Optional.of(at), path, message));
+  }
+
+  void mark(String path, SourceLocation at) {
+    locations.putIfAbsent(path, at);
+  }
+
+  static String child(String path, String key) {
+    return path.isEmpty() ? key : path + "." + key;
+  }
+
+  static String index(String path, int i) {
+    return path + "[" + i + "]";
+  }
+
+  /** A mapping whose keys are all checked against the allowed set. */
+  Optional<Fields> fields(Node node, String path, Set<String> allowed) {
+    mark(path, node.location());
+    if (!(node instanceof Node.MapNode map)) {
+      problem(node.location(), path, "expected a mapping, found " + node.describe());
+      return Optional.empty();
+    }
+    for (Node.Entry e : map.view().values()) {
+      mark(child(path, e.key()), e.keyLocation());
+      if (!allowed.contains(e.key())) {
+        problem(e.keyLocation(), child(path, e.key()),
+            "unknown field '" + e.key() + "'; expected one of " + new TreeSet<>(allowed));
+      }
+    }
+    return Optional.of(new Fields(map, path));
+  }
+
+  /** A mapping with free keys (names of labels, cadences, suites...). */
+  Optional<Node.MapNode> namedMap(Node node, String path) {
+    mark(path, node.location());
+    if (!(node instanceof Node.MapNode map)) {
+      problem(node.location(), path, "expected a mapping of names, found " + node.describe());
+      return Optional.empty();
+    }
+    for (Node.Entry e : map.view().values()) {
+      mark(child(path, e.key()), e.keyLocation());
+    }
+    return Optional.of(map);
+  }
+
+  Optional<Node.ListNode> list(Node node, String path) {
+    mark(path, node.location());
+    if (!(node instanceof Node.ListNode list)) {
+      problem(node.location(), path, "expected a list, found " + node.describe());
+      return Optional.empty();
+    }
+    return Optional.of(list);
+  }
+
+  Optional<String> string(Node node, String path) {
+    mark(path, node.location());
+    if (node instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING) {
+      return Optional.of(s.text());
+    }
+    problem(node.location(), path, "expected a string, found " + node.describe()
+        + (node instanceof Node.Scalar ? " (quote it)" : ""));
+    return Optional.empty();
+  }
+
+  Optional<Boolean> bool(Node node, String path) {
+    mark(path, node.location());
+    if (node instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.BOOLEAN) {
+      return Optional.of(Boolean.parseBoolean(s.text()));
+    }
+    problem(node.location(), path, "expected true or false, found " + node.describe());
+    return Optional.empty();
+  }
+
+  Optional<Integer> integer(Node node, String path) {
+    mark(path, node.location());
+    if (node instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.INTEGER) {
+      try {
+        return Optional.of(Integer.parseInt(s.text()));
+      } catch (NumberFormatException e) {
+        problem(node.location(), path, "integer " + s.text() + " is out of range");
+        return Optional.empty();
+      }
+    }
+    problem(node.location(), path, "expected an integer, found " + node.describe());
+    return Optional.empty();
+  }
+
+  List<String> stringList(Node node, String path) {
+    List<String> out = new ArrayList<>();
+    list(node, path).ifPresent(l -> {
+      for (int i = 0; i < l.items().size(); i++) {
+        string(l.items().get(i), index(path, i)).ifPresent(out::add);
+      }
+    });
+    return out;
+  }
+
+  List<Integer> intList(Node node, String path) {
+    List<Integer> out = new ArrayList<>();
+    list(node, path).ifPresent(l -> {
+      for (int i = 0; i < l.items().size(); i++) {
+        integer(l.items().get(i), index(path, i)).ifPresent(out::add);
+      }
+    });
+    return out;
+  }
+
+  /** The fields of one mapping, read by name. */
+  final class Fields {
+    private final Node.MapNode map;
+    private final String path;
+
+    Fields(Node.MapNode map, String path) {
+      this.map = map;
+      this.path = path;
+    }
+
+    String path() {
+      return path;
+    }
+
+    String path(String key) {
+      return child(path, key);
+    }
+
+    Optional<Node> node(String key) {
+      Node.Entry e = map.view().get(key);
+      return e == null ? Optional.empty() : Optional.of(e.value());
+    }
+
+    Optional<Node> required(String key) {
+      Optional<Node> n = node(key);
+      if (n.isEmpty()) {
+        problem(map.location(), path, "missing required field '" + key + "'");
+      }
+      return n;
+    }
+
+    Optional<String> string(String key) {
+      return node(key).flatMap(n -> DocReader.this.string(n, path(key)));
+    }
+
+    Optional<String> requiredString(String key) {
+      return required(key).flatMap(n -> DocReader.this.string(n, path(key)));
+    }
+
+    Optional<Boolean> bool(String key) {
+      return node(key).flatMap(n -> DocReader.this.bool(n, path(key)));
+    }
+
+    Optional<Boolean> requiredBool(String key) {
+      return required(key).flatMap(n -> DocReader.this.bool(n, path(key)));
+    }
+
+    Optional<Integer> integer(String key) {
+      return node(key).flatMap(n -> DocReader.this.integer(n, path(key)));
+    }
+
+    Optional<Integer> requiredInteger(String key) {
+      return required(key).flatMap(n -> DocReader.this.integer(n, path(key)));
+    }
+
+    List<String> stringList(String key) {
+      return node(key).map(n -> DocReader.this.stringList(n, path(key))).orElse(List.of());
+    }
+
+    List<Integer> intList(String key) {
+      return node(key).map(n -> DocReader.this.intList(n, path(key))).orElse(List.of());
+    }
+  }
+}

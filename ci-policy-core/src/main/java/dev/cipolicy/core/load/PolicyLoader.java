@@ -1,0 +1,244 @@
+package dev.cipolicy.core.load;
+
+import dev.cipolicy.api.InvalidPolicyException;
+import dev.cipolicy.api.policy.Backend;
+import dev.cipolicy.api.policy.CadenceDefinition;
+import dev.cipolicy.api.policy.DomainLabel;
+import dev.cipolicy.api.policy.EventRule;
+import dev.cipolicy.api.policy.HostLayout;
+import dev.cipolicy.api.policy.ImmutableBackend;
+import dev.cipolicy.api.policy.ImmutableCadenceDefinition;
+import dev.cipolicy.api.policy.ImmutableEventRule;
+import dev.cipolicy.api.policy.ImmutablePolicy;
+import dev.cipolicy.api.policy.ImmutableScheduleRule;
+import dev.cipolicy.api.policy.ImmutableScopeRule;
+import dev.cipolicy.api.policy.ImmutableSuite;
+import dev.cipolicy.api.policy.ImmutableWorkflowLabel;
+import dev.cipolicy.api.policy.Policy;
+import dev.cipolicy.api.policy.ScheduleRule;
+import dev.cipolicy.api.policy.ScopeRule;
+import dev.cipolicy.api.policy.Suite;
+import dev.cipolicy.api.policy.WorkflowLabel;
+import dev.cipolicy.core.PolicyResolver;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Loads a policy document (YAML or JSON text) into a {@link Policy} and runs the static checks. The host
+ * reads the file; this class only parses the text it is given, so errors name the source the host
+ * passes, with line and column.
+ *
+ * <pre>{@code
+ * LoadedPolicy loaded = PolicyLoader.load("miles.yaml", Files.readString(path));
+ * RunPolicy run = loaded.resolver().resolve("nightly", List.of());
+ * }</pre>
+ */
+public final class PolicyLoader {
+  /** The document version this loader reads. */
+  public static final int POLICY_VERSION = 1;
+
+  private static final Set<String> ROOT_FIELDS = Set.of(
+      "policy_version", "name", "label_prefix", "labels", "workflow_labels", "cadences", "events",
+      "schedules", "scopes", "hosts", "backends", "container_image", "pr_stages", "non_gpu_paths");
+
+  private PolicyLoader() {}
+
+  /**
+   * Parses and checks a policy document, picking YAML or JSON from the source name's extension.
+   *
+   * @param sourceName the name used in error messages, typically the file path
+   * @param text the document text
+   * @return the policy with its resolver and load-time warnings
+   * @throws InvalidPolicyException with every problem found, each with its location
+   */
+  public static LoadedPolicy load(String sourceName, String text) {
+    return load(sourceName, text, DocumentFormat.fromFileName(sourceName));
+  }
+
+  /**
+   * Parses and checks a policy document in the given format.
+   *
+   * @param sourceName the name used in error messages
+   * @param text the document text
+   * @param format the syntax of {@code text}
+   * @return the policy with its resolver and load-time warnings
+   * @throws InvalidPolicyException with every problem found, each with its location
+   */
+  public static LoadedPolicy load(String sourceName, String text, DocumentFormat format) {
+    Node root = TreeParser.parse(sourceName, text, format);
+    DocReader r = new DocReader();
+    Optional<Policy> policy = r.fields(root, "", ROOT_FIELDS).flatMap(f -> readPolicy(r, f));
+    if (!r.problems().isEmpty() || policy.isEmpty()) {
+      throw new InvalidPolicyException(r.problems());
+    }
+    PolicyResolver resolver = PolicyResolver.of(policy.get(), r::locate);
+    return new LoadedPolicy(policy.get(), resolver);
+  }
+
+  private static Optional<Policy> readPolicy(DocReader r, DocReader.Fields root) {
+    root.integer("policy_version").ifPresent(v -> {
+      if (v != POLICY_VERSION) {
+        r.problem(root.node("policy_version").orElseThrow().location(), "policy_version",
+            "unsupported policy_version " + v + "; expected " + POLICY_VERSION);
+      }
+    });
+    ImmutablePolicy.Builder b = Policy.builder();
+    root.requiredString("name").ifPresent(b::name);
+    root.string("label_prefix").ifPresent(b::labelPrefix);
+    root.node("labels").flatMap(n -> r.namedMap(n, "labels")).ifPresent(m -> {
+      for (Node.Entry e : m.view().values()) {
+        String path = DocReader.child("labels", e.key());
+        String description = e.value() instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.NULL
+            ? "" : r.string(e.value(), path).orElse("");
+        b.addDomainLabels(DomainLabel.builder().name(e.key()).description(description).build());
+      }
+    });
+    root.node("workflow_labels").flatMap(n -> r.namedMap(n, "workflow_labels"))
+        .ifPresent(m -> m.view().values().forEach(e -> readWorkflowLabel(r, e).ifPresent(b::addWorkflowLabels)));
+    root.node("cadences").flatMap(n -> r.namedMap(n, "cadences"))
+        .ifPresent(m -> m.view().values().forEach(e -> readCadence(r, e).ifPresent(b::addCadences)));
+    root.node("events").flatMap(n -> r.namedMap(n, "events"))
+        .ifPresent(m -> m.view().values().forEach(e -> readEvent(r, e).ifPresent(b::addEvents)));
+    root.node("schedules").flatMap(n -> r.list(n, "schedules")).ifPresent(l -> {
+      for (int i = 0; i < l.items().size(); i++) {
+        readSchedule(r, l.items().get(i), DocReader.index("schedules", i)).ifPresent(b::addSchedules);
+      }
+    });
+    root.node("scopes").flatMap(n -> r.list(n, "scopes")).ifPresent(l -> {
+      for (int i = 0; i < l.items().size(); i++) {
+        readScope(r, l.items().get(i), DocReader.index("scopes", i)).ifPresent(b::addScopes);
+      }
+    });
+    root.node("hosts").flatMap(n -> r.namedMap(n, "hosts"))
+        .ifPresent(m -> m.view().values().forEach(e -> readHost(r, e).ifPresent(b::addHosts)));
+    root.node("backends").flatMap(n -> r.namedMap(n, "backends"))
+        .ifPresent(m -> m.view().values().forEach(e -> readBackend(r, e).ifPresent(b::addBackends)));
+    root.node("container_image")
+        .flatMap(n -> r.fields(n, "container_image", Set.of("repository")))
+        .flatMap(f -> f.requiredString("repository"))
+        .ifPresent(b::containerImageRepository);
+    b.addAllPrStages(root.stringList("pr_stages"));
+    b.addAllNonGpuPaths(root.stringList("non_gpu_paths"));
+    return r.problems().isEmpty() ? Optional.of(b.build()) : Optional.empty();
+  }
+
+  private static Optional<WorkflowLabel> readWorkflowLabel(DocReader r, Node.Entry e) {
+    String path = DocReader.child("workflow_labels", e.key());
+    return r.fields(e.value(), path, Set.of("description", "switches_cadence", "bypass_fastfail"))
+        .map(f -> {
+          ImmutableWorkflowLabel.Builder b = WorkflowLabel.builder().name(e.key());
+          f.string("description").ifPresent(b::description);
+          f.string("switches_cadence").ifPresent(b::switchesCadence);
+          f.bool("bypass_fastfail").ifPresent(b::bypassFastfail);
+          return b.build();
+        });
+  }
+
+  private static Optional<CadenceDefinition> readCadence(DocReader r, Node.Entry e) {
+    String path = DocReader.child("cadences", e.key());
+    return r.fields(e.value(), path, Set.of("description", "admit_nightly_tests", "bypass_fastfail",
+            "write_baseline", "gpu_max_parallel"))
+        .flatMap(f -> {
+          ImmutableCadenceDefinition.Builder b = CadenceDefinition.builder().name(e.key());
+          f.string("description").ifPresent(b::description);
+          Optional<Boolean> admit = f.requiredBool("admit_nightly_tests");
+          Optional<Boolean> bypass = f.requiredBool("bypass_fastfail");
+          Optional<Boolean> write = f.requiredBool("write_baseline");
+          f.integer("gpu_max_parallel").ifPresent(b::gpuMaxParallel);
+          if (admit.isEmpty() || bypass.isEmpty() || write.isEmpty()) {
+            return Optional.empty();
+          }
+          return Optional.of(b.admitNightlyTests(admit.get()).bypassFastfail(bypass.get())
+              .writeBaseline(write.get()).build());
+        });
+  }
+
+  private static Optional<EventRule> readEvent(DocReader r, Node.Entry e) {
+    String path = DocReader.child("events", e.key());
+    return r.fields(e.value(), path, Set.of("source", "cadence", "match_all_labels"))
+        .flatMap(f -> {
+          ImmutableEventRule.Builder b = EventRule.builder().event(e.key());
+          f.string("cadence").ifPresent(b::cadence);
+          f.bool("match_all_labels").ifPresent(b::matchAllLabels);
+          Optional<String> source = f.string("source");
+          EventRule.Source s = EventRule.Source.FIXED;
+          if (source.isPresent()) {
+            try {
+              s = EventRule.Source.valueOf(source.get().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException ex) {
+              r.problem(f.node("source").orElseThrow().location(), f.path("source"),
+                  "unknown event source '" + source.get()
+                      + "'; expected one of [fixed, pull_request_labels, schedule_table]");
+              return Optional.empty();
+            }
+          }
+          return Optional.of(b.source(s).build());
+        });
+  }
+
+  private static Optional<ScheduleRule> readSchedule(DocReader r, Node node, String path) {
+    return r.fields(node, path, Set.of("cron", "cadence", "labels", "description")).flatMap(f -> {
+      ImmutableScheduleRule.Builder b = ScheduleRule.builder();
+      Optional<String> cron = f.requiredString("cron");
+      Optional<String> cadence = f.requiredString("cadence");
+      b.addAllLabels(f.stringList("labels"));
+      f.string("description").ifPresent(b::description);
+      if (cron.isEmpty() || cadence.isEmpty()) {
+        return Optional.empty();
+      }
+      return Optional.of(b.cron(cron.get()).cadence(cadence.get()).build());
+    });
+  }
+
+  private static Optional<ScopeRule> readScope(DocReader r, Node node, String path) {
+    return r.fields(node, path, Set.of("name", "description", "when_labels", "when_cadences", "except"))
+        .flatMap(f -> {
+          ImmutableScopeRule.Builder b = ScopeRule.builder();
+          Optional<String> name = f.requiredString("name");
+          f.string("description").ifPresent(b::description);
+          b.addAllWhenLabels(f.stringList("when_labels"));
+          b.addAllWhenCadences(f.stringList("when_cadences"));
+          b.addAllExcept(f.stringList("except"));
+          return name.map(n -> b.name(n).build());
+        });
+  }
+
+  private static Optional<HostLayout> readHost(DocReader r, Node.Entry e) {
+    String path = DocReader.child("hosts", e.key());
+    return r.fields(e.value(), path, Set.of("gpus", "partitions")).flatMap(f -> {
+      Optional<Integer> gpus = f.requiredInteger("gpus");
+      var partitions = f.intList("partitions");
+      return gpus.map(g -> HostLayout.builder().name(e.key()).gpus(g).addAllPartitions(partitions).build());
+    });
+  }
+
+  private static Optional<Backend> readBackend(DocReader r, Node.Entry e) {
+    String path = DocReader.child("backends", e.key());
+    return r.fields(e.value(), path, Set.of("gpu", "suites")).map(f -> {
+      ImmutableBackend.Builder b = Backend.builder().name(e.key());
+      f.bool("gpu").ifPresent(b::gpu);
+      f.node("suites").flatMap(n -> r.namedMap(n, f.path("suites"))).ifPresent(m -> {
+        for (Node.Entry s : m.view().values()) {
+          readSuite(r, s, DocReader.child(f.path("suites"), s.key())).ifPresent(b::addSuites);
+        }
+      });
+      return b.build();
+    });
+  }
+
+  private static Optional<Suite> readSuite(DocReader r, Node.Entry e, String path) {
+    return r.fields(e.value(), path, Set.of("runner_labels", "shards", "github_hosted",
+            "externally_scheduled", "host", "description"))
+        .map(f -> {
+          ImmutableSuite.Builder b = Suite.builder().name(e.key());
+          b.addAllRunnerLabels(f.stringList("runner_labels"));
+          f.integer("shards").ifPresent(b::shards);
+          f.bool("github_hosted").ifPresent(b::githubHosted);
+          f.bool("externally_scheduled").ifPresent(b::externallyScheduled);
+          f.string("host").ifPresent(b::host);
+          f.string("description").ifPresent(b::description);
+          return b.build();
+        });
+  }
+}

@@ -1,0 +1,146 @@
+package dev.cipolicy.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.cipolicy.api.CiPolicyException;
+import dev.cipolicy.api.Warning;
+import dev.cipolicy.api.run.RunPolicy;
+import dev.cipolicy.api.run.ImmutableTriggerInput;
+import dev.cipolicy.api.run.TriggerInput;
+import dev.cipolicy.api.run.TriggerResolution;
+import dev.cipolicy.core.GithubOutputs;
+import dev.cipolicy.core.load.LoadedPolicy;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code ci-policy resolve}: the policy job of the PR test workflow (SPEC §4). */
+@Command(
+    name = "resolve",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Resolves the cadence and run policy of a workflow run and writes the GitHub Actions outputs.",
+        "An absent flag falls back to the environment variable named in brackets."
+    })
+final class ResolveCommand implements Callable<Integer> {
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  @ParentCommand
+  private @Nullable CiPolicyCli cli;
+
+  @Option(names = "--policy", required = true, paramLabel = "FILE", description = "The policy document (YAML or JSON).")
+  private @Nullable String policy;
+
+  @Option(names = "--event-name", paramLabel = "NAME", description = "The trigger event [EVENT_NAME].")
+  private @Nullable String eventName;
+
+  @Option(names = "--schedule", paramLabel = "CRON", description = "The cron of a scheduled run [SCHEDULE].")
+  private @Nullable String schedule;
+
+  @Option(names = "--pr-labels-json", paramLabel = "JSON", description = "PR labels as a JSON string array [PR_LABELS_JSON].")
+  private @Nullable String prLabelsJson;
+
+  @Option(names = "--cadence-override", paramLabel = "CADENCE", description = "Overrides everything when non-empty [CADENCE_OVERRIDE].")
+  private @Nullable String cadenceOverride;
+
+  @Option(names = "--changed-files", paramLabel = "FILE", description = "The PR diff as `git diff --name-status -z -M` output [CHANGED_FILES_PATH].")
+  private @Nullable String changedFiles;
+
+  @Option(names = "--registrations", paramLabel = "FILE", description = "The test registration manifest.")
+  private @Nullable String registrations;
+
+  @Option(names = "--github-output", paramLabel = "FILE", description = "Appends the four output lines to this file [GITHUB_OUTPUT].")
+  private @Nullable String githubOutput;
+
+  @Option(names = "--json", description = "Print one JSON object instead of the summary line.")
+  private boolean json;
+
+  @Override
+  public Integer call() {
+    CiPolicyCli c = java.util.Objects.requireNonNull(cli);
+    Map<String, String> env = c.environment();
+    try {
+      LoadedPolicy loaded = Inputs.loadPolicy(c, java.util.Objects.requireNonNull(policy));
+      String event = Inputs.flagOrEnv(eventName, env, "EVENT_NAME").orElse("");
+      if (event.isEmpty() && Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").orElse("").isEmpty()) {
+        throw new Inputs.InputException("no event name: pass --event-name or set EVENT_NAME");
+      }
+      ImmutableTriggerInput.Builder input = TriggerInput.builder().eventName(event);
+      Inputs.flagOrEnv(schedule, env, "SCHEDULE").ifPresent(input::schedule);
+      Inputs.flagOrEnv(prLabelsJson, env, "PR_LABELS_JSON").ifPresent(input::prLabelsJson);
+      Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").ifPresent(input::cadenceOverride);
+      // Stage selection from the diff arrives with the StageSelector; until then nothing is skipped
+      // (fail-open). The files are still read so that a wrong path fails now, not later.
+      Inputs.flagOrEnv(changedFiles, env, "CHANGED_FILES_PATH").filter(s -> !s.isEmpty())
+          .ifPresent(p -> Inputs.readBytes(c.resolvePath(p), "changed-files file"));
+      if (registrations != null) {
+        Inputs.readText(c.resolvePath(registrations), "registrations file");
+      }
+      TriggerResolution resolution = loaded.resolver().resolve(input.build());
+      RunPolicy run = resolution.runPolicy();
+      List<String> skipped = List.of();
+
+      String outputPath = Inputs.flagOrEnv(githubOutput, env, "GITHUB_OUTPUT").orElse("");
+      if (!outputPath.isEmpty()) {
+        append(c.resolvePath(outputPath), GithubOutputs.outputLines(run, skipped));
+      }
+      for (Warning w : run.warnings()) {
+        c.err().println("::warning::" + w.message());
+      }
+      if (json) {
+        c.out().println(JSON.writeValueAsString(toJson(resolution, skipped)));
+      } else {
+        c.out().println(GithubOutputs.summaryLine(run, skipped));
+      }
+      return 0;
+    } catch (CiPolicyException e) {
+      c.err().println("::error::" + e.getMessage());
+      return CiPolicyCli.EXIT_ERROR;
+    } catch (IOException e) {
+      c.err().println("::error::" + Inputs.describe(e));
+      return CiPolicyCli.EXIT_ERROR;
+    }
+  }
+
+  private static void append(Path file, String text) {
+    try {
+      Files.write(file, text.getBytes(StandardCharsets.UTF_8), StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+    } catch (IOException e) {
+      throw new Inputs.InputException("cannot append to output file " + file + ": " + Inputs.describe(e));
+    }
+  }
+
+  static Map<String, Object> toJson(TriggerResolution resolution, List<String> skipped) {
+    RunPolicy run = resolution.runPolicy();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("cadence", run.cadence());
+    m.put("raw_labels", run.rawLabels());
+    m.put("include_labels", run.includeLabels());
+    m.put("admit_nightly_tests", run.admitNightlyTests());
+    m.put("bypass_fastfail", run.bypassFastfail());
+    m.put("write_baseline", run.writeBaseline());
+    m.put("skipped_stages", List.copyOf(new java.util.TreeSet<>(skipped)));
+    List<Object> ws = new ArrayList<>();
+    for (Warning w : run.warnings()) {
+      Map<String, Object> wm = new LinkedHashMap<>();
+      wm.put("code", w.code());
+      wm.put("message", w.message());
+      ws.add(wm);
+    }
+    m.put("warnings", ws);
+    m.put("explanation", resolution.explanation().toMap());
+    return m;
+  }
+}
