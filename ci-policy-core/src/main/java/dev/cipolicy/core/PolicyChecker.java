@@ -203,11 +203,19 @@ final class PolicyChecker {
         continue;
       }
       for (int j = 0; j < s.labels().size(); j++) {
+        final int index = j;
         String label = s.labels().get(j);
         if (!isCanonical(label)) {
           problem(path + ".labels[" + j + "]", "'" + label + "' is not a canonical raw label; expected a "
               + "workflow label or '" + policy.labelPrefix() + "<label>'");
         }
+        policy.workflowLabels().stream()
+            .filter(w -> w.name().equals(label) && w.switchesCadence().isPresent()
+                && !w.switchesCadence().get().equals(s.cadence()))
+            .findFirst()
+            .ifPresent(w -> problem(path + ".labels[" + index + "]", "The " + w.name()
+                + " workflow label requires cadence='" + w.switchesCadence().get() + "', but this schedule's"
+                + " cadence is '" + s.cadence() + "'"));
       }
       try {
         CronSchedule cron = CronSchedule.parse(s.cron());

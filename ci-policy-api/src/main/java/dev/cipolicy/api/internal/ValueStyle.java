@@ -17,6 +17,6 @@ import org.immutables.value.Value;
     strictBuilder = true,
     typeImmutable = "Immutable*",
     visibility = Value.Style.ImplementationVisibility.PUBLIC,
-    defaults = @Value.Immutable(copy = false),
+    defaults = @Value.Immutable(copy = true),
     validationMethod = Value.Style.ValidationMethod.NONE)
 public @interface ValueStyle {}

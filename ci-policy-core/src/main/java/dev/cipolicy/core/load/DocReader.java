@@ -42,7 +42,15 @@ final class DocReader {
     problems.add(new PolicyProblem(Optional.of(at), path, message));
   }
 
+  /**
+   * Records where a scalar value starts; it replaces the location of its key. Containers keep the
+   * location of their key (the name a problem is about) and fall back to where they start.
+   */
   void mark(String path, SourceLocation at) {
+    locations.put(path, at);
+  }
+
+  private void markKey(String path, SourceLocation at) {
     locations.putIfAbsent(path, at);
   }
 
@@ -56,13 +64,13 @@ final class DocReader {
 
   /** A mapping whose keys are all checked against the allowed set. */
   Optional<Fields> fields(Node node, String path, Set<String> allowed) {
-    mark(path, node.location());
+    markKey(path, node.location());
     if (!(node instanceof Node.MapNode map)) {
       problem(node.location(), path, "expected a mapping, found " + node.describe());
       return Optional.empty();
     }
     for (Node.Entry e : map.view().values()) {
-      mark(child(path, e.key()), e.keyLocation());
+      markKey(child(path, e.key()), e.keyLocation());
       if (!allowed.contains(e.key())) {
         problem(e.keyLocation(), child(path, e.key()),
             "unknown field '" + e.key() + "'; expected one of " + new TreeSet<>(allowed));
@@ -73,7 +81,7 @@ final class DocReader {
 
   /** A mapping with free keys (names of labels, cadences, suites...). */
   Optional<Node.MapNode> namedMap(Node node, String path) {
-    mark(path, node.location());
+    markKey(path, node.location());
     if (!(node instanceof Node.MapNode map)) {
       problem(node.location(), path, "expected a mapping of names, found " + node.describe());
       return Optional.empty();
@@ -85,7 +93,7 @@ final class DocReader {
   }
 
   Optional<Node.ListNode> list(Node node, String path) {
-    mark(path, node.location());
+    markKey(path, node.location());
     if (!(node instanceof Node.ListNode list)) {
       problem(node.location(), path, "expected a list, found " + node.describe());
       return Optional.empty();

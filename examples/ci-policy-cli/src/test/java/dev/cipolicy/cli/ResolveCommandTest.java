@@ -1,0 +1,175 @@
+package dev.cipolicy.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The {@code ci-policy resolve} contract: flags, environment fallback, output file, errors. */
+class ResolveCommandTest {
+  private static final Path REPO = Path.of("../..").toAbsolutePath().normalize();
+  private static final String POLICY = "examples/policies/miles.yaml";
+
+  @TempDir
+  Path tmp;
+
+  private record Result(int code, String out, String err) {}
+
+  private Result run(Map<String, String> env, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = CiPolicyCli.run(args, env, REPO, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private Result resolve(String... extra) {
+    List<String> args = new ArrayList<>(List.of("resolve", "--policy", POLICY));
+    args.addAll(List.of(extra));
+    return run(Map.of(), args.toArray(String[]::new));
+  }
+
+  @Test
+  void readmeCommandResolvesTheWeeklySchedule() {
+    Result r = resolve("--event-name", "schedule", "--schedule", "0 15 * * 6");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).isEqualTo(
+        "Resolved CI policy: cadence=weekly labels=[] bypass_fastfail=true skipped_stages=[]\n");
+    assertThat(r.err()).isEmpty();
+  }
+
+  @Test
+  void appendsExactlyFourLinesAndKeepsExistingContent() throws Exception {
+    Path output = tmp.resolve("github_output");
+    Files.writeString(output, "previous=value\n");
+    Result r = resolve("--event-name", "pull_request", "--pr-labels-json",
+        "[\"run-ci-megatron\",\"bypass-fastfail\",\"documentation\"]", "--github-output", output.toString());
+    assertThat(r.code()).isZero();
+    assertThat(Files.readAllBytes(output)).isEqualTo(("previous=value\n"
+        + "cadence=regular\n"
+        + "raw_labels=run-ci-megatron bypass-fastfail\n"
+        + "bypass_fastfail=true\n"
+        + "skipped_stages=[]\n").getBytes(StandardCharsets.UTF_8));
+    assertThat(r.out()).isEqualTo("Resolved CI policy: cadence=regular labels=[run-ci-megatron bypass-fastfail]"
+        + " bypass_fastfail=true skipped_stages=[]\n");
+  }
+
+  @Test
+  void fallsBackToTheGithubActionsEnvironment() throws Exception {
+    Path output = tmp.resolve("out");
+    Map<String, String> env = new HashMap<>();
+    env.put("EVENT_NAME", "pull_request");
+    env.put("PR_LABELS_JSON", "[\"nightly\"]");
+    env.put("SCHEDULE", "");
+    env.put("CADENCE_OVERRIDE", "");
+    env.put("GITHUB_OUTPUT", output.toString());
+    Result r = run(env, "resolve", "--policy", POLICY);
+    assertThat(r.code()).isZero();
+    assertThat(Files.readString(output)).isEqualTo(
+        "cadence=nightly\nraw_labels=nightly\nbypass_fastfail=true\nskipped_stages=[]\n");
+  }
+
+  @Test
+  void aFlagBeatsItsEnvironmentVariable() {
+    Result r = run(Map.of("EVENT_NAME", "push", "CADENCE_OVERRIDE", "release"),
+        "resolve", "--policy", POLICY, "--cadence-override", "weekly");
+    assertThat(r.out()).startsWith("Resolved CI policy: cadence=weekly ");
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "schedule|--schedule|0 15 * * *|No CI policy is defined for schedule: 0 15 * * *",
+      "push|--schedule||Unsupported PR Test trigger: push",
+      "pull_request|--pr-labels-json|{\"a\":1}|PR labels were not a JSON string array",
+      "pull_request|--cadence-override|hourly|Unknown CI cadence 'hourly'; expected one of [nightly, regular, release, weekly]"})
+  void errorsGoToStderrExitOneAndWriteNothing(String event, String flag, String value, String message)
+      throws Exception {
+    Path output = tmp.resolve("out");
+    Files.writeString(output, "keep\n");
+    Result r = resolve("--event-name", event, flag, value == null ? "" : value, "--github-output", output.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("::error::" + message + "\n");
+    assertThat(r.out()).isEmpty();
+    assertThat(Files.readString(output)).isEqualTo("keep\n");
+  }
+
+  @Test
+  void anInvalidPolicyIsAnErrorWithItsLocation() throws Exception {
+    Path bad = tmp.resolve("bad.yaml");
+    Files.writeString(bad, "name: x\ncadences:\n  regular: {admit_nightly_tests: maybe}\n");
+    Result r = run(Map.of(), "resolve", "--policy", bad.toString(), "--event-name", "workflow_dispatch");
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).startsWith("::error::Invalid CI policy (3 problems): " + bad + ":3:34: cadences.regular"
+        + ".admit_nightly_tests: expected true or false, found a string");
+  }
+
+  @Test
+  void aMissingPolicyFileIsAnError() {
+    Result r = run(Map.of(), "resolve", "--policy", "nope.yaml", "--event-name", "schedule");
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("::error::cannot read policy file " + REPO.resolve("nope.yaml") + ": no such file\n");
+  }
+
+  @Test
+  void usageErrorsExitTwo() {
+    assertThat(run(Map.of(), "resolve").code()).isEqualTo(2);
+    assertThat(run(Map.of(), "resolve", "--policy", POLICY, "--bogus").code()).isEqualTo(2);
+    Result r = run(Map.of(), "frobnicate");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("Unmatched argument");
+  }
+
+  @Test
+  void noEventNameIsAnError() {
+    Result r = run(Map.of(), "resolve", "--policy", POLICY);
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("::error::no event name: pass --event-name or set EVENT_NAME\n");
+  }
+
+  @Test
+  void warningsAreAnnotations() {
+    Result r = run(Map.of(), "resolve", "--policy", POLICY, "--cadence-override", "regular", "--event-name", "x");
+    assertThat(r.err()).isEmpty();
+  }
+
+  @Test
+  void jsonOutputCarriesTheWholeDecision() throws Exception {
+    Result r = resolve("--event-name", "pull_request", "--pr-labels-json",
+        "[\"run-ci-image\",\"run-ci-long\",\"run-ci-long\"]", "--json");
+    assertThat(r.code()).isZero();
+    JsonNode json = new ObjectMapper().readTree(r.out());
+    List<String> fields = new ArrayList<>();
+    json.fieldNames().forEachRemaining(fields::add);
+    assertThat(fields).containsExactly("cadence", "raw_labels", "include_labels", "admit_nightly_tests",
+        "bypass_fastfail", "write_baseline", "skipped_stages", "warnings", "explanation");
+    assertThat(json.get("raw_labels").toString()).isEqualTo("[\"run-ci-image\",\"run-ci-long\",\"run-ci-long\"]");
+    assertThat(json.get("include_labels")).hasSize(17);
+    assertThat(json.get("include_labels").get(0).asText()).isEqualTo("amd");
+    assertThat(json.get("admit_nightly_tests").asBoolean()).isFalse();
+    assertThat(json.get("write_baseline").asBoolean()).isFalse();
+    assertThat(json.get("explanation").get("decision").asText()).isEqualTo("cadence=regular scope=image included 17 of 19 labels");
+    assertThat(json.get("explanation").get("hints").toString())
+        .isEqualTo("[\"adding run-ci-ft-short would include ft-short\",\"adding run-ci-ft-long would include ft-long\"]");
+  }
+
+  @Test
+  void checkValidatesThePolicy() {
+    Result r = run(Map.of(), "check", "--policy", POLICY);
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).isEqualTo("Policy miles is valid: 19 labels, 4 cadences, 2 schedules, 3 backends, 12 suites,"
+        + " 0 warnings\n");
+  }
+}
