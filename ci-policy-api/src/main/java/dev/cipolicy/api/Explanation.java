@@ -43,7 +43,8 @@ public record Explanation(String decision, List<Reason> reasons, List<String> hi
   /**
    * Renders the explanation as one human sentence.
    *
-   * @return e.g. {@code cadence=weekly: schedule '0 15 * * 6' maps to cadence weekly; ...}
+   * @return e.g. {@code cadence=weekly scope=all included 19 of 19 labels because schedule '0 15 * * 6' maps
+   *     to cadence weekly; scope 'all' (every known label) matched: cadence is weekly; ...}
    */
   public String sentence() {
     StringBuilder sb = new StringBuilder(decision);

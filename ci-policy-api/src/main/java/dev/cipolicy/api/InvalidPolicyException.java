@@ -15,7 +15,7 @@ public final class InvalidPolicyException extends CiPolicyException {
   /**
    * Creates the exception from at least one problem.
    *
-   * @param problems the problems, in document order
+   * @param problems the problems, in the order they were found
    */
   public InvalidPolicyException(List<PolicyProblem> problems) {
     super(render(problems));
@@ -34,7 +34,7 @@ public final class InvalidPolicyException extends CiPolicyException {
   }
 
   /**
-   * The problems found, in document order.
+   * The problems found, in the order they were found (parsing first, then each static check).
    *
    * @return an unmodifiable, non-empty list
    */

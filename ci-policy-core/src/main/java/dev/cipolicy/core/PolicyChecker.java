@@ -208,6 +208,10 @@ final class PolicyChecker {
         if (!isCanonical(label)) {
           problem(path + ".labels[" + j + "]", "'" + label + "' is not a canonical raw label; expected a "
               + "workflow label or '" + policy.labelPrefix() + "<label>'");
+        } else if (label.startsWith(policy.labelPrefix()) && !isScopeLabel(label)
+            && !known.contains(label.substring(policy.labelPrefix().length()))) {
+          problem(path + ".labels[" + j + "]", "'" + label + "' names no known label or scope label; expected"
+              + " one of " + new TreeSet<>(known) + " after the prefix '" + policy.labelPrefix() + "'");
         }
         policy.workflowLabels().stream()
             .filter(w -> w.name().equals(label) && w.switchesCadence().isPresent()
@@ -252,6 +256,10 @@ final class PolicyChecker {
     }
   }
 
+  private boolean isScopeLabel(String label) {
+    return policy.scopes().stream().anyMatch(s -> s.whenLabels().contains(label));
+  }
+
   private boolean isCanonical(String label) {
     return policy.workflowLabels().stream().anyMatch(w -> w.name().equals(label))
         || (label.startsWith(policy.labelPrefix())
@@ -272,8 +280,8 @@ final class PolicyChecker {
       for (int j = 0; j < s.whenLabels().size(); j++) {
         String l = s.whenLabels().get(j);
         if (!isCanonical(l)) {
-          problem(path + ".when_labels[" + j + "]", "'" + l + "' is not a canonical raw label; expected '"
-              + policy.labelPrefix() + "<name>'");
+          problem(path + ".when_labels[" + j + "]", "'" + l + "' is not a canonical raw label; expected a"
+              + " workflow label or '" + policy.labelPrefix() + "<name>'");
         }
       }
       for (int j = 0; j < s.whenCadences().size(); j++) {
@@ -296,9 +304,10 @@ final class PolicyChecker {
         problem(path, "scope rule '" + s.name() + "' can never match: every label and cadence it names"
             + " is matched by an earlier rule (first match wins)");
       }
-      unconditional |= empty;
       coveredLabels.addAll(s.whenLabels());
       coveredCadences.addAll(s.whenCadences());
+      // a rule is unconditional when it names nothing, or names every declared cadence
+      unconditional |= empty || coveredCadences.containsAll(cadences);
     }
   }
 
@@ -307,6 +316,9 @@ final class PolicyChecker {
     Map<String, HostLayout> hosts = new HashMap<>();
     for (HostLayout h : policy.hosts()) {
       String path = "hosts." + h.name();
+      if (!Names.NAME.matcher(h.name()).matches()) {
+        problem(path, "host layout name '" + h.name() + "' must match " + Names.NAME.pattern());
+      }
       if (hosts.put(h.name(), h) != null) {
         problem(path, "host layout '" + h.name() + "' is declared twice");
       }
@@ -324,6 +336,9 @@ final class PolicyChecker {
     Map<String, String> suiteOwner = new HashMap<>();
     for (Backend b : policy.backends()) {
       String bpath = "backends." + b.name();
+      if (!Names.NAME.matcher(b.name()).matches()) {
+        problem(bpath, "backend name '" + b.name() + "' must match " + Names.NAME.pattern());
+      }
       if (!backendNames.add(b.name())) {
         problem(bpath, "backend '" + b.name() + "' is declared twice");
       }

@@ -232,7 +232,7 @@ public final class PolicyResolver {
       String except = rule.except().isEmpty() ? "every known label"
           : "every known label except " + new TreeSet<>(rule.except());
       reasons.add(new Explanation.Reason("scope." + rule.name(),
-          "scope '" + rule.name() + "' (" + except + ") matched because " + why));
+          "scope '" + rule.name() + "' (" + except + ") matched: " + why));
     } else {
       reasons.add(new Explanation.Reason("scope.none",
           "no scope rule matched, so only explicitly requested labels are included"));
@@ -307,6 +307,8 @@ public final class PolicyResolver {
     TriggerResolution.Source source;
     boolean matchAll = false;
     Explanation.Reason trigger;
+    List<Warning> triggerWarnings = new ArrayList<>();
+    List<String> droppedLabels = new ArrayList<>();
     if (override.isPresent()) {
       cadence = override.get();
       raw = List.of();
@@ -333,10 +335,18 @@ public final class PolicyResolver {
             }
           }
           source = TriggerResolution.Source.PULL_REQUEST_LABELS;
-          int dropped = labels.size() - raw.size();
+          for (String label : labels) {
+            if (!isWorkflowLabel(label) && !canonicalPrefixed.matcher(label).matches()) {
+              droppedLabels.add(label);
+              if (known.contains(label)) {
+                triggerWarnings.add(new Warning("label-without-prefix", "PR label '" + label
+                    + "' ignored: only '" + policy.labelPrefix() + "<label>' requests a test area (did you mean '"
+                    + policy.labelPrefix() + label + "'?)"));
+              }
+            }
+          }
           trigger = new Explanation.Reason("trigger.pull_request", input.eventName() + " uses its "
-              + raw.size() + " canonical PR label(s)" + (dropped > 0 ? " (" + dropped
-              + " non-canonical dropped)" : "") + (switchedBy.isEmpty() ? " with cadence " + cadence
+              + raw.size() + " canonical PR label(s)" + (switchedBy.isEmpty() ? " with cadence " + cadence
               : " and label " + switchedBy + " switches the cadence to " + cadence));
         }
         case SCHEDULE_TABLE -> {
@@ -361,14 +371,33 @@ public final class PolicyResolver {
     RunPolicy run = resolve(cadence, raw);
     List<Explanation.Reason> reasons = new ArrayList<>();
     reasons.add(trigger);
+    if (!droppedLabels.isEmpty()) {
+      reasons.add(new Explanation.Reason("labels.non-canonical", "non-canonical PR labels "
+          + quoted(droppedLabels) + " were dropped (only workflow labels and " + policy.labelPrefix()
+          + "<label> count)"));
+    }
     reasons.addAll(run.explanation().reasons());
+    triggerWarnings.addAll(run.warnings());
     return TriggerResolution.builder()
         .eventName(input.eventName())
         .source(source)
         .matchAllLabels(matchAll)
         .runPolicy(run)
+        .addAllWarnings(triggerWarnings)
         .explanation(new Explanation(run.explanation().decision(), reasons, run.explanation().hints()))
         .build();
+  }
+
+  private static String quoted(List<String> labels) {
+    StringBuilder sb = new StringBuilder("[");
+    int shown = Math.min(labels.size(), 10);
+    for (int i = 0; i < shown; i++) {
+      sb.append(i > 0 ? ", " : "").append('\'').append(labels.get(i)).append('\'');
+    }
+    if (labels.size() > shown) {
+      sb.append(", and ").append(labels.size() - shown).append(" more");
+    }
+    return sb.append(']').toString();
   }
 
   private boolean isWorkflowLabel(String label) {

@@ -252,6 +252,16 @@ class PolicyResolverTest {
     }
 
     @Test
+    void droppedPrLabelsAreNamedAndABareKnownLabelWarns() {
+      TriggerResolution r = resolve("pull_request", null, "[\"megatron\", \"good first issue\"]", null);
+      assertThat(r.runPolicy().includeLabels()).isEmpty();
+      assertThat(r.warnings()).singleElement().satisfies(w -> assertThat(w.message()).isEqualTo(
+          "PR label 'megatron' ignored: only 'run-ci-<label>' requests a test area (did you mean 'run-ci-megatron'?)"));
+      assertThat(r.explanation().reasons()).extracting(x -> x.detail()).contains(
+          "non-canonical PR labels ['megatron', 'good first issue'] were dropped (only workflow labels and run-ci-<label> count)");
+    }
+
+    @Test
     void theNightlyLabelSwitchesAPullRequestToNightly() {
       TriggerResolution r = resolve("pull_request", null, "[\"nightly\"]", null);
       assertThat(r.runPolicy().cadence()).isEqualTo("nightly");
@@ -321,7 +331,7 @@ class PolicyResolverTest {
       assertThat(p.explanation().hints()).containsExactly("adding run-ci-long would include long",
           "adding run-ci-ft-long would include ft-long");
       assertThat(p.explanation().sentence()).startsWith("cadence=nightly scope=nightly included 17 of 19 labels"
-          + " because scope 'nightly' (every known label except [ft-long, long]) matched because cadence is nightly");
+          + " because scope 'nightly' (every known label except [ft-long, long]) matched: cadence is nightly");
     }
 
     @Test

@@ -1,7 +1,9 @@
 package dev.cipolicy.api.run;
 
 import dev.cipolicy.api.Explanation;
+import dev.cipolicy.api.Warning;
 import dev.cipolicy.api.internal.ValueStyle;
+import java.util.List;
 import org.immutables.value.Value;
 
 /** The outcome of trigger resolution (SPEC §4): which rule chose the cadence, and the run policy. */
@@ -48,6 +50,14 @@ public abstract class TriggerResolution {
    * @return the run policy
    */
   public abstract RunPolicy runPolicy();
+
+  /**
+   * Inputs that were ignored: PR labels dropped by the canonical filter that look like a mistyped
+   * request, then the run policy's own warnings.
+   *
+   * @return warnings in input order
+   */
+  public abstract List<Warning> warnings();
 
   /**
    * The full explanation: the trigger rule followed by the run-policy rules.

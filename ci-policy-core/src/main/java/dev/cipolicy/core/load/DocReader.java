@@ -114,7 +114,12 @@ final class DocReader {
   Optional<Boolean> bool(Node node, String path) {
     mark(path, node.location());
     if (node instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.BOOLEAN) {
-      return Optional.of(Boolean.parseBoolean(s.text()));
+      if (s.text().equalsIgnoreCase("true") || s.text().equalsIgnoreCase("false")) {
+        return Optional.of(Boolean.parseBoolean(s.text()));
+      }
+      problem(node.location(), path, "expected true or false, found '" + s.text()
+          + "' (YAML 1.1 reads it as a boolean; write true or false)");
+      return Optional.empty();
     }
     problem(node.location(), path, "expected true or false, found " + node.describe());
     return Optional.empty();

@@ -92,6 +92,7 @@ public final class PolicyLoader {
         String description = e.value() instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.NULL
             ? "" : r.string(e.value(), path).orElse("");
         b.addDomainLabels(DomainLabel.builder().name(e.key()).description(description).build());
+        r.mark(path, e.keyLocation());
       }
     });
     root.node("workflow_labels").flatMap(n -> r.namedMap(n, "workflow_labels"))

@@ -200,6 +200,20 @@ class PolicyLoaderTest {
     }
 
     @Test
+    void yamlOneOneBooleanWordsAreRejectedNotMisread() {
+      PolicyProblem pr = only(fail(MINIMAL.replace("admit_nightly_tests: true", "admit_nightly_tests: yes")));
+      assertThat(pr.message()).isEqualTo("expected true or false, found 'yes' (YAML 1.1 reads it as a boolean;"
+          + " write true or false)");
+    }
+
+    @Test
+    void aLabelProblemPointsAtTheLabelName() {
+      String yaml = MINIMAL.replace("  b: second\n", "  b: second\n  all: everything\n")
+          + "scopes:\n  - name: all\n    when_labels: [run-ci-all]\n";
+      assertThat(only(fail(yaml)).location()).contains(new SourceLocation("bad.yaml", 5, 3));
+    }
+
+    @Test
     void unknownEventSource() {
       PolicyProblem pr = only(fail(MINIMAL.replace("source: schedule_table", "source: cron")));
       assertThat(pr.message()).isEqualTo(
@@ -297,6 +311,20 @@ class PolicyLoaderTest {
           + "  - name: nightly-only\n    when_cadences: [nightly]\n";
       assertThat(only(fail(yaml)).message()).isEqualTo("scope rule 'nightly-only' can never match: every label and"
           + " cadence it names is matched by an earlier rule (first match wins)");
+    }
+
+    @Test
+    void aRuleAfterOneCoveringEveryCadenceIsUnreachable() {
+      String yaml = MINIMAL + "scopes:\n  - name: every\n    when_cadences: [regular, nightly]\n"
+          + "  - name: image\n    when_labels: [run-ci-image]\n";
+      assertThat(only(fail(yaml)).message()).startsWith("scope rule 'image' can never match");
+    }
+
+    @Test
+    void scheduleLabelsMustNameKnownLabels() {
+      String yaml = MINIMAL.replace("cadence: nightly", "cadence: nightly\n    labels: [run-ci-a, run-ci-bogus]");
+      assertThat(only(fail(yaml)).toString()).isEqualTo("bad.yaml:13:24: schedules[0].labels[1]: 'run-ci-bogus' names"
+          + " no known label or scope label; expected one of [a, b] after the prefix 'run-ci-'");
     }
 
     @Test

@@ -95,7 +95,10 @@ final class ResolveCommand implements Callable<Integer> {
       if (!outputPath.isEmpty()) {
         append(c.resolvePath(outputPath), GithubOutputs.outputLines(run, skipped));
       }
-      for (Warning w : run.warnings()) {
+      for (Warning w : loaded.warnings()) {
+        c.err().println("::warning::" + w.message());
+      }
+      for (Warning w : resolution.warnings()) {
         c.err().println("::warning::" + w.message());
       }
       if (json) {
@@ -133,7 +136,7 @@ final class ResolveCommand implements Callable<Integer> {
     m.put("write_baseline", run.writeBaseline());
     m.put("skipped_stages", List.copyOf(new java.util.TreeSet<>(skipped)));
     List<Object> ws = new ArrayList<>();
-    for (Warning w : run.warnings()) {
+    for (Warning w : resolution.warnings()) {
       Map<String, Object> wm = new LinkedHashMap<>();
       wm.put("code", w.code());
       wm.put("message", w.message());
