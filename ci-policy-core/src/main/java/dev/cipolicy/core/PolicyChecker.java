@@ -7,8 +7,10 @@ import dev.cipolicy.api.policy.Backend;
 import dev.cipolicy.api.policy.CadenceDefinition;
 import dev.cipolicy.api.policy.DomainLabel;
 import dev.cipolicy.api.policy.EventRule;
+import dev.cipolicy.api.policy.FileRunRules;
 import dev.cipolicy.api.policy.HostLayout;
 import dev.cipolicy.api.policy.Policy;
+import dev.cipolicy.api.policy.RetryRules;
 import dev.cipolicy.api.policy.ScheduleRule;
 import dev.cipolicy.api.policy.ScopeRule;
 import dev.cipolicy.api.policy.Suite;
@@ -82,6 +84,8 @@ final class PolicyChecker {
     Set<String> suites = checkBackends();
     checkPrStages(suites);
     checkPaths();
+    checkRetry();
+    checkTimeoutsAndFileRun();
     policy.containerImageRepository().ifPresent(repo -> {
       if (!Names.IMAGE_REPOSITORY.matcher(repo).matches()) {
         problem("container_image.repository", "'" + repo
@@ -420,6 +424,59 @@ final class PolicyChecker {
           .findFirst()
           .ifPresent(s -> problem(path, "stage '" + stage + "' is scheduled only externally and cannot be a"
               + " PR stage"));
+    }
+  }
+
+  private void checkRetry() {
+    RetryRules rules = policy.retry();
+    for (int i = 0; i < rules.nonRetriable().size(); i++) {
+      if (rules.nonRetriable().get(i).isBlank()) {
+        problem("retry.non_retriable[" + i + "]", "a non-retriable token must not be blank");
+      }
+    }
+    for (int i = 0; i < rules.metricAssertionPatterns().size(); i++) {
+      String pattern = rules.metricAssertionPatterns().get(i);
+      try {
+        java.util.regex.Pattern.compile(pattern);
+      } catch (java.util.regex.PatternSyntaxException e) {
+        problem("retry.metric_assertion_patterns[" + i + "]", "regular expression '" + pattern
+            + "' does not compile: " + e.getDescription() + " near index " + e.getIndex());
+      }
+    }
+    if (rules.assertionToken().isBlank()) {
+      problem("retry.assertion_token", "the assertion token must not be blank");
+    }
+  }
+
+  private void checkTimeoutsAndFileRun() {
+    if (policy.timeouts().baseSeconds() < 1) {
+      problem("timeouts.base_seconds", "must be at least 1, got " + policy.timeouts().baseSeconds());
+    }
+    double factor = policy.timeouts().factor();
+    if (!(factor > 0) || !Double.isFinite(factor)) {
+      problem("timeouts.factor", "must be a positive finite number, got " + factor);
+    }
+    FileRunRules fr = policy.fileRun();
+    if (!fr.command().matches("/[A-Za-z0-9][A-Za-z0-9_-]*")) {
+      problem("file_run.command", "'" + fr.command() + "' must look like /rerun-test");
+    }
+    for (int i = 0; i < fr.testRoots().size(); i++) {
+      if (!Names.NAME.matcher(fr.testRoots().get(i)).matches()) {
+        problem("file_run.test_roots[" + i + "]", "test root '" + fr.testRoots().get(i) + "' must match "
+            + Names.NAME.pattern());
+      }
+    }
+    Set<String> backends = new HashSet<>();
+    policy.backends().forEach(b -> backends.add(b.name()));
+    for (int i = 0; i < fr.backends().size(); i++) {
+      String b = fr.backends().get(i);
+      if (!policy.backends().isEmpty() && !backends.contains(b)) {
+        problem("file_run.backends[" + i + "]", "unknown backend '" + b + "'; expected one of "
+            + new TreeSet<>(backends));
+      }
+    }
+    if (!fr.defaultImageTag().matches("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")) {
+      problem("file_run.default_image_tag", "invalid CI image tag: '" + fr.defaultImageTag() + "'");
     }
   }
 

@@ -16,16 +16,32 @@ public final class ReferencePolicy {
       "replay", "qwen35", "mooncake", "miles-plugin", "amd");
 
   private static final LoadedPolicy LOADED = PolicyLoader.load("miles.yaml", text());
+  private static final SuiteRegistry REGISTRY =
+      dev.cipolicy.core.load.RegistrationLoader.load("registrations.yaml", read(registrationsPath()), LOADED.resolver());
 
   private ReferencePolicy() {}
 
   /** The reference policy text. */
   public static String text() {
+    return read(path());
+  }
+
+  private static String read(Path p) {
     try {
-      return Files.readString(path());
+      return Files.readString(p);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Where the reference registrations live. */
+  public static Path registrationsPath() {
+    return path().resolveSibling("../registrations/miles.yaml").normalize();
+  }
+
+  /** The reference registrations checked against the reference policy. */
+  public static SuiteRegistry registry() {
+    return REGISTRY;
   }
 
   /** Where the reference policy lives, from a module directory. */

@@ -109,6 +109,36 @@ public abstract class Policy {
   public abstract List<String> nonGpuPaths();
 
   /**
+   * How failed test output is classified for retry.
+   *
+   * @return the rules; the reference defaults unless declared
+   */
+  @Value.Default
+  public RetryRules retry() {
+    return RetryRules.defaults();
+  }
+
+  /**
+   * The per-file timeout rule.
+   *
+   * @return base 1800 s and factor 1.25 unless declared
+   */
+  @Value.Default
+  public TimeoutRule timeouts() {
+    return TimeoutRule.defaults();
+  }
+
+  /**
+   * The {@code /rerun-test} command.
+   *
+   * @return the rules; the reference defaults unless declared
+   */
+  @Value.Default
+  public FileRunRules fileRun() {
+    return FileRunRules.defaults();
+  }
+
+  /**
    * The names of the known domain labels, in declaration order.
    *
    * @return the names

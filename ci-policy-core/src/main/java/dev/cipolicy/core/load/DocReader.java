@@ -139,6 +139,22 @@ final class DocReader {
     return Optional.empty();
   }
 
+  /** A finite number, integer or decimal; booleans and strings are rejected. */
+  Optional<Double> number(Node node, String path) {
+    mark(path, node.location());
+    if (node instanceof Node.Scalar s
+        && (s.kind() == Node.Scalar.Kind.INTEGER || s.kind() == Node.Scalar.Kind.DECIMAL)) {
+      double v = Double.parseDouble(s.text());
+      if (Double.isFinite(v)) {
+        return Optional.of(v);
+      }
+      problem(node.location(), path, "number " + s.text() + " is not finite");
+      return Optional.empty();
+    }
+    problem(node.location(), path, "expected a number, found " + node.describe());
+    return Optional.empty();
+  }
+
   List<String> stringList(Node node, String path) {
     List<String> out = new ArrayList<>();
     list(node, path).ifPresent(l -> {

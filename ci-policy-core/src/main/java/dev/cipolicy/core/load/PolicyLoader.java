@@ -5,19 +5,25 @@ import dev.cipolicy.api.policy.Backend;
 import dev.cipolicy.api.policy.CadenceDefinition;
 import dev.cipolicy.api.policy.DomainLabel;
 import dev.cipolicy.api.policy.EventRule;
+import dev.cipolicy.api.policy.FileRunRules;
 import dev.cipolicy.api.policy.HostLayout;
 import dev.cipolicy.api.policy.ImmutableBackend;
 import dev.cipolicy.api.policy.ImmutableCadenceDefinition;
 import dev.cipolicy.api.policy.ImmutableEventRule;
+import dev.cipolicy.api.policy.ImmutableFileRunRules;
+import dev.cipolicy.api.policy.ImmutableRetryRules;
 import dev.cipolicy.api.policy.ImmutablePolicy;
 import dev.cipolicy.api.policy.ImmutableScheduleRule;
 import dev.cipolicy.api.policy.ImmutableScopeRule;
 import dev.cipolicy.api.policy.ImmutableSuite;
+import dev.cipolicy.api.policy.ImmutableTimeoutRule;
 import dev.cipolicy.api.policy.ImmutableWorkflowLabel;
 import dev.cipolicy.api.policy.Policy;
+import dev.cipolicy.api.policy.RetryRules;
 import dev.cipolicy.api.policy.ScheduleRule;
 import dev.cipolicy.api.policy.ScopeRule;
 import dev.cipolicy.api.policy.Suite;
+import dev.cipolicy.api.policy.TimeoutRule;
 import dev.cipolicy.api.policy.WorkflowLabel;
 import dev.cipolicy.core.PolicyResolver;
 import java.util.Locale;
@@ -40,7 +46,8 @@ public final class PolicyLoader {
 
   private static final Set<String> ROOT_FIELDS = Set.of(
       "policy_version", "name", "label_prefix", "labels", "workflow_labels", "cadences", "events",
-      "schedules", "scopes", "hosts", "backends", "container_image", "pr_stages", "non_gpu_paths");
+      "schedules", "scopes", "hosts", "backends", "container_image", "pr_stages", "non_gpu_paths", "retry",
+      "timeouts", "file_run");
 
   private PolicyLoader() {}
 
@@ -119,6 +126,31 @@ public final class PolicyLoader {
         .flatMap(n -> r.fields(n, "container_image", Set.of("repository")))
         .flatMap(f -> f.requiredString("repository"))
         .ifPresent(b::containerImageRepository);
+    root.node("retry").flatMap(n -> r.fields(n, "retry",
+        Set.of("non_retriable", "metric_assertion_patterns", "assertion_token"))).ifPresent(f -> {
+          ImmutableRetryRules.Builder rb = RetryRules.builder();
+          f.node("non_retriable").ifPresent(n -> rb.nonRetriable(r.stringList(n, f.path("non_retriable"))));
+          f.node("metric_assertion_patterns").ifPresent(n ->
+              rb.metricAssertionPatterns(r.stringList(n, f.path("metric_assertion_patterns"))));
+          f.string("assertion_token").ifPresent(rb::assertionToken);
+          b.retry(rb.build());
+        });
+    root.node("timeouts").flatMap(n -> r.fields(n, "timeouts", Set.of("base_seconds", "factor")))
+        .ifPresent(f -> {
+          ImmutableTimeoutRule.Builder tb = TimeoutRule.builder();
+          f.integer("base_seconds").ifPresent(tb::baseSeconds);
+          f.node("factor").flatMap(n -> r.number(n, f.path("factor"))).ifPresent(tb::factor);
+          b.timeouts(tb.build());
+        });
+    root.node("file_run").flatMap(n -> r.fields(n, "file_run",
+        Set.of("command", "test_roots", "backends", "default_image_tag"))).ifPresent(f -> {
+          ImmutableFileRunRules.Builder fb = FileRunRules.builder();
+          f.string("command").ifPresent(fb::command);
+          f.node("test_roots").ifPresent(n -> fb.testRoots(r.stringList(n, f.path("test_roots"))));
+          f.node("backends").ifPresent(n -> fb.backends(r.stringList(n, f.path("backends"))));
+          f.string("default_image_tag").ifPresent(fb::defaultImageTag);
+          b.fileRun(fb.build());
+        });
     b.addAllPrStages(root.stringList("pr_stages"));
     b.addAllNonGpuPaths(root.stringList("non_gpu_paths"));
     return r.problems().isEmpty() ? Optional.of(b.build()) : Optional.empty();

@@ -1,0 +1,70 @@
+package dev.cipolicy.api.policy;
+
+import dev.cipolicy.api.internal.ValueStyle;
+import java.util.List;
+import org.immutables.value.Value;
+
+/** The {@code /rerun-test <file>} command (SPEC §9): its grammar and which backends it serves. */
+@Value.Immutable
+@ValueStyle
+public abstract class FileRunRules {
+  /**
+   * The command word.
+   *
+   * @return {@code /rerun-test} by default
+   */
+  @Value.Default
+  public String command() {
+    return "/rerun-test";
+  }
+
+  /**
+   * The test directories under {@code tests/} a rerun may name.
+   *
+   * @return {@code [e2e, fast, fast-gpu, ci]} by default
+   */
+  @SuppressWarnings("immutables:untype") // a default list is set whole, never appended to
+  @Value.Default
+  public List<String> testRoots() {
+    return List.of("e2e", "fast", "fast-gpu", "ci");
+  }
+
+  /**
+   * The backends a rerun can run on, in order; the first is the CPU backend.
+   *
+   * @return {@code [cpu, cuda]} by default
+   */
+  @SuppressWarnings("immutables:untype") // a default list is set whole, never appended to
+  @Value.Default
+  public List<String> backends() {
+    return List.of("cpu", "cuda");
+  }
+
+  /**
+   * The image tag used when the request names none.
+   *
+   * @return {@code latest} by default
+   */
+  @Value.Default
+  public String defaultImageTag() {
+    return "latest";
+  }
+
+  /**
+   * The reference rules.
+   *
+   * @return rules with every default
+   */
+  public static FileRunRules defaults() {
+    return ImmutableFileRunRules.builder().build();
+  }
+
+  /**
+   * A new builder.
+   *
+   * @return an empty builder
+   */
+  public static ImmutableFileRunRules.Builder builder() {
+    return ImmutableFileRunRules.builder();
+  }
+}

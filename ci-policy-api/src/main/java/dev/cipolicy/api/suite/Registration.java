@@ -1,0 +1,75 @@
+package dev.cipolicy.api.suite;
+
+import dev.cipolicy.api.internal.ValueStyle;
+import java.util.List;
+import java.util.Optional;
+import org.immutables.value.Value;
+
+/**
+ * One test file's declaration for one suite (SPEC §5). A file may carry several registrations (one
+ * CUDA and one ROCm, or two CUDA suites); each is independent.
+ */
+@Value.Immutable
+@ValueStyle
+public abstract class Registration {
+  /**
+   * The test file, repository-relative.
+   *
+   * @return e.g. {@code tests/e2e/test_megatron.py}
+   */
+  public abstract String file();
+
+  /**
+   * The hardware backend.
+   *
+   * @return e.g. {@code cuda}
+   */
+  public abstract String backend();
+
+  /**
+   * The suite (stage) the file runs in.
+   *
+   * @return e.g. {@code stage-c-4-gpu-h200}
+   */
+  public abstract String suite();
+
+  /**
+   * The estimated run time.
+   *
+   * @return seconds, finite and not negative
+   */
+  public abstract double estTimeSeconds();
+
+  /**
+   * Domain labels; GPU registrations need at least one.
+   *
+   * @return label names
+   */
+  public abstract List<String> labels();
+
+  /**
+   * Whether the test runs only when nightly-only tests are admitted.
+   *
+   * @return the flag
+   */
+  @Value.Default
+  public boolean nightly() {
+    return false;
+  }
+
+  /**
+   * Why the registration is disabled.
+   *
+   * @return the reason, absent when enabled
+   */
+  public abstract Optional<String> disabled();
+
+  /**
+   * A new builder.
+   *
+   * @return an empty builder
+   */
+  public static ImmutableRegistration.Builder builder() {
+    return ImmutableRegistration.builder();
+  }
+}

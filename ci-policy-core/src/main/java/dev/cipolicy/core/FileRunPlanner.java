@@ -1,0 +1,158 @@
+package dev.cipolicy.core;
+
+import dev.cipolicy.api.policy.FileRunRules;
+import dev.cipolicy.api.policy.Policy;
+import dev.cipolicy.api.policy.Suite;
+import dev.cipolicy.api.suite.FileRunDecision;
+import dev.cipolicy.api.suite.FileRunPlan;
+import dev.cipolicy.api.suite.Permission;
+import dev.cipolicy.api.suite.Registration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Plans single-file reruns requested by a {@code /rerun-test <file>} comment (SPEC §9). Every refusal
+ * is a {@link FileRunDecision} value with the check that failed and its message; nothing here throws on
+ * bad input. Immutable and thread-safe.
+ */
+public final class FileRunPlanner {
+  private static final Pattern IMAGE_TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
+  private static final String SEGMENT = "[A-Za-z0-9_][A-Za-z0-9_.-]*";
+
+  private final SuiteRegistry registry;
+  private final Policy policy;
+  private final FileRunRules rules;
+  private final Pattern comment;
+
+  private FileRunPlanner(SuiteRegistry registry) {
+    this.registry = registry;
+    this.policy = registry.resolver().policy();
+    this.rules = policy.fileRun();
+    String roots = rules.testRoots().stream().map(Pattern::quote).collect(Collectors.joining("|"));
+    this.comment = Pattern.compile(Pattern.quote(rules.command()) + " +(tests/(?:" + roots + ")(?:/" + SEGMENT
+        + ")*/test_" + SEGMENT + "\\.py)");
+  }
+
+  /**
+   * A planner over a checked registry.
+   *
+   * @param registry the registrations and policy
+   * @return the planner
+   */
+  public static FileRunPlanner of(SuiteRegistry registry) {
+    return new FileRunPlanner(registry);
+  }
+
+  /**
+   * Parses a comment: the whole trimmed comment must be the command, spaces, and a test path under one
+   * of the test roots ({@code tests/(e2e|fast|fast-gpu|ci)(/SEG)*}{@code /test_NAME.py}, SEG and NAME
+   * starting with {@code [A-Za-z0-9_]}), so {@code ..}, absolute paths, extra arguments and shell
+   * metacharacters are rejected.
+   *
+   * @param text the comment body
+   * @return the test file, when the comment is a well-formed request
+   */
+  public Optional<String> parseComment(String text) {
+    Matcher m = comment.matcher(text.strip());
+    return m.matches() ? Optional.of(m.group(1)) : Optional.empty();
+  }
+
+  /**
+   * Decides a rerun requested by a comment: permission first (only write access may trigger it), then
+   * the comment grammar, then the checks of {@link #planFile}.
+   *
+   * @param text the comment body
+   * @param permission the commenter's permission, as the host read it
+   * @param prNumber the pull request
+   * @param imageTag the CI image tag, or empty for the policy's default tag
+   * @return the plan or the rejection
+   */
+  public FileRunDecision decideComment(String text, Permission permission, long prNumber,
+      Optional<String> imageTag) {
+    if (!permission.canWrite()) {
+      return FileRunDecision.rejected("permission", rules.command() + " requires write access to the repository;"
+          + " the commenter has '" + permission.githubName() + "'");
+    }
+    if (!text.strip().startsWith(rules.command())) {
+      return FileRunDecision.rejected("comment", "the comment is not a " + rules.command() + " command");
+    }
+    Optional<String> file = parseComment(text);
+    if (file.isEmpty()) {
+      return FileRunDecision.rejected("comment", "usage: " + rules.command() + " tests/<"
+          + String.join("|", rules.testRoots()) + ">/.../test_<name>.py (one registered test file, nothing else)");
+    }
+    return planFile(file.get(), imageTag, Optional.of(prNumber));
+  }
+
+  /**
+   * Plans a rerun of one file, checks in this order: image tag, registered, a CPU/CUDA registration,
+   * exactly one, enabled, runner mapping. Labels and the nightly gate do not apply to an explicit run.
+   *
+   * @param file the repository-relative test file
+   * @param imageTag the CI image tag, or empty for the policy's default tag
+   * @param prNumber the pull request, used for the concurrency group
+   * @return the plan or the rejection
+   */
+  public FileRunDecision planFile(String file, Optional<String> imageTag, Optional<Long> prNumber) {
+    String tag = imageTag.filter(t -> !t.isEmpty()).orElse(rules.defaultImageTag());
+    if (!IMAGE_TAG.matcher(tag).matches()) {
+      return FileRunDecision.rejected("image-tag", "invalid CI image tag: '" + tag + "'");
+    }
+    List<Registration> all = registry.registrationsOf(file);
+    if (all.isEmpty()) {
+      return FileRunDecision.rejected("registered", file + " has no CI registration; " + rules.command()
+          + " runs only registered test files");
+    }
+    List<Registration> usable = new ArrayList<>();
+    for (Registration r : all) {
+      if (rules.backends().contains(r.backend())) {
+        usable.add(r);
+      }
+    }
+    String supported = rules.backends().stream().map(FileRunPlanner::display).collect(Collectors.joining(" and "));
+    if (usable.isEmpty()) {
+      String others = all.stream().map(Registration::backend).distinct().map(FileRunPlanner::display)
+          .collect(Collectors.joining(", "));
+      return FileRunDecision.rejected("backend", file + " is registered only for " + others + " ("
+          + all.stream().map(Registration::suite).collect(Collectors.joining(", ")) + "); " + rules.command()
+          + " supports " + supported);
+    }
+    if (usable.size() > 1) {
+      return FileRunDecision.rejected("unique", file + " has multiple " + rules.backends().stream()
+          .map(FileRunPlanner::display).collect(Collectors.joining("/")) + " registrations ("
+          + usable.stream().map(r -> r.backend() + ":" + r.suite()).collect(Collectors.joining(", "))
+          + "); expected exactly one");
+    }
+    Registration r = usable.get(0);
+    if (r.disabled().isPresent()) {
+      return FileRunDecision.rejected("disabled", file + " is disabled: " + r.disabled().get());
+    }
+    Suite suite = registry.suite(r.backend(), r.suite());
+    boolean gpu = registry.isGpuBackend(r.backend());
+    if (gpu && suite.runnerLabels().isEmpty()) {
+      return FileRunDecision.rejected("runner", file + " is registered in " + r.suite()
+          + ", which has no runner mapping");
+    }
+    if (!gpu && !r.suite().endsWith("-cpu")) {
+      return FileRunDecision.rejected("runner", file + " is registered in " + r.suite() + ", which is not a CPU suite");
+    }
+    String image = policy.containerImageRepository().map(repo -> repo + ":" + tag).orElse(tag);
+    String group = rules.command().substring(1) + "-" + prNumber.map(String::valueOf).orElse("manual") + "-" + file;
+    return FileRunDecision.planned(new FileRunPlan(file, r.backend(), r.suite(),
+        gpu ? suite.runnerLabels() : List.of(), image, policy.timeouts().timeoutFor(r.estTimeSeconds()), group));
+  }
+
+  private static String display(String backend) {
+    return switch (backend) {
+      case "cpu" -> "CPU";
+      case "cuda" -> "CUDA";
+      case "rocm" -> "ROCm";
+      default -> backend.toUpperCase(Locale.ROOT);
+    };
+  }
+}
