@@ -1,7 +1,9 @@
 package dev.cipolicy.cli;
 
 import dev.cipolicy.api.CiPolicyException;
+import dev.cipolicy.core.SuiteRegistry;
 import dev.cipolicy.core.load.LoadedPolicy;
+import dev.cipolicy.core.load.RegistrationLoader;
 import dev.cipolicy.core.load.PolicyLoader;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
@@ -55,6 +57,20 @@ final class Inputs {
   static LoadedPolicy loadPolicy(CiPolicyCli cli, String policyFlag) {
     Path path = cli.resolvePath(policyFlag);
     return PolicyLoader.load(policyFlag, readText(path, "policy file"));
+  }
+
+  static SuiteRegistry loadRegistry(CiPolicyCli cli, LoadedPolicy policy, String registrationsFlag) {
+    Path path = cli.resolvePath(registrationsFlag);
+    return RegistrationLoader.load(registrationsFlag, readText(path, "registrations file"), policy.resolver());
+  }
+
+  static void appendOutput(Path file, String text) {
+    try {
+      Files.write(file, text.getBytes(StandardCharsets.UTF_8), java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND, java.nio.file.StandardOpenOption.WRITE);
+    } catch (IOException e) {
+      throw new InputException("cannot append to output file " + file + ": " + describe(e));
+    }
   }
 
   static String describe(IOException e) {

@@ -93,7 +93,7 @@ final class ResolveCommand implements Callable<Integer> {
 
       String outputPath = Inputs.flagOrEnv(githubOutput, env, "GITHUB_OUTPUT").orElse("");
       if (!outputPath.isEmpty()) {
-        append(c.resolvePath(outputPath), GithubOutputs.outputLines(run, skipped));
+        Inputs.appendOutput(c.resolvePath(outputPath), GithubOutputs.outputLines(run, skipped));
       }
       for (Warning w : loaded.warnings()) {
         c.err().println("::warning::" + w.message());
@@ -113,15 +113,6 @@ final class ResolveCommand implements Callable<Integer> {
     } catch (IOException e) {
       c.err().println("::error::" + Inputs.describe(e));
       return CiPolicyCli.EXIT_ERROR;
-    }
-  }
-
-  private static void append(Path file, String text) {
-    try {
-      Files.write(file, text.getBytes(StandardCharsets.UTF_8), StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND, StandardOpenOption.WRITE);
-    } catch (IOException e) {
-      throw new Inputs.InputException("cannot append to output file " + file + ": " + Inputs.describe(e));
     }
   }
 
