@@ -82,6 +82,7 @@ final class PolicyChecker {
     Set<String> suites = checkBackends();
     checkPrStages(suites);
     checkPaths();
+    ConcurrencyChecks.check(policy, this::problem);
     policy.containerImageRepository().ifPresent(repo -> {
       if (!Names.IMAGE_REPOSITORY.matcher(repo).matches()) {
         problem("container_image.repository", "'" + repo
