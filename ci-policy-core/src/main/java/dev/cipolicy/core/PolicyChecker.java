@@ -86,6 +86,7 @@ final class PolicyChecker {
     checkPaths();
     checkRetry();
     checkTimeoutsAndFileRun();
+    ConcurrencyChecks.check(policy, this::problem);
     policy.containerImageRepository().ifPresent(repo -> {
       if (!Names.IMAGE_REPOSITORY.matcher(repo).matches()) {
         problem("container_image.repository", "'" + repo
@@ -470,7 +471,9 @@ final class PolicyChecker {
     policy.backends().forEach(b -> backends.add(b.name()));
     for (int i = 0; i < fr.backends().size(); i++) {
       String b = fr.backends().get(i);
-      if (!policy.backends().isEmpty() && !backends.contains(b)) {
+      // the default [cpu, cuda] may name backends a policy lacks: those reruns are then simply unavailable
+      boolean declared = !fr.backends().equals(FileRunRules.defaults().backends());
+      if (declared && !backends.contains(b)) {
         problem("file_run.backends[" + i + "]", "unknown backend '" + b + "'; expected one of "
             + new TreeSet<>(backends));
       }

@@ -1,5 +1,6 @@
 package dev.cipolicy.api.policy;
 
+import dev.cipolicy.api.concurrency.WorkflowConcurrency;
 import dev.cipolicy.api.internal.ValueStyle;
 import java.util.List;
 import java.util.Optional;
@@ -137,6 +138,13 @@ public abstract class Policy {
   public FileRunRules fileRun() {
     return FileRunRules.defaults();
   }
+
+  /**
+   * The workflows whose concurrency groups the policy declares (SPEC §8), in declaration order.
+   *
+   * @return the workflows; empty when the policy declares none
+   */
+  public abstract List<WorkflowConcurrency> workflows();
 
   /**
    * The names of the known domain labels, in declaration order.

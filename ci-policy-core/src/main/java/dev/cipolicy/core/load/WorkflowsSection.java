@@ -1,0 +1,62 @@
+package dev.cipolicy.core.load;
+
+import dev.cipolicy.api.concurrency.ConcurrencyAction;
+import dev.cipolicy.api.concurrency.ConcurrencyEventType;
+import dev.cipolicy.api.concurrency.ImmutableWorkflowConcurrency;
+import dev.cipolicy.api.concurrency.WorkflowConcurrency;
+import dev.cipolicy.api.policy.ImmutablePolicy;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Reads the {@code workflows} section of a policy document (SPEC §8):
+ *
+ * <pre>{@code
+ * workflows:
+ *   pr-test:
+ *     group_prefix: pr-test-
+ *     on: {superseded: cancel, closed: cancel, merged: cancel, scheduled: cancel, dispatched: cancel}
+ *   pr-test-rocm:
+ *     group_prefix: pr-test-rocm-
+ * }</pre>
+ */
+final class WorkflowsSection {
+  /** The root field of the section. */
+  static final String FIELD = "workflows";
+
+  private WorkflowsSection() {}
+
+  static void read(DocReader r, DocReader.Fields root, ImmutablePolicy.Builder policy) {
+    root.node(FIELD).flatMap(n -> r.namedMap(n, FIELD))
+        .ifPresent(m -> m.view().values().forEach(e -> readWorkflow(r, e).ifPresent(policy::addWorkflows)));
+  }
+
+  private static Optional<WorkflowConcurrency> readWorkflow(DocReader r, Node.Entry e) {
+    String path = DocReader.child(FIELD, e.key());
+    return r.fields(e.value(), path, Set.of("group_prefix", "on", "description")).flatMap(f -> {
+      ImmutableWorkflowConcurrency.Builder b = WorkflowConcurrency.builder().name(e.key());
+      Optional<String> prefix = f.requiredString("group_prefix");
+      f.string("description").ifPresent(b::description);
+      f.node("on").flatMap(n -> r.namedMap(n, f.path("on"))).ifPresent(m -> {
+        for (Node.Entry a : m.view().values()) {
+          String actionPath = DocReader.child(f.path("on"), a.key());
+          Optional<ConcurrencyEventType> type = ConcurrencyEventType.fromDocumentName(a.key());
+          if (type.isEmpty()) {
+            r.problem(a.keyLocation(), actionPath, "unknown event type '" + a.key() + "'; expected one of "
+                + ConcurrencyEventType.documentNames());
+          }
+          Optional<String> name = r.string(a.value(), actionPath);
+          Optional<ConcurrencyAction> action = name.flatMap(ConcurrencyAction::fromDocumentName);
+          if (name.isPresent() && action.isEmpty()) {
+            r.problem(a.value().location(), actionPath, "unknown action '" + name.get() + "'; expected one of "
+                + ConcurrencyAction.documentNames());
+          }
+          if (type.isPresent() && action.isPresent()) {
+            b.putActions(type.get(), action.get());
+          }
+        }
+      });
+      return prefix.map(p -> b.groupPrefix(p).build());
+    });
+  }
+}
