@@ -486,10 +486,13 @@ final class PolicyChecker {
   private void checkPaths() {
     for (int i = 0; i < policy.nonGpuPaths().size(); i++) {
       String glob = policy.nonGpuPaths().get(i);
-      String path = "non_gpu_paths[" + i + "]";
-      if (glob.isEmpty() || glob.startsWith("/") || glob.contains("\\") || glob.contains("//")) {
-        problem(path, "'" + glob + "' is not a repository-relative glob; expected e.g. docs/** or **/*.md");
+      try {
+        dev.cipolicy.core.paths.GlobSet.compile(List.of(glob));
+      } catch (dev.cipolicy.core.paths.InvalidGlobException e) {
+        problem("non_gpu_paths[" + i + "]", "invalid glob '" + glob + "' at position " + e.position() + ": "
+            + e.detail());
       }
     }
   }
+
 }

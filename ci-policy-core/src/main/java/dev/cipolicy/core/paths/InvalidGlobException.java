@@ -14,6 +14,7 @@ public final class InvalidGlobException extends CiPolicyException {
   private final String glob;
   private final int index;
   private final int position;
+  private final String detail;
 
   /**
    * Creates the exception.
@@ -30,6 +31,16 @@ public final class InvalidGlobException extends CiPolicyException {
     this.glob = glob;
     this.index = index;
     this.position = position;
+    this.detail = problem + "; expected " + expected;
+  }
+
+  /**
+   * What is wrong at {@link #position()} and what was expected, without the glob and position.
+   *
+   * @return e.g. {@code the character class opened at position 4 is not closed; expected ']'}
+   */
+  public String detail() {
+    return detail;
   }
 
   /**

@@ -378,6 +378,13 @@ class PolicyLoaderTest {
     }
 
     @Test
+    void nonGpuPathsMustBeValidGlobs() {
+      assertThat(only(fail(MINIMAL + "non_gpu_paths: [\"docs/**\", \"src/[ab\"]\n")).toString())
+          .isEqualTo("bad.yaml:13:28: non_gpu_paths[1]: invalid glob 'src/[ab' at position 7: the character class"
+              + " opened at position 4 is not closed; expected ']'");
+    }
+
+    @Test
     void prStagesMustBeDeclaredSuites() {
       assertThat(only(fail(MINIMAL + "pr_stages: [stage-c-9-gpu-x]\n")).toString())
           .isEqualTo("bad.yaml:13:13: pr_stages[0]: unknown stage 'stage-c-9-gpu-x'; expected one of []");

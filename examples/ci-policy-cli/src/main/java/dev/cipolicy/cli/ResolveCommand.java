@@ -8,17 +8,18 @@ import dev.cipolicy.api.run.RunPolicy;
 import dev.cipolicy.api.run.ImmutableTriggerInput;
 import dev.cipolicy.api.run.TriggerInput;
 import dev.cipolicy.api.run.TriggerResolution;
+import dev.cipolicy.api.stage.StageDecision;
+import dev.cipolicy.api.stage.StageSelection;
 import dev.cipolicy.core.GithubOutputs;
+import dev.cipolicy.core.StageSelector;
+import dev.cipolicy.core.SuiteRegistry;
 import dev.cipolicy.core.load.LoadedPolicy;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -80,16 +81,18 @@ final class ResolveCommand implements Callable<Integer> {
       Inputs.flagOrEnv(schedule, env, "SCHEDULE").ifPresent(input::schedule);
       Inputs.flagOrEnv(prLabelsJson, env, "PR_LABELS_JSON").ifPresent(input::prLabelsJson);
       Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").ifPresent(input::cadenceOverride);
-      // Stage selection from the diff arrives with the StageSelector; until then nothing is skipped
-      // (fail-open). The files are still read so that a wrong path fails now, not later.
-      Inputs.flagOrEnv(changedFiles, env, "CHANGED_FILES_PATH").filter(s -> !s.isEmpty())
-          .ifPresent(p -> Inputs.readBytes(c.resolvePath(p), "changed-files file"));
-      if (registrations != null) {
-        Inputs.readText(c.resolvePath(registrations), "registrations file");
-      }
+      Optional<String> changedPath = Inputs.flagOrEnv(changedFiles, env, "CHANGED_FILES_PATH").filter(s -> !s.isEmpty());
+      Optional<byte[]> diff = changedPath.map(p -> Inputs.readBytes(c.resolvePath(p), "changed-files file"));
+      Optional<SuiteRegistry> registry = Optional.ofNullable(registrations)
+          .map(r -> Inputs.loadRegistry(c, loaded, r));
       TriggerResolution resolution = loaded.resolver().resolve(input.build());
       RunPolicy run = resolution.runPolicy();
-      List<String> skipped = List.of();
+      boolean pullRequest = resolution.source() == TriggerResolution.Source.PULL_REQUEST_LABELS;
+      Optional<StageSelection> stages = registry.map(r -> StageSelector.of(r).select(pullRequest, run, diff));
+      if (pullRequest && registry.isEmpty() && diff.isPresent()) {
+        c.err().println("::warning::--changed-files without --registrations: nothing can be pruned (fail-open)");
+      }
+      List<String> skipped = stages.map(StageSelection::skippedStages).orElse(List.of());
 
       String outputPath = Inputs.flagOrEnv(githubOutput, env, "GITHUB_OUTPUT").orElse("");
       if (!outputPath.isEmpty()) {
@@ -102,7 +105,9 @@ final class ResolveCommand implements Callable<Integer> {
         c.err().println("::warning::" + w.message());
       }
       if (json) {
-        c.out().println(JSON.writeValueAsString(toJson(resolution, skipped)));
+        Map<String, Object> out = toJson(resolution, skipped);
+        stages.ifPresent(s -> out.put("stages", stagesJson(s)));
+        c.out().println(JSON.writeValueAsString(out));
       } else {
         c.out().println(GithubOutputs.summaryLine(run, skipped));
       }
@@ -114,6 +119,18 @@ final class ResolveCommand implements Callable<Integer> {
       c.err().println("::error::" + Inputs.describe(e));
       return CiPolicyCli.EXIT_ERROR;
     }
+  }
+
+  private static List<Object> stagesJson(StageSelection s) {
+    List<Object> out = new ArrayList<>();
+    for (StageDecision d : s.decisions()) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("stage", d.stage());
+      m.put("outcome", d.outcome().name());
+      m.put("reason", d.reason());
+      out.add(m);
+    }
+    return out;
   }
 
   static Map<String, Object> toJson(TriggerResolution resolution, List<String> skipped) {

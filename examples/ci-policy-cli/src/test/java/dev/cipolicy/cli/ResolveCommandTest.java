@@ -165,6 +165,56 @@ class ResolveCommandTest {
         .isEqualTo("[\"adding run-ci-ft-short would include ft-short\",\"adding run-ci-ft-long would include ft-long\"]");
   }
 
+  private Path diffFile(String... fields) throws Exception {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (String f : fields) {
+      out.writeBytes(f.getBytes(StandardCharsets.UTF_8));
+      out.write(0);
+    }
+    Path p = tmp.resolve("changed.bin");
+    Files.write(p, out.toByteArray());
+    return p;
+  }
+
+  @Test
+  void pullRequestsSkipIrrelevantStagesFromTheDiff() throws Exception {
+    Path output = tmp.resolve("out");
+    Path diff = diffFile("M", "tests/e2e/test_lora.py", "M", "docs/guide.md");
+    Result r = resolve("--event-name", "pull_request", "--pr-labels-json", "[\"run-ci-lora\"]", "--changed-files",
+        diff.toString(), "--registrations", "examples/registrations/miles.yaml", "--github-output", output.toString());
+    assertThat(r.code()).isZero();
+    assertThat(Files.readString(output)).isEqualTo("cadence=regular\nraw_labels=run-ci-lora\nbypass_fastfail=false\n"
+        + "skipped_stages=[\"stage-b-2-gpu-h200\",\"stage-c-2-gpu-h200\",\"stage-c-4-gpu-mi350\",\"stage-c-8-gpu-b200\","
+        + "\"stage-c-8-gpu-h100\",\"stage-c-8-gpu-h200\"]\n");
+  }
+
+  @Test
+  void theChangedFilesPathComesFromTheEnvironmentToo() throws Exception {
+    Path diff = diffFile("M", "docs/guide.md");
+    Result r = run(Map.of("EVENT_NAME", "pull_request", "PR_LABELS_JSON", "[\"run-ci-all\"]", "CHANGED_FILES_PATH",
+        diff.toString()), "resolve", "--policy", POLICY, "--registrations", "examples/registrations/miles.yaml", "--json");
+    JsonNode json = new ObjectMapper().readTree(r.out());
+    assertThat(json.get("skipped_stages")).isEmpty();
+    assertThat(json.get("stages")).hasSize(7);
+    assertThat(json.get("stages").get(0).get("reason").asText()).isEqualTo("label run-ci-all requests every runnable stage");
+  }
+
+  @Test
+  void scheduledRunsAndUnusableDiffsSkipNothing() throws Exception {
+    Path diff = diffFile("M", "docs/guide.md");
+    Result scheduled = resolve("--event-name", "schedule", "--schedule", "0 15 * * 0-5", "--changed-files", diff.toString(),
+        "--registrations", "examples/registrations/miles.yaml");
+    assertThat(scheduled.out()).endsWith("skipped_stages=[]\n");
+    Path bad = tmp.resolve("bad.bin");
+    Files.write(bad, "M\0docs/guide.md".getBytes(StandardCharsets.UTF_8));
+    Result unusable = resolve("--event-name", "pull_request", "--pr-labels-json", "[]", "--changed-files", bad.toString(),
+        "--registrations", "examples/registrations/miles.yaml", "--json");
+    JsonNode json = new ObjectMapper().readTree(unusable.out());
+    assertThat(json.get("skipped_stages")).isEmpty();
+    assertThat(json.get("stages").get(0).get("reason").asText())
+        .isEqualTo("fail-open: the diff is unusable (the diff is not NUL-terminated), so nothing is pruned");
+  }
+
   @Test
   void checkValidatesThePolicy() {
     Result r = run(Map.of(), "check", "--policy", POLICY);
