@@ -1,8 +1,5 @@
 package dev.cipolicy.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.cipolicy.api.CiPolicyException;
 import dev.cipolicy.api.concurrency.ConcurrencyDecision;
 import dev.cipolicy.api.concurrency.ConcurrencyEvent;
 import dev.cipolicy.api.concurrency.InFlightRun;
@@ -15,11 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code ci-policy concurrency}: what an event does to the runs in flight (SPEC §8). Prints one line per
@@ -37,15 +32,7 @@ import picocli.CommandLine.ParentCommand;
         "In-flight JSON: [{\"run_id\":\"1001\",\"workflow\":\"pr-test\",\"pr_number\":123,\"cron\":null,"
             + "\"release_ref\":null}, ...]."
     })
-final class ConcurrencyCommand implements Callable<Integer> {
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
-  @ParentCommand
-  private @Nullable CiPolicyCli cli;
-
-  @Option(names = "--policy", required = true, paramLabel = "FILE", description = "The policy document (YAML or JSON).")
-  private @Nullable String policy;
-
+final class ConcurrencyCommand extends PolicyCommand {
   @Option(names = "--event-json", required = true, paramLabel = "FILE", description = "The event, a JSON object.")
   private @Nullable String eventJson;
 
@@ -57,34 +44,25 @@ final class ConcurrencyCommand implements Callable<Integer> {
   private boolean json;
 
   @Override
-  public Integer call() {
-    CiPolicyCli c = Objects.requireNonNull(cli);
-    try {
-      LoadedPolicy loaded = Inputs.loadPolicy(c, Objects.requireNonNull(policy));
-      String eventFile = Objects.requireNonNull(eventJson);
-      String runsFile = Objects.requireNonNull(inFlightJson);
-      ConcurrencyEvent event = ConcurrencyJson.event(eventFile,
-          Inputs.readText(c.resolvePath(eventFile), "event file"));
-      List<InFlightRun> runs = ConcurrencyJson.inFlight(runsFile,
-          Inputs.readText(c.resolvePath(runsFile), "in-flight file"));
-      ConcurrencyDecision decision = ConcurrencyPolicy.of(loaded.resolver()).decide(event, runs);
-      if (json) {
-        c.out().println(JSON.writeValueAsString(toJson(decision)));
-      } else {
-        for (RunDecision r : decision.runs()) {
-          c.out().println(r.action().documentName() + " " + r.runId() + ": " + r.reason());
-        }
-        c.out().println("new run " + decision.newRun().documentName() + " in group '" + decision.groupKey() + "'");
+  int run(CiPolicyCli c, LoadedPolicy loaded) throws IOException {
+    String eventFile = Objects.requireNonNull(eventJson);
+    String runsFile = Objects.requireNonNull(inFlightJson);
+    ConcurrencyEvent event = ConcurrencyJson.event(eventFile,
+        Inputs.readText(c.resolvePath(eventFile), "event file"));
+    List<InFlightRun> runs = ConcurrencyJson.inFlight(runsFile,
+        Inputs.readText(c.resolvePath(runsFile), "in-flight file"));
+    ConcurrencyDecision decision = ConcurrencyPolicy.of(loaded.resolver()).decide(event, runs);
+    if (json) {
+      printJson(c, toJson(decision));
+    } else {
+      for (RunDecision r : decision.runs()) {
+        c.out().println(r.action().documentName() + " " + r.runId() + ": " + r.reason());
       }
-      return 0;
-    } catch (CiPolicyException e) {
-      c.err().println("::error::" + e.getMessage());
-      return CiPolicyCli.EXIT_ERROR;
-    } catch (IOException e) {
-      c.err().println("::error::" + Inputs.describe(e));
-      return CiPolicyCli.EXIT_ERROR;
+      c.out().println("new run " + decision.newRun().documentName() + " in group '" + decision.groupKey() + "'");
     }
+    return 0;
   }
+
 
   static Map<String, Object> toJson(ConcurrencyDecision decision) {
     Map<String, Object> m = new LinkedHashMap<>();

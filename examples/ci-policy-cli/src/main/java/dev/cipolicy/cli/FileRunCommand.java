@@ -1,8 +1,5 @@
 package dev.cipolicy.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.cipolicy.api.CiPolicyException;
 import dev.cipolicy.api.internal.Json;
 import dev.cipolicy.api.suite.FileRunDecision;
 import dev.cipolicy.api.suite.FileRunPlan;
@@ -15,12 +12,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 /** {@code ci-policy file-run}: plans a {@code /rerun-test} of one registered test file (SPEC §9). */
 @Command(
@@ -28,15 +23,7 @@ import picocli.CommandLine.ParentCommand;
     mixinStandardHelpOptions = true,
     description = {"Plans the rerun of one test file: hw, suite, runner labels, container image, timeout.",
         "Give the file with --test-file, or the whole comment with --comment and the commenter's --permission."})
-final class FileRunCommand implements Callable<Integer> {
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
-  @ParentCommand
-  private @Nullable CiPolicyCli cli;
-
-  @Option(names = "--policy", required = true, paramLabel = "FILE", description = "The policy document.")
-  private @Nullable String policy;
-
+final class FileRunCommand extends PolicyCommand {
   @Option(names = "--registrations", required = true, paramLabel = "FILE", description = "The registration manifest.")
   private @Nullable String registrations;
 
@@ -69,56 +56,47 @@ final class FileRunCommand implements Callable<Integer> {
   private boolean json;
 
   @Override
-  public Integer call() {
-    CiPolicyCli c = Objects.requireNonNull(cli);
+  int run(CiPolicyCli c, LoadedPolicy loaded) throws IOException {
     Target t = Objects.requireNonNull(target);
-    try {
-      LoadedPolicy loaded = Inputs.loadPolicy(c, Objects.requireNonNull(policy));
-      FileRunPlanner planner = FileRunPlanner.of(Inputs.loadRegistry(c, loaded, Objects.requireNonNull(registrations)));
-      FileRunDecision decision;
-      if (t.comment != null) {
-        if (permission == null || prNumber == null) {
-          throw new Inputs.InputException("--comment needs --permission and --pr-number");
-        }
-        Permission p;
-        try {
-          p = Permission.valueOf(permission.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-          throw new Inputs.InputException("unknown permission '" + permission
-              + "'; expected one of admin, maintain, write, triage, read, none");
-        }
-        decision = planner.decideComment(t.comment, p, prNumber, Optional.ofNullable(imageTag));
-      } else {
-        decision = planner.planFile(Objects.requireNonNull(t.testFile), Optional.ofNullable(imageTag),
-            Optional.ofNullable(prNumber));
+    FileRunPlanner planner = FileRunPlanner.of(Inputs.loadRegistry(c, loaded, Objects.requireNonNull(registrations)));
+    FileRunDecision decision;
+    if (t.comment != null) {
+      if (permission == null || prNumber == null) {
+        throw new Inputs.InputException("--comment needs --permission and --pr-number");
       }
-      if (decision.plan().isEmpty()) {
-        c.err().println("::error::" + decision.message());
-        return CiPolicyCli.EXIT_ERROR;
+      Permission p;
+      try {
+        p = Permission.valueOf(permission.toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new Inputs.InputException("unknown permission '" + permission
+            + "'; expected one of admin, maintain, write, triage, read, none");
       }
-      FileRunPlan plan = decision.plan().get();
-      String outputPath = Inputs.flagOrEnv(githubOutput, c.environment(), "GITHUB_OUTPUT").orElse("");
-      if (!outputPath.isEmpty()) {
-        Inputs.appendOutput(c.resolvePath(outputPath), "hw=" + plan.hw() + "\nsuite=" + plan.suite() + "\nruns_on="
-            + Json.stringArray(plan.runsOn()) + "\ncontainer_image=" + plan.containerImage() + "\ntimeout_seconds="
-            + plan.timeoutSeconds() + "\n");
-      }
-      if (json) {
-        c.out().println(JSON.writeValueAsString(toJson(plan)));
-      } else {
-        c.out().println("Rerun " + plan.file() + ": hw=" + plan.hw() + " suite=" + plan.suite() + " runs_on="
-            + Json.stringArray(plan.runsOn()) + " container_image=" + plan.containerImage() + " timeout_seconds="
-            + plan.timeoutSeconds());
-      }
-      return 0;
-    } catch (CiPolicyException e) {
-      c.err().println("::error::" + e.getMessage());
-      return CiPolicyCli.EXIT_ERROR;
-    } catch (IOException e) {
-      c.err().println("::error::" + Inputs.describe(e));
+      decision = planner.decideComment(t.comment, p, prNumber, Optional.ofNullable(imageTag));
+    } else {
+      decision = planner.planFile(Objects.requireNonNull(t.testFile), Optional.ofNullable(imageTag),
+          Optional.ofNullable(prNumber));
+    }
+    if (decision.plan().isEmpty()) {
+      c.err().println("::error::" + decision.message());
       return CiPolicyCli.EXIT_ERROR;
     }
+    FileRunPlan plan = decision.plan().get();
+    String outputPath = Inputs.flagOrEnv(githubOutput, c.environment(), "GITHUB_OUTPUT").orElse("");
+    if (!outputPath.isEmpty()) {
+      Inputs.appendOutput(c.resolvePath(outputPath), "hw=" + plan.hw() + "\nsuite=" + plan.suite() + "\nruns_on="
+          + Json.stringArray(plan.runsOn()) + "\ncontainer_image=" + plan.containerImage() + "\ntimeout_seconds="
+          + plan.timeoutSeconds() + "\n");
+    }
+    if (json) {
+      printJson(c, toJson(plan));
+    } else {
+      c.out().println("Rerun " + plan.file() + ": hw=" + plan.hw() + " suite=" + plan.suite() + " runs_on="
+          + Json.stringArray(plan.runsOn()) + " container_image=" + plan.containerImage() + " timeout_seconds="
+          + plan.timeoutSeconds());
+    }
+    return 0;
   }
+
 
   static Map<String, Object> toJson(FileRunPlan plan) {
     Map<String, Object> m = new LinkedHashMap<>();

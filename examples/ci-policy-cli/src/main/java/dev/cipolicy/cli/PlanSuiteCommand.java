@@ -1,8 +1,5 @@
 package dev.cipolicy.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.cipolicy.api.CiPolicyException;
 import dev.cipolicy.api.run.RunPolicy;
 import dev.cipolicy.api.suite.SkippedTest;
 import dev.cipolicy.api.suite.SuiteRunPlan;
@@ -15,26 +12,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 /** {@code ci-policy plan-suite}: which tests of a suite (or shard) run, in which order, with which timeouts. */
 @Command(
     name = "plan-suite",
     mixinStandardHelpOptions = true,
     description = "Plans one suite run: enabled tests in run order, skipped tests, timeouts, continue-on-error.")
-final class PlanSuiteCommand implements Callable<Integer> {
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
-  @ParentCommand
-  private @Nullable CiPolicyCli cli;
-
-  @Option(names = "--policy", required = true, paramLabel = "FILE", description = "The policy document.")
-  private @Nullable String policy;
-
+final class PlanSuiteCommand extends PolicyCommand {
   @Option(names = "--registrations", required = true, paramLabel = "FILE", description = "The registration manifest.")
   private @Nullable String registrations;
 
@@ -63,44 +50,35 @@ final class PlanSuiteCommand implements Callable<Integer> {
   private boolean json;
 
   @Override
-  public Integer call() {
-    CiPolicyCli c = Objects.requireNonNull(cli);
-    try {
-      if ((partitionId == null) != (partitionSize == null)) {
-        throw new Inputs.InputException("--partition-id and --partition-size go together");
-      }
-      LoadedPolicy loaded = Inputs.loadPolicy(c, Objects.requireNonNull(policy));
-      SuiteRegistry registry = Inputs.loadRegistry(c, loaded, Objects.requireNonNull(registrations));
-      List<String> raw = new ArrayList<>();
-      labels.forEach(l -> raw.addAll(List.of(l.trim().split("\\s+"))));
-      raw.removeIf(String::isEmpty);
-      RunPolicy run = loaded.resolver().resolve(cadence, raw);
-      Optional<SuiteRunPlan.Shard> shard = partitionId == null ? Optional.empty()
-          : Optional.of(new SuiteRunPlan.Shard(partitionId, Objects.requireNonNull(partitionSize)));
-      SuiteRunPlan plan = registry.plan(Objects.requireNonNull(hw), Objects.requireNonNull(suite), run,
-          matchAllLabels, shard);
-      if (json) {
-        c.out().println(JSON.writeValueAsString(toJson(plan)));
-      } else {
-        c.out().println("Policy: " + plan.policyLine());
-        c.out().println(plan.message());
-        for (String f : plan.enabled()) {
-          c.out().println("  run  " + f + " (timeout " + plan.timeouts().get(f) + " s)");
-        }
-        for (SkippedTest s : plan.skipped()) {
-          c.out().println("  skip " + s.file() + ": " + s.reason());
-        }
-        c.out().println("continue_on_error=" + plan.continueOnError() + " max_parallel=" + plan.maxParallel());
-      }
-      return 0;
-    } catch (CiPolicyException e) {
-      c.err().println("::error::" + e.getMessage());
-      return CiPolicyCli.EXIT_ERROR;
-    } catch (IOException e) {
-      c.err().println("::error::" + Inputs.describe(e));
-      return CiPolicyCli.EXIT_ERROR;
+  int run(CiPolicyCli c, LoadedPolicy loaded) throws IOException {
+    if ((partitionId == null) != (partitionSize == null)) {
+      throw new Inputs.InputException("--partition-id and --partition-size go together");
     }
+    SuiteRegistry registry = Inputs.loadRegistry(c, loaded, Objects.requireNonNull(registrations));
+    List<String> raw = new ArrayList<>();
+    labels.forEach(l -> raw.addAll(List.of(l.trim().split("\\s+"))));
+    raw.removeIf(String::isEmpty);
+    RunPolicy run = loaded.resolver().resolve(cadence, raw);
+    Optional<SuiteRunPlan.Shard> shard = partitionId == null ? Optional.empty()
+        : Optional.of(new SuiteRunPlan.Shard(partitionId, Objects.requireNonNull(partitionSize)));
+    SuiteRunPlan plan = registry.plan(Objects.requireNonNull(hw), Objects.requireNonNull(suite), run,
+        matchAllLabels, shard);
+    if (json) {
+      printJson(c, toJson(plan));
+    } else {
+      c.out().println("Policy: " + plan.policyLine());
+      c.out().println(plan.message());
+      for (String f : plan.enabled()) {
+        c.out().println("  run  " + f + " (timeout " + plan.timeouts().get(f) + " s)");
+      }
+      for (SkippedTest s : plan.skipped()) {
+        c.out().println("  skip " + s.file() + ": " + s.reason());
+      }
+      c.out().println("continue_on_error=" + plan.continueOnError() + " max_parallel=" + plan.maxParallel());
+    }
+    return 0;
   }
+
 
   static Map<String, Object> toJson(SuiteRunPlan plan) {
     Map<String, Object> m = new LinkedHashMap<>();

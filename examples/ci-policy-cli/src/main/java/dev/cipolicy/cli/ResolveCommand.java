@@ -1,8 +1,5 @@
 package dev.cipolicy.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.cipolicy.api.CiPolicyException;
 import dev.cipolicy.api.Warning;
 import dev.cipolicy.api.run.RunPolicy;
 import dev.cipolicy.api.run.ImmutableTriggerInput;
@@ -20,11 +17,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 /** {@code ci-policy resolve}: the policy job of the PR test workflow (SPEC §4). */
 @Command(
@@ -34,15 +29,7 @@ import picocli.CommandLine.ParentCommand;
         "Resolves the cadence and run policy of a workflow run and writes the GitHub Actions outputs.",
         "An absent flag falls back to the environment variable named in brackets."
     })
-final class ResolveCommand implements Callable<Integer> {
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
-  @ParentCommand
-  private @Nullable CiPolicyCli cli;
-
-  @Option(names = "--policy", required = true, paramLabel = "FILE", description = "The policy document (YAML or JSON).")
-  private @Nullable String policy;
-
+final class ResolveCommand extends PolicyCommand {
   @Option(names = "--event-name", paramLabel = "NAME", description = "The trigger event [EVENT_NAME].")
   private @Nullable String eventName;
 
@@ -68,58 +55,49 @@ final class ResolveCommand implements Callable<Integer> {
   private boolean json;
 
   @Override
-  public Integer call() {
-    CiPolicyCli c = java.util.Objects.requireNonNull(cli);
+  int run(CiPolicyCli c, LoadedPolicy loaded) throws IOException {
     Map<String, String> env = c.environment();
-    try {
-      LoadedPolicy loaded = Inputs.loadPolicy(c, java.util.Objects.requireNonNull(policy));
-      String event = Inputs.flagOrEnv(eventName, env, "EVENT_NAME").orElse("");
-      if (event.isEmpty() && Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").orElse("").isEmpty()) {
-        throw new Inputs.InputException("no event name: pass --event-name or set EVENT_NAME");
-      }
-      ImmutableTriggerInput.Builder input = TriggerInput.builder().eventName(event);
-      Inputs.flagOrEnv(schedule, env, "SCHEDULE").ifPresent(input::schedule);
-      Inputs.flagOrEnv(prLabelsJson, env, "PR_LABELS_JSON").ifPresent(input::prLabelsJson);
-      Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").ifPresent(input::cadenceOverride);
-      Optional<String> changedPath = Inputs.flagOrEnv(changedFiles, env, "CHANGED_FILES_PATH").filter(s -> !s.isEmpty());
-      Optional<byte[]> diff = changedPath.map(p -> Inputs.readBytes(c.resolvePath(p), "changed-files file"));
-      Optional<SuiteRegistry> registry = Optional.ofNullable(registrations)
-          .map(r -> Inputs.loadRegistry(c, loaded, r));
-      TriggerResolution resolution = loaded.resolver().resolve(input.build());
-      RunPolicy run = resolution.runPolicy();
-      boolean pullRequest = resolution.source() == TriggerResolution.Source.PULL_REQUEST_LABELS;
-      Optional<StageSelection> stages = registry.map(r -> StageSelector.of(r).select(pullRequest, run, diff));
-      if (pullRequest && registry.isEmpty() && diff.isPresent()) {
-        c.err().println("::warning::--changed-files without --registrations: nothing can be pruned (fail-open)");
-      }
-      List<String> skipped = stages.map(StageSelection::skippedStages).orElse(List.of());
-
-      String outputPath = Inputs.flagOrEnv(githubOutput, env, "GITHUB_OUTPUT").orElse("");
-      if (!outputPath.isEmpty()) {
-        Inputs.appendOutput(c.resolvePath(outputPath), GithubOutputs.outputLines(run, skipped));
-      }
-      for (Warning w : loaded.warnings()) {
-        c.err().println("::warning::" + w.message());
-      }
-      for (Warning w : resolution.warnings()) {
-        c.err().println("::warning::" + w.message());
-      }
-      if (json) {
-        Map<String, Object> out = toJson(resolution, skipped);
-        stages.ifPresent(s -> out.put("stages", stagesJson(s)));
-        c.out().println(JSON.writeValueAsString(out));
-      } else {
-        c.out().println(GithubOutputs.summaryLine(run, skipped));
-      }
-      return 0;
-    } catch (CiPolicyException e) {
-      c.err().println("::error::" + e.getMessage());
-      return CiPolicyCli.EXIT_ERROR;
-    } catch (IOException e) {
-      c.err().println("::error::" + Inputs.describe(e));
-      return CiPolicyCli.EXIT_ERROR;
+    String event = Inputs.flagOrEnv(eventName, env, "EVENT_NAME").orElse("");
+    if (event.isEmpty() && Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").orElse("").isEmpty()) {
+      throw new Inputs.InputException("no event name: pass --event-name or set EVENT_NAME");
     }
+    ImmutableTriggerInput.Builder input = TriggerInput.builder().eventName(event);
+    Inputs.flagOrEnv(schedule, env, "SCHEDULE").ifPresent(input::schedule);
+    Inputs.flagOrEnv(prLabelsJson, env, "PR_LABELS_JSON").ifPresent(input::prLabelsJson);
+    Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").ifPresent(input::cadenceOverride);
+    Optional<String> changedPath = Inputs.flagOrEnv(changedFiles, env, "CHANGED_FILES_PATH").filter(s -> !s.isEmpty());
+    Optional<byte[]> diff = changedPath.map(p -> Inputs.readBytes(c.resolvePath(p), "changed-files file"));
+    Optional<SuiteRegistry> registry = Optional.ofNullable(registrations)
+        .map(r -> Inputs.loadRegistry(c, loaded, r));
+    TriggerResolution resolution = loaded.resolver().resolve(input.build());
+    RunPolicy run = resolution.runPolicy();
+    boolean pullRequest = resolution.source() == TriggerResolution.Source.PULL_REQUEST_LABELS;
+    Optional<StageSelection> stages = registry.map(r -> StageSelector.of(r).select(pullRequest, run, diff));
+    if (pullRequest && registry.isEmpty() && diff.isPresent()) {
+      c.err().println("::warning::--changed-files without --registrations: nothing can be pruned (fail-open)");
+    }
+    List<String> skipped = stages.map(StageSelection::skippedStages).orElse(List.of());
+
+    String outputPath = Inputs.flagOrEnv(githubOutput, env, "GITHUB_OUTPUT").orElse("");
+    if (!outputPath.isEmpty()) {
+      Inputs.appendOutput(c.resolvePath(outputPath), GithubOutputs.outputLines(run, skipped));
+    }
+    for (Warning w : loaded.warnings()) {
+      c.err().println("::warning::" + w.message());
+    }
+    for (Warning w : resolution.warnings()) {
+      c.err().println("::warning::" + w.message());
+    }
+    if (json) {
+      Map<String, Object> out = toJson(resolution, skipped);
+      stages.ifPresent(s -> out.put("stages", stagesJson(s)));
+      printJson(c, out);
+    } else {
+      c.out().println(GithubOutputs.summaryLine(run, skipped));
+    }
+    return 0;
   }
+
 
   private static List<Object> stagesJson(StageSelection s) {
     List<Object> out = new ArrayList<>();
