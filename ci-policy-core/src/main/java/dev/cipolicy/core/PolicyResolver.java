@@ -123,6 +123,31 @@ public final class PolicyResolver {
   }
 
   /**
+   * Compares a workflow's schedule crons with the policy's schedule table (SPEC §2): every workflow
+   * cron needs an exact policy entry (otherwise every scheduled run fails), and every policy cron
+   * should appear in the workflow (otherwise its cadence never runs).
+   *
+   * @param workflowCrons the {@code on.schedule[*].cron} strings of the workflow, exactly as written
+   * @return the problems as warnings; empty when the two lists agree
+   */
+  public List<Warning> compareWorkflowCrons(List<String> workflowCrons) {
+    List<Warning> out = new ArrayList<>();
+    for (String cron : workflowCrons) {
+      if (!scheduleTable.containsKey(cron)) {
+        out.add(new Warning("workflow-cron-without-policy", "workflow cron '" + cron
+            + "' has no entry in the schedule table: No CI policy is defined for schedule: " + cron));
+      }
+    }
+    for (String cron : scheduleTable.keySet()) {
+      if (!workflowCrons.contains(cron)) {
+        out.add(new Warning("policy-cron-not-scheduled", "policy cron '" + cron + "' ("
+            + scheduleTable.get(cron).cadence() + ") is not scheduled by the workflow, so that cadence never runs"));
+      }
+    }
+    return out;
+  }
+
+  /**
    * Keeps the PR labels that are workflow labels or fully match {@code ^<prefix>[A-Za-z0-9][A-Za-z0-9_.-]*$},
    * in order, duplicates kept. Every kept label is shell-safe.
    *

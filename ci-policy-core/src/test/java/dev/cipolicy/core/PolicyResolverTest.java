@@ -73,6 +73,17 @@ class PolicyResolverTest {
       assertThat(resolver.schedule("0 15 * * 6").cadence()).isEqualTo("weekly");
     }
 
+    @Test
+    void aWorkflowsCronListIsComparedWithTheTableBothWays() {
+      assertThat(resolver.compareWorkflowCrons(List.of("0 15 * * 0-5", "0 15 * * 6"))).isEmpty();
+      assertThat(resolver.compareWorkflowCrons(List.of("0 15 * * 0-5", "0 15 * * *")))
+          .extracting(w -> w.code() + ": " + w.message()).containsExactly(
+              "workflow-cron-without-policy: workflow cron '0 15 * * *' has no entry in the schedule table: No CI"
+                  + " policy is defined for schedule: 0 15 * * *",
+              "policy-cron-not-scheduled: policy cron '0 15 * * 6' (weekly) is not scheduled by the workflow, so that"
+                  + " cadence never runs");
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {"0 15 * * *", "'0 15 * * 6 '", "' 0 15 * * 6'", "0 16 * * 6", "''"})
     void anUnknownCronIsAnErrorNeverADefault(String cron) {

@@ -4,6 +4,9 @@ import dev.cipolicy.api.Warning;
 import dev.cipolicy.api.policy.Policy;
 import dev.cipolicy.core.load.LoadedPolicy;
 import java.io.IOException;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Command;
 
 /** {@code ci-policy check}: loads a policy, runs the static checks and prints the warnings. */
@@ -12,11 +15,26 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     description = "Loads a policy document and runs its static checks (crons, overlaps, labels, suites).")
 final class CheckCommand extends PolicyCommand {
+  @Option(names = "--workflow", paramLabel = "FILE", description = "A GitHub Actions workflow whose on.schedule"
+      + " crons must match the policy's schedule table exactly (both ways); a mismatch exits 1.")
+  private @Nullable String workflow;
+
   @Override
   int run(CiPolicyCli c, LoadedPolicy loaded) throws IOException {
     Policy p = loaded.policy();
     for (Warning w : loaded.warnings()) {
       c.err().println("::warning::" + w.message());
+    }
+    if (workflow != null) {
+      List<String> crons = WorkflowCrons.read(workflow, Inputs.readText(c.resolvePath(workflow), "workflow file"));
+      List<Warning> mismatches = loaded.resolver().compareWorkflowCrons(crons);
+      for (Warning w : mismatches) {
+        c.err().println("::error::" + workflow + ": " + w.message());
+      }
+      if (!mismatches.isEmpty()) {
+        return CiPolicyCli.EXIT_ERROR;
+      }
+      c.out().println("Workflow " + workflow + " schedules " + crons.size() + " cron(s), each with a policy.");
     }
     long suites = p.backends().stream().mapToLong(b -> b.suites().size()).sum();
     c.out().println("Policy " + p.name() + " is valid: " + p.domainLabels().size() + " labels, "

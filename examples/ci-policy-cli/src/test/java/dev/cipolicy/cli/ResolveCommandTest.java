@@ -216,6 +216,22 @@ class ResolveCommandTest {
   }
 
   @Test
+  void checkComparesAWorkflowsCronsWithTheSchedule() throws Exception {
+    Result ok = run(Map.of(), "check", "--policy", POLICY, "--workflow", "examples/workflows/pr-test.yml");
+    assertThat(ok.code()).isZero();
+    assertThat(ok.out()).startsWith("Workflow examples/workflows/pr-test.yml schedules 2 cron(s), each with a policy.");
+    Path wf = tmp.resolve("wf.yml");
+    Files.writeString(wf, "on:\n  schedule:\n    - cron: '0 15 * * 0-5'\n");
+    Result missing = run(Map.of(), "check", "--policy", POLICY, "--workflow", wf.toString());
+    assertThat(missing.code()).isEqualTo(1);
+    assertThat(missing.err()).isEqualTo("::error::" + wf + ": policy cron '0 15 * * 6' (weekly) is not scheduled by the"
+        + " workflow, so that cadence never runs\n");
+    Files.writeString(wf, "on:\n  schedule: nightly\n");
+    assertThat(run(Map.of(), "check", "--policy", POLICY, "--workflow", wf.toString()).err())
+        .isEqualTo("::error::workflow " + wf + ": on.schedule must be a list of {cron: ...}\n");
+  }
+
+  @Test
   void checkValidatesThePolicy() {
     Result r = run(Map.of(), "check", "--policy", POLICY);
     assertThat(r.code()).isZero();
