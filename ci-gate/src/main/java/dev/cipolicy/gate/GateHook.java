@@ -1,5 +1,6 @@
 package dev.cipolicy.gate;
 
+import dev.cipolicy.api.CiPolicyException;
 import dev.cipolicy.api.InvalidGateException;
 import java.time.Clock;
 import java.time.Instant;
@@ -91,7 +92,8 @@ public final class GateHook {
     try {
       record = request.record().read();
     } catch (Exception e) {
-      record = MetricRecord.unreadable(e.getClass().getSimpleName() + ": " + e.getMessage());
+      record = MetricRecord.unreadable(e instanceof CiPolicyException ? e.getMessage()
+          : e.getClass().getSimpleName() + ": " + e.getMessage());
     }
     if (record == null) {
       record = MetricRecord.unreadable("the record source returned nothing");

@@ -52,7 +52,8 @@ public final class GateReport {
       }
     });
     List<String> parts = new ArrayList<>();
-    counts.forEach((f, n) -> parts.add(n + " " + f.name().toLowerCase(Locale.ROOT).replace('_', ' ')));
+    counts.forEach((f, n) -> parts.add(n + " " + f.name().toLowerCase(Locale.ROOT).replace('_', ' ')
+        + (n == 1 || f == Finding.OUT_OF_BAND ? "" : "s")));
     int proposals = result.proposals().size();
     if (proposals > 0) {
       parts.add(proposals + " level shift" + (proposals == 1 ? "" : "s") + " proposed");

@@ -1,7 +1,9 @@
 package dev.cipolicy.gate;
 
+import dev.cipolicy.gate.internal.Numbers;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -41,7 +43,19 @@ public record ReplayReport(GateRule rule, int evaluated, Map<GateStatus, Integer
    * @param finding what the out-of-band value means
    * @param evidence the model's evidence
    */
-  public record Alert(int index, RunId runId, Instant createdAt, Finding finding, Evidence evidence) {}
+  public record Alert(int index, RunId runId, Instant createdAt, Finding finding, Evidence evidence) {
+    /**
+     * The alert in words.
+     *
+     * @return e.g. {@code run 17 at 2026-11-20T15:00:00Z: 2.5 outside [0.2, 1.5] (regression)}
+     */
+    public String describe() {
+      return "run " + runId + " at " + createdAt + ": " + Numbers.human(evidence.value()) + " outside ["
+          + Numbers.human(evidence.lower().orElse(Double.NaN)) + ", "
+          + Numbers.human(evidence.upper().orElse(Double.NaN)) + "] ("
+          + finding.name().toLowerCase(Locale.ROOT).replace('_', ' ') + ")";
+    }
+  }
 
   /**
    * A level shift the rule would have proposed.
@@ -52,5 +66,15 @@ public record ReplayReport(GateRule rule, int evaluated, Map<GateStatus, Integer
    * @param toLevel the proposed level
    * @param accepted whether the replay accepted it (the rule's {@code acceptLevelShifts})
    */
-  public record Shift(int index, RunId runId, double fromLevel, double toLevel, boolean accepted) {}
+  public record Shift(int index, RunId runId, double fromLevel, double toLevel, boolean accepted) {
+    /**
+     * The proposal in words.
+     *
+     * @return e.g. {@code run 23: level 1 -> 2 (accepted)}
+     */
+    public String describe() {
+      return "run " + runId + ": level " + Numbers.human(fromLevel) + " -> " + Numbers.human(toLevel)
+          + (accepted ? " (accepted)" : "");
+    }
+  }
 }
