@@ -42,8 +42,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /**
- * {@code ci-policy gate}: the metric gate of one test file's run (SPEC §11). Prints the verdicts and the
- * step summary; in a baseline-writing run ({@code --write-baseline}) it also writes one baseline run into
+ * {@code ci-policy gate}: the metric gate of one test file's run (SPEC §11). Prints the verdict line and the
+ * step summary (to the step-summary file when one is set, else to standard output); in a baseline-writing run ({@code --write-baseline}) it also writes one baseline run into
  * the history. The exit code is 0 whatever the verdicts and whatever fails inside the gate — the gate
  * never changes a test's pass/fail; only unusable arguments (a policy, gate declarations or history file
  * that cannot be read) exit 1, and usage errors 2.
@@ -161,7 +161,7 @@ final class GateCommand implements Callable<Integer> {
       if (!summaryPath.isEmpty() && !outcome.stepSummary().isEmpty()) {
         Inputs.appendOutput(c.resolvePath(summaryPath), outcome.stepSummary());
       }
-      print(c, outcome);
+      print(c, outcome, summaryPath.isEmpty());
       return 0;
     } catch (CiPolicyException e) {
       c.err().println("::error::" + e.getMessage());
@@ -253,7 +253,7 @@ final class GateCommand implements Callable<Integer> {
     }
   }
 
-  private void print(CiPolicyCli c, HookOutcome o) {
+  private void print(CiPolicyCli c, HookOutcome o, boolean withSummary) {
     if (json) {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("action", o.action().name().toLowerCase(Locale.ROOT));
@@ -272,7 +272,7 @@ final class GateCommand implements Callable<Integer> {
     // the verdict line, then what the hook did; the per-coordinate detail is the step summary's table
     c.out().println(o.verdictLine());
     o.log().stream().filter(l -> !l.equals(o.verdictLine()) && !l.startsWith("  - ")).forEach(c.out()::println);
-    if (!o.stepSummary().isEmpty()) {
+    if (withSummary && !o.stepSummary().isEmpty()) {
       c.out().println();
       c.out().print(o.stepSummary());
     }

@@ -78,6 +78,8 @@ class GateCommandTest {
     Files.writeString(summary, "earlier\n");
     Result r = gate(Map.of("GITHUB_STEP_SUMMARY", summary.toString()), "examples/gate/pr-regression.json");
     assertThat(r.code()).isZero();
+    assertThat(r.out()).isEqualTo("[CI Gate][shadow] tests/e2e/test_fsdp_short.py: FAIL (6 coordinates: 3 PASS,"
+        + " 2 FAIL, 1 ERROR; 2 regressions; run untrusted)\n");
     assertThat(Files.readString(summary)).startsWith("earlier\n### CI Gate (shadow): `tests/e2e/test_fsdp_short.py`"
         + " — FAIL\n").endsWith("</details>\n\n");
   }
