@@ -86,14 +86,10 @@ public record CoordinateVerdict(String metricKey, String stepsKey, String constr
         boolean above = e.binding().orElseThrow() == Limit.UPPER;
         double limit = above ? e.upper().getAsDouble() : e.lower().getAsDouble();
         yield v + " is " + (above ? "above the upper" : "below the lower") + " limit " + Numbers.human(limit)
-            + " by " + Numbers.human(-e.margin().getAsDouble()) + " (" + findingText() + ")";
+            + " by " + Numbers.human(-e.margin().getAsDouble()) + " (" + finding.words() + ")";
       }
       default -> e.basis();
     };
-  }
-
-  private String findingText() {
-    return finding.name().toLowerCase(Locale.ROOT).replace('_', ' ');
   }
 
   /**
@@ -104,7 +100,7 @@ public record CoordinateVerdict(String metricKey, String stepsKey, String constr
    */
   public Explanation explanation() {
     String decision = metricKey + " step " + stepLabel() + ": " + status
-        + (finding == Finding.NONE ? "" : " (" + findingText() + ")");
+        + (finding == Finding.NONE ? "" : " (" + finding.words() + ")");
     List<Explanation.Reason> reasons = new ArrayList<>();
     if (error.isPresent()) {
       reasons.add(new Explanation.Reason("gate.select", error.get()));

@@ -4,7 +4,6 @@ import dev.cipolicy.gate.internal.Numbers;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /** Renders a {@link GateResult} for people: the one-line verdict and the Markdown step-summary block. */
@@ -52,7 +51,7 @@ public final class GateReport {
       }
     });
     List<String> parts = new ArrayList<>();
-    counts.forEach((f, n) -> parts.add(n + " " + f.name().toLowerCase(Locale.ROOT).replace('_', ' ')
+    counts.forEach((f, n) -> parts.add(n + " " + f.words()
         + (n == 1 || f == Finding.OUT_OF_BAND ? "" : "s")));
     int proposals = result.proposals().size();
     if (proposals > 0) {
@@ -106,7 +105,7 @@ public final class GateReport {
     sb.append("|---|---:|---|---:|---|---:|---|\n");
     for (CoordinateVerdict v : verdicts) {
       String status = v.status() + (v.finding() == Finding.NONE ? ""
-          : " " + v.finding().name().toLowerCase(Locale.ROOT).replace('_', ' '));
+          : " " + v.finding().words());
       String value = v.value().isPresent() ? Numbers.human(v.value().getAsDouble()) : "";
       String limits = v.evidence().filter(e -> e.lower().isPresent())
           .map(e -> "[" + Numbers.human(e.lower().getAsDouble()) + ", " + Numbers.human(e.upper().getAsDouble()) + "]")

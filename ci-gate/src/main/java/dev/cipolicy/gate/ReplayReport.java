@@ -3,7 +3,6 @@ package dev.cipolicy.gate;
 import dev.cipolicy.gate.internal.Numbers;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -53,7 +52,7 @@ public record ReplayReport(GateRule rule, int evaluated, Map<GateStatus, Integer
       return "run " + runId + " at " + createdAt + ": " + Numbers.human(evidence.value()) + " outside ["
           + Numbers.human(evidence.lower().orElse(Double.NaN)) + ", "
           + Numbers.human(evidence.upper().orElse(Double.NaN)) + "] ("
-          + finding.name().toLowerCase(Locale.ROOT).replace('_', ' ') + ")";
+          + finding.words() + ")";
     }
   }
 

@@ -1,12 +1,9 @@
 package dev.cipolicy.cli;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cipolicy.api.CiPolicyException;
@@ -47,44 +44,10 @@ import java.util.Optional;
 final class GateFiles {
   static final String HISTORY_FORMAT = "ci-policy-gate-history/1";
 
-  private static final ObjectMapper MAPPER = JsonMapper.builder()
-      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-      .build();
+  private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final ObjectMapper PRETTY = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private GateFiles() {}
-
-  /** The problem of a file that is not JSON, or not the expected JSON. */
-  static final class Unreadable extends CiPolicyException {
-    private static final long serialVersionUID = 1L;
-
-    Unreadable(String message) {
-      super(message);
-    }
-  }
-
-  static JsonNode parse(String file, String text) {
-    try (JsonParser p = MAPPER.createParser(text)) {
-      JsonNode root = MAPPER.readTree(p);
-      if (root == null || root.isMissingNode()) {
-        throw new Unreadable(file + ": the file is empty; expected JSON");
-      }
-      if (p.nextToken() != null) {
-        JsonLocation l = p.currentTokenLocation();
-        throw new Unreadable(file + ":" + l.getLineNr() + ":" + l.getColumnNr()
-            + ": malformed JSON: unexpected content after the end of the value");
-      }
-      return root;
-    } catch (JsonProcessingException e) {
-      JsonLocation l = e.getLocation();
-      String where = l == null ? "" : ":" + l.getLineNr() + ":" + l.getColumnNr();
-      String message = String.valueOf(e.getOriginalMessage());
-      int nl = message.indexOf('\n');
-      throw new Unreadable(file + where + ": malformed JSON: " + (nl < 0 ? message : message.substring(0, nl)).strip());
-    } catch (IOException e) {
-      throw new Unreadable(file + ": unreadable JSON: " + Inputs.describe(e));
-    }
-  }
 
   static String pretty(String compactJson) {
     try {
@@ -94,11 +57,11 @@ final class GateFiles {
     }
   }
 
-  /** Reads a record; throws {@link Unreadable} when the whole record cannot be used. */
+  /** Reads a record; throws when the whole record cannot be used, which makes every gate of the test ERROR. */
   static MetricRecord record(String file, String text) {
-    JsonNode root = parse(file, text);
+    JsonNode root = Inputs.parseJson(file, text);
     if (!root.isObject()) {
-      throw new Unreadable(file + ": expected an object from metric key to [[step, value], ...], found "
+      throw new Inputs.InputException(file + ": expected an object from metric key to [[step, value], ...], found "
           + describe(root));
     }
     Map<String, MetricSeries> metrics = new LinkedHashMap<>();
@@ -170,12 +133,7 @@ final class GateFiles {
 
   /** Reads a history file into a store; every problem is an {@link Inputs.InputException} naming the field. */
   static InMemoryMetricHistoryStore history(String file, String text) {
-    JsonNode root;
-    try {
-      root = parse(file, text);
-    } catch (Unreadable e) {
-      throw new Inputs.InputException(e.getMessage());
-    }
+    JsonNode root = Inputs.parseJson(file, text);
     Reader r = new Reader(file);
     r.object(root, "");
     String format = r.string(root, "format");
