@@ -17,7 +17,7 @@ import java.util.Set;
  * <pre>{@code
  * GateEvaluator gate = GateEvaluator.of(GateOptions.defaults());
  * GateResult result = gate.evaluate(series, specs, record, store);
- * WritePlan plan = gate.writePlan(result, provenance, Instant.now(clock));   // baseline-writing runs only
+ * WritePlan plan = gate.writePlan(result, provenance, clock.instant());   // baseline-writing runs only
  * }</pre>
  */
 public final class GateEvaluator {

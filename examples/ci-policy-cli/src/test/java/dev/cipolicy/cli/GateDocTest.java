@@ -26,36 +26,6 @@ class GateDocTest {
   private static final Path REPO = CliTestSupport.REPO;
   private static final Path DEMO = REPO.resolve("target/gate-demo");
 
-  private record Example(String command, String output) {}
-
-  private static List<Example> examples(List<String> lines) {
-    List<Example> out = new ArrayList<>();
-    boolean console = false;
-    String command = null;
-    StringBuilder output = new StringBuilder();
-    for (String line : lines) {
-      if (!console) {
-        console = line.equals("```console");
-        continue;
-      }
-      if (line.equals("```") || line.startsWith("$ ")) {
-        if (command != null) {
-          out.add(new Example(command, output.toString()));
-        }
-        command = null;
-        output.setLength(0);
-        if (line.equals("```")) {
-          console = false;
-          continue;
-        }
-        command = line.substring(2);
-        continue;
-      }
-      output.append(line).append('\n');
-    }
-    return out;
-  }
-
   private static void deleteDemo() throws IOException {
     if (Files.exists(DEMO)) {
       try (Stream<Path> files = Files.walk(DEMO)) {
@@ -68,10 +38,11 @@ class GateDocTest {
 
   @Test
   void everyConsoleExampleIsRealOutputInDocumentOrder() throws Exception {
-    List<Example> examples = examples(Files.readAllLines(REPO.resolve("docs/gate.md")));
+    List<ConsoleTranscripts.Example> examples =
+        ConsoleTranscripts.of(Files.readAllLines(REPO.resolve("docs/gate.md")));
     assertThat(examples).hasSizeGreaterThanOrEqualTo(15);
     deleteDemo();
-    for (Example e : examples) {
+    for (ConsoleTranscripts.Example e : examples) {
       assertThat(e.command()).startsWith("./ci-policy ");
       String[] args = e.command().substring("./ci-policy ".length()).split(" ");
       ByteArrayOutputStream out = new ByteArrayOutputStream();
