@@ -35,6 +35,9 @@ class ArchitectureTest {
   void importsTheMainClassesOfEveryModuleAndNoTestClasses() {
     assertThat(production.contain("dev.cipolicy.api.policy.Policy")).as("ci-policy-api imported").isTrue();
     assertThat(production.contain("dev.cipolicy.core.PolicyResolver")).as("ci-policy-core imported").isTrue();
+    assertThat(production.contain("dev.cipolicy.gate.GateEvaluator")).as("ci-gate imported").isTrue();
+    assertThat(production.contain("dev.cipolicy.gate.tck.MetricHistoryStoreCompatibilityKit"))
+        .as("ci-gate-tck imported").isTrue();
     assertThat(production.contain("dev.cipolicy.cli.CiPolicyCli")).as("ci-policy-cli imported").isTrue();
     assertThat(production.stream().map(JavaClass::getName)).noneMatch(name -> name.startsWith(ROOT + ".architecture."));
     assertThat(production.stream().flatMap(javaClass -> javaClass.getSource().stream()))

@@ -87,6 +87,7 @@ final class PolicyChecker {
     checkRetry();
     checkTimeoutsAndFileRun();
     ConcurrencyChecks.check(policy, this::problem);
+    GateChecks.check(policy, this::problem);
     policy.containerImageRepository().ifPresent(repo -> {
       if (!Names.IMAGE_REPOSITORY.matcher(repo).matches()) {
         problem("container_image.repository", "'" + repo

@@ -1,5 +1,6 @@
 package dev.cipolicy.api.internal;
 
+import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
 
@@ -9,7 +10,9 @@ public final class Json {
 
   /**
    * Renders a value tree of {@link Map} (with {@link String} keys), {@link List}, {@link String},
-   * {@link Number} and {@link Boolean} as compact JSON.
+   * {@link Integer}, {@link Long}, {@link Double} and {@link Boolean} as compact JSON. A finite double is
+   * written in its {@linkplain #number(double) canonical form}; a non-finite one as the string
+   * {@code "NaN"}, {@code "Infinity"} or {@code "-Infinity"}.
    *
    * @param value the tree to render
    * @return compact JSON text
@@ -25,6 +28,12 @@ public final class Json {
       quote(s, out);
     } else if (value instanceof Boolean || value instanceof Integer || value instanceof Long) {
       out.append(value);
+    } else if (value instanceof Double d) {
+      if (Double.isFinite(d)) {
+        out.append(number(d));
+      } else {
+        quote(d.toString(), out);
+      }
     } else if (value instanceof Map<?, ?> map) {
       out.append('{');
       boolean first = true;
@@ -50,6 +59,28 @@ public final class Json {
     } else {
       throw new IllegalArgumentException("cannot render " + value.getClass().getName() + " as JSON");
     }
+  }
+
+  /**
+   * The canonical decimal text of a finite double: the digits of {@link Double#toString(double)} (which
+   * read back as the same double), without trailing zeros or a trailing point, in plain notation for magnitudes from
+   * {@code 1e-7} to below {@code 1e21} and in scientific notation ({@code 1E+21}) outside.
+   *
+   * @param d a finite number
+   * @return e.g. {@code 0.5} for {@code .5} and {@code 0.50}, {@code 1} for {@code 1.0}, {@code 0} for
+   *     {@code -0.0}
+   * @throws IllegalArgumentException when {@code d} is NaN or infinite
+   */
+  public static String number(double d) {
+    if (!Double.isFinite(d)) {
+      throw new IllegalArgumentException("not a finite number: " + d);
+    }
+    if (d == 0) {
+      return "0";
+    }
+    BigDecimal b = new BigDecimal(Double.toString(d)).stripTrailingZeros();
+    double magnitude = Math.abs(d);
+    return magnitude >= 1e-7 && magnitude < 1e21 ? b.toPlainString() : b.toString();
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.cipolicy.api.policy;
 
 import dev.cipolicy.api.concurrency.WorkflowConcurrency;
+import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.api.internal.ValueStyle;
 import java.util.List;
 import java.util.Optional;
@@ -145,6 +146,14 @@ public abstract class Policy {
    * @return the workflows; empty when the policy declares none
    */
   public abstract List<WorkflowConcurrency> workflows();
+
+  /**
+   * The gate defaults table (SPEC §11): steps, constraint and better direction for common metrics, in
+   * declaration order. A test's gate takes what it does not declare from the entry of its metric.
+   *
+   * @return the defaults; empty when the policy declares none
+   */
+  public abstract List<GateDeclaration> gateDefaults();
 
   /**
    * The names of the known domain labels, in declaration order.

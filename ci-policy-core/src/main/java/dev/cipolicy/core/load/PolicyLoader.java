@@ -47,7 +47,7 @@ public final class PolicyLoader {
   private static final Set<String> ROOT_FIELDS = Set.of(
       "policy_version", "name", "label_prefix", "labels", "workflow_labels", "cadences", "events",
       "schedules", "scopes", "hosts", "backends", "container_image", "pr_stages", "non_gpu_paths", "retry",
-      "timeouts", "file_run", WorkflowsSection.FIELD);
+      "timeouts", "file_run", WorkflowsSection.FIELD, GatesSection.FIELD);
 
   private PolicyLoader() {}
 
@@ -154,6 +154,7 @@ public final class PolicyLoader {
     b.addAllPrStages(root.stringList("pr_stages"));
     b.addAllNonGpuPaths(root.stringList("non_gpu_paths"));
     WorkflowsSection.read(r, root, b);
+    GatesSection.read(r, root, b);
     return r.problems().isEmpty() ? Optional.of(b.build()) : Optional.empty();
   }
 

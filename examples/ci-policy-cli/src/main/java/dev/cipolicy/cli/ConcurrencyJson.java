@@ -1,18 +1,12 @@
 package dev.cipolicy.cli;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.cipolicy.api.InvalidInputException;
 import dev.cipolicy.api.concurrency.ConcurrencyEvent;
 import dev.cipolicy.api.concurrency.ConcurrencyEventType;
 import dev.cipolicy.api.concurrency.ImmutableConcurrencyEvent;
 import dev.cipolicy.api.concurrency.ImmutableInFlightRun;
 import dev.cipolicy.api.concurrency.InFlightRun;
-import java.io.IOException;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -37,10 +31,6 @@ final class ConcurrencyJson {
   static final Set<String> EVENT_FIELDS =
       Set.of("type", "workflow", "pr_number", "cron", "release_ref", "run_id", "label");
   static final Set<String> RUN_FIELDS = Set.of("run_id", "workflow", "pr_number", "cron", "release_ref");
-
-  private static final ObjectMapper MAPPER = JsonMapper.builder()
-      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-      .build();
 
   private ConcurrencyJson() {}
 
@@ -102,27 +92,7 @@ final class ConcurrencyJson {
     }
 
     JsonNode parse(String text) {
-      try (JsonParser p = MAPPER.createParser(text)) {
-        JsonNode root = MAPPER.readTree(p);
-        if (root == null || root.isMissingNode()) {
-          throw new Inputs.InputException(file + ": the file is empty; expected JSON");
-        }
-        if (p.nextToken() != null) {
-          JsonLocation l = p.currentTokenLocation();
-          throw new Inputs.InputException(file + ":" + l.getLineNr() + ":" + l.getColumnNr()
-              + ": malformed JSON: unexpected content after the end of the value");
-        }
-        return root;
-      } catch (JsonProcessingException e) {
-        JsonLocation l = e.getLocation();
-        String where = l == null ? "" : ":" + l.getLineNr() + ":" + l.getColumnNr();
-        String message = String.valueOf(e.getOriginalMessage());
-        int nl = message.indexOf('\n');
-        throw new Inputs.InputException(file + where + ": malformed JSON: "
-            + (nl < 0 ? message : message.substring(0, nl)).strip());
-      } catch (IOException e) {
-        throw new Inputs.InputException(file + ": unreadable JSON: " + Inputs.describe(e));
-      }
+      return Inputs.parseJson(file, text);
     }
 
     Inputs.InputException error(String path, String message) {

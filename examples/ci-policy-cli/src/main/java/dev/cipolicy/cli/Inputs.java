@@ -1,5 +1,11 @@
 package dev.cipolicy.cli;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.cipolicy.api.CiPolicyException;
 import dev.cipolicy.core.SuiteRegistry;
 import dev.cipolicy.core.load.LoadedPolicy;
@@ -70,6 +76,38 @@ final class Inputs {
           java.nio.file.StandardOpenOption.APPEND, java.nio.file.StandardOpenOption.WRITE);
     } catch (IOException e) {
       throw new InputException("cannot append to output file " + file + ": " + describe(e));
+    }
+  }
+
+  private static final ObjectMapper JSON = JsonMapper.builder()
+      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+      .build();
+
+  /**
+   * Parses one JSON value; duplicate keys, trailing content and an empty file are errors naming the file,
+   * line and column.
+   */
+  static JsonNode parseJson(String file, String text) {
+    try (JsonParser p = JSON.createParser(text)) {
+      JsonNode root = JSON.readTree(p);
+      if (root == null || root.isMissingNode()) {
+        throw new InputException(file + ": the file is empty; expected JSON");
+      }
+      if (p.nextToken() != null) {
+        JsonLocation l = p.currentTokenLocation();
+        throw new InputException(file + ":" + l.getLineNr() + ":" + l.getColumnNr()
+            + ": malformed JSON: unexpected content after the end of the value");
+      }
+      return root;
+    } catch (JsonProcessingException e) {
+      JsonLocation l = e.getLocation();
+      String where = l == null ? "" : ":" + l.getLineNr() + ":" + l.getColumnNr();
+      String message = String.valueOf(e.getOriginalMessage());
+      int nl = message.indexOf('\n');
+      throw new InputException(file + where + ": malformed JSON: "
+          + (nl < 0 ? message : message.substring(0, nl)).strip());
+    } catch (IOException e) {
+      throw new InputException(file + ": unreadable JSON: " + describe(e));
     }
   }
 

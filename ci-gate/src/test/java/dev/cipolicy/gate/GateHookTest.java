@@ -1,0 +1,141 @@
+package dev.cipolicy.gate;
+
+import static dev.cipolicy.gate.Fixtures.GRAD_ALL;
+import static dev.cipolicy.gate.Fixtures.SERIES;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cipolicy.api.gate.GateConstraint;
+import dev.cipolicy.api.gate.GateDeclaration;
+import dev.cipolicy.api.gate.GateSteps;
+import dev.cipolicy.gate.memory.InMemoryMetricHistoryStore;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The host hook: baseline-writing and shadow modes, and failures reported as values. */
+class GateHookTest {
+  private static final Clock CLOCK = Clock.fixed(Fixtures.T0, ZoneOffset.UTC);
+  private static final List<GateDeclaration> DECLARED = List.of(GateDeclaration.builder().metricKey("train/grad_norm")
+      .build());
+  private final InMemoryMetricHistoryStore store = new InMemoryMetricHistoryStore();
+
+  private HookOutcome run(MetricHistoryStore s, List<GateDeclaration> declared, RecordSource record, GateMode mode) {
+    return GateHook.of(s, GateEvaluator.of(GateOptions.reference()), CLOCK).run(new HookRequest(SERIES, declared,
+        Gates.referenceDefaults(), record, mode, Provenance.of("9001", "abc123", "nightly"), false));
+  }
+
+  @Test
+  void aBaselineRunWritesOneSamplePerCoordinate() {
+    HookOutcome o = run(store, DECLARED, () -> Fixtures.record("train/grad_norm", 1, 2, 3), GateMode.BASELINE);
+    assertThat(o.action()).isEqualTo(HookAction.WROTE_BASELINE);
+    assertThat(o.runId()).hasValue(new RunId(1));
+    assertThat(o.samplesWritten()).isEqualTo(3);
+    assertThat(o.log()).containsExactly("[CI Gate][baseline] tests/e2e/test_fsdp_short.py: wrote baseline");
+    InMemoryMetricHistoryStore.StoredRun run = store.snapshot().runs().get(0);
+    assertThat(run.run().createdAt()).isEqualTo(Fixtures.T0);
+    assertThat(run.run().trusted()).isTrue();
+    assertThat(run.run().provenance()).isEqualTo(Provenance.of("9001", "abc123", "nightly"));
+  }
+
+  @Test
+  void aBaselineRunWithoutGatesWritesNothing() {
+    HookOutcome o = run(store, List.of(), () -> Fixtures.record("train/grad_norm", 1), GateMode.BASELINE);
+    assertThat(o.action()).isEqualTo(HookAction.NO_GATE_DECLARED);
+    assertThat(o.log()).containsExactly(
+        "[CI Gate][baseline] tests/e2e/test_fsdp_short.py: no gate declared; skipping write");
+    assertThat(store.snapshot().runs()).isEmpty();
+  }
+
+  @Test
+  void aShadowRunReportsAndNeverWrites() {
+    Fixtures.write(store, SERIES, List.of(Coordinate.of(GRAD_ALL, 0), Coordinate.of(GRAD_ALL, 1)), 0, 1, 1);
+    HookOutcome o = run(store, DECLARED, () -> Fixtures.record("train/grad_norm", 1.2, 7), GateMode.SHADOW);
+    assertThat(o.action()).isEqualTo(HookAction.SHADOW_REPORTED);
+    assertThat(o.verdictLine()).isEqualTo("[CI Gate][shadow] tests/e2e/test_fsdp_short.py: FAIL (2 coordinates:"
+        + " 1 PASS, 1 FAIL; 1 regression; run untrusted)");
+    assertThat(o.log()).containsExactly(o.verdictLine(),
+        "  - train/grad_norm (step=0): PASS: 1.2 is within [0.2, 1.5]",
+        "  - train/grad_norm (step=1): FAIL: 7 is above the upper limit 1.5 by 5.5 (regression)");
+    assertThat(o.stepSummary()).startsWith("### CI Gate (shadow): `tests/e2e/test_fsdp_short.py` — FAIL\n");
+    assertThat(store.snapshot().runs()).hasSize(2);
+  }
+
+  @Test
+  void anUnreadableRecordIsReportedAsErrors() {
+    HookOutcome o = run(store, DECLARED, () -> {
+      throw new IOException("no such file");
+    }, GateMode.SHADOW);
+    assertThat(o.action()).isEqualTo(HookAction.SHADOW_REPORTED);
+    assertThat(o.log()).contains("  - train/grad_norm (step=-): ERROR: the record is unreadable: IOException: no such"
+        + " file");
+  }
+
+  @Test
+  void invalidDeclarationsAreReportedNotThrown() {
+    GateDeclaration bad = GateDeclaration.builder().metricKey("m").steps(GateSteps.all())
+        .constraint(GateConstraint.builder().relUp(-1).relDown(1).build()).build();
+    HookOutcome o = run(store, List.of(bad), () -> Fixtures.record("m", 1), GateMode.BASELINE);
+    assertThat(o.action()).isEqualTo(HookAction.FAILED);
+    assertThat(o.failure()).hasValue("Invalid gate declarations: gates[0].constraint.rel_up: rel_up must be >= 0,"
+        + " got -1");
+    assertThat(store.snapshot().runs()).isEmpty();
+  }
+
+  @Test
+  void aFailingStoreIsReportedNotThrown() {
+    MetricHistoryStore broken = new BrokenStore();
+    HookOutcome o = run(broken, DECLARED, () -> Fixtures.record("train/grad_norm", 1), GateMode.BASELINE);
+    assertThat(o.action()).isEqualTo(HookAction.FAILED);
+    assertThat(o.log()).containsExactly("[CI Gate] hook failed for tests/e2e/test_fsdp_short.py: "
+        + "IllegalStateException: database is down");
+  }
+
+  @Test
+  void evenAnErrorInsideIsReportedNotThrown() {
+    HookOutcome o = run(store, DECLARED, () -> {
+      throw new StackOverflowError("deep");
+    }, GateMode.SHADOW);
+    assertThat(o.action()).isEqualTo(HookAction.FAILED);
+    assertThat(o.failure()).hasValue("StackOverflowError: deep");
+    assertThat(GateHook.of(store, GateEvaluator.of(GateOptions.defaults()), CLOCK).run(null).action())
+        .isEqualTo(HookAction.FAILED);
+  }
+
+  /** A store whose every call fails. */
+  static final class BrokenStore implements MetricHistoryStore {
+    @Override
+    public Map<Coordinate, CoordinateHistory> read(SeriesKey series, Set<Coordinate> coordinates, int trustedLimit,
+        int recentLimit) {
+      throw new IllegalStateException("database is down");
+    }
+
+    @Override
+    public RunId write(RunRecord run) {
+      throw new IllegalStateException("database is down");
+    }
+
+    @Override
+    public RevocationResult revoke(Revocation revocation) {
+      throw new IllegalStateException("database is down");
+    }
+
+    @Override
+    public int acceptLevelShift(SeriesKey series, Coordinate coordinate, List<RunId> runs) {
+      throw new IllegalStateException("database is down");
+    }
+
+    @Override
+    public List<HistorySample> history(SeriesKey series, Coordinate coordinate) {
+      throw new IllegalStateException("database is down");
+    }
+
+    @Override
+    public List<Coordinate> coordinates(SeriesKey series) {
+      throw new IllegalStateException("database is down");
+    }
+  }
+}

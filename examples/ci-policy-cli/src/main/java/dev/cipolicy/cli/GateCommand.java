@@ -1,0 +1,280 @@
+package dev.cipolicy.cli;
+
+import dev.cipolicy.api.CiPolicyException;
+import dev.cipolicy.api.gate.GateDeclaration;
+import dev.cipolicy.api.internal.Json;
+import dev.cipolicy.api.suite.Registration;
+import dev.cipolicy.core.load.GateDeclarationsLoader;
+import dev.cipolicy.core.load.LoadedPolicy;
+import dev.cipolicy.gate.GateEvaluator;
+import dev.cipolicy.gate.GateHook;
+import dev.cipolicy.gate.GateMode;
+import dev.cipolicy.gate.GateModel;
+import dev.cipolicy.gate.GateOptions;
+import dev.cipolicy.gate.HookAction;
+import dev.cipolicy.gate.HookOutcome;
+import dev.cipolicy.gate.HookRequest;
+import dev.cipolicy.gate.ImmutableGateOptions;
+import dev.cipolicy.gate.Provenance;
+import dev.cipolicy.gate.SeriesKey;
+import dev.cipolicy.gate.TrustMode;
+import dev.cipolicy.gate.memory.InMemoryMetricHistoryStore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code ci-policy gate}: the metric gate of one test file's run (SPEC §11). Prints the verdict line and the
+ * step summary (to the step-summary file when one is set, else to standard output); in a baseline-writing run ({@code --write-baseline}) it also writes one baseline run into
+ * the history. The exit code is 0 whatever the verdicts and whatever fails inside the gate — the gate
+ * never changes a test's pass/fail; only unusable arguments (a policy, gate declarations or history file
+ * that cannot be read) exit 1, and usage errors 2.
+ */
+@Command(
+    name = "gate",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Judges a test run's metric record against the trusted baseline history (SPEC §11).",
+        "Record JSON: {\"train/grad_norm\": [[0, 1.02], [1, 0.97]], \"rollout/raw_reward\": [[0, \"NaN\"]]}.",
+        "Exit code 0 whatever the verdicts; 1 only when the policy, gates or history file is unusable."
+    })
+final class GateCommand implements Callable<Integer> {
+
+  @ParentCommand
+  private @Nullable CiPolicyCli cli;
+
+  @Option(names = "--policy", required = true, paramLabel = "FILE", description = "The policy document (gates.defaults).")
+  private @Nullable String policy;
+
+  @Option(names = "--test-file", required = true, paramLabel = "PATH", description = "The test file, e.g. tests/e2e/test_a.py.")
+  private @Nullable String testFile;
+
+  @Option(names = "--record", required = true, paramLabel = "FILE", description = "The test's metric record (JSON).")
+  private @Nullable String record;
+
+  @Option(names = "--gates", paramLabel = "FILE",
+      description = "Gate declarations per test file (YAML/JSON); a test not listed declares no gate.")
+  private @Nullable String gates;
+
+  @Option(names = "--hw", paramLabel = "BACKEND", description = "The backend of the series.")
+  private @Nullable String hw;
+
+  @Option(names = "--suite", paramLabel = "SUITE", description = "The suite of the series.")
+  private @Nullable String suite;
+
+  @Option(names = "--registrations", paramLabel = "FILE",
+      description = "The registration manifest; gives --hw and --suite when the test file has one registration.")
+  private @Nullable String registrations;
+
+  @Option(names = "--history", paramLabel = "FILE",
+      description = "The history of the memory store (JSON); created by the first baseline write.")
+  private @Nullable String history;
+
+  @Option(names = "--history-store", defaultValue = "memory", paramLabel = "KIND",
+      description = "Where history lives: memory (default; persisted in --history).")
+  private String historyStore = "memory";
+
+  @Option(names = "--write-baseline", description = "A baseline-writing run (nightly, weekly); else shadow.")
+  private boolean writeBaseline;
+
+  @Option(names = "--accept-level-shifts", description = "In a baseline-writing run, accept the level shifts it proposes.")
+  private boolean acceptLevelShifts;
+
+  @Option(names = "--model", defaultValue = "band", paramLabel = "MODEL",
+      description = "The deciding model: band (default), median-mad, iqr-fence, adjacent-delta.")
+  private String model = "band";
+
+  @Option(names = "--advisory", paramLabel = "MODEL", description = "A model reported beside the deciding one.")
+  private List<String> advisories = new ArrayList<>();
+
+  @Option(names = "--trust", defaultValue = "per-coordinate", paramLabel = "MODE",
+      description = "How baseline samples are trusted: per-coordinate (default) or per-run (the reference).")
+  private String trust = "per-coordinate";
+
+  @Option(names = "--level-shift-after", defaultValue = "3", paramLabel = "K",
+      description = "Agreeing out-of-band values that propose a level shift; 0 turns quarantine off.")
+  private int levelShiftAfter = 3;
+
+  @Option(names = "--ci-run-id", paramLabel = "ID", description = "The CI run id stored with a baseline [GITHUB_RUN_ID].")
+  private @Nullable String ciRunId;
+
+  @Option(names = "--commit", paramLabel = "SHA", description = "The commit stored with a baseline [GITHUB_SHA].")
+  private @Nullable String commit;
+
+  @Option(names = "--cadence", paramLabel = "CADENCE", description = "The cadence stored with a baseline.")
+  private @Nullable String cadence;
+
+  @Option(names = "--created-at", paramLabel = "INSTANT", description = "The baseline's time (default: now), e.g. 2026-11-29T15:00:00Z.")
+  private @Nullable String createdAt;
+
+  @Option(names = "--step-summary", paramLabel = "FILE", description = "Appends the step summary to this file [GITHUB_STEP_SUMMARY].")
+  private @Nullable String stepSummary;
+
+  @Option(names = "--json", description = "Print one JSON object: the hook's outcome and every verdict with its evidence.")
+  private boolean json;
+
+  @Override
+  public Integer call() {
+    CiPolicyCli c = Objects.requireNonNull(cli);
+    Map<String, String> env = c.environment();
+    try {
+      GateOptions options = options();
+      LoadedPolicy loaded = Inputs.loadPolicy(c, Objects.requireNonNull(policy));
+      String test = Objects.requireNonNull(testFile);
+      List<GateDeclaration> declared = declarations(c, test);
+      SeriesKey series = series(c, loaded, test);
+      Optional<Path> historyPath = Optional.ofNullable(history).map(c::resolvePath);
+      InMemoryMetricHistoryStore store = loadHistory(historyPath, history);
+      Clock clock = createdAt == null ? Clock.systemUTC() : Clock.fixed(instant(createdAt), ZoneOffset.UTC);
+      Provenance provenance = new Provenance(Inputs.flagOrEnv(ciRunId, env, "GITHUB_RUN_ID"),
+          Inputs.flagOrEnv(commit, env, "GITHUB_SHA"), Optional.ofNullable(cadence));
+      String recordFlag = Objects.requireNonNull(record);
+      Path recordPath = c.resolvePath(recordFlag);
+      HookOutcome outcome = GateHook.of(store, GateEvaluator.of(options), clock).run(new HookRequest(series, declared,
+          loaded.policy().gateDefaults(), () -> GateFiles.record(recordFlag, Inputs.readText(recordPath, "record file")),
+          writeBaseline ? GateMode.BASELINE : GateMode.SHADOW, provenance, acceptLevelShifts));
+      if (outcome.action() == HookAction.WROTE_BASELINE && historyPath.isPresent()) {
+        save(historyPath.get(), GateFiles.history(store));
+      }
+      if (outcome.action() == HookAction.WROTE_BASELINE && historyPath.isEmpty()) {
+        c.err().println("::warning::--write-baseline without --history: the baseline was written to memory only");
+      }
+      String summaryPath = Inputs.flagOrEnv(stepSummary, env, "GITHUB_STEP_SUMMARY").orElse("");
+      if (!summaryPath.isEmpty() && !outcome.stepSummary().isEmpty()) {
+        Inputs.appendOutput(c.resolvePath(summaryPath), outcome.stepSummary());
+      }
+      print(c, outcome, summaryPath.isEmpty());
+      return 0;
+    } catch (CiPolicyException e) {
+      c.err().println("::error::" + e.getMessage());
+      return CiPolicyCli.EXIT_ERROR;
+    }
+  }
+
+  private GateOptions options() {
+    if (!historyStore.equals("memory")) {
+      throw new Inputs.InputException("--history-store " + historyStore + " is not available in this build;"
+          + " expected memory (the PostgreSQL store is not part of ci-policy-cli yet)");
+    }
+    ImmutableGateOptions.Builder b = GateOptions.builder().model(model(model));
+    advisories.forEach(a -> b.addAdvisories(model(a)));
+    b.trust(switch (trust) {
+      case "per-coordinate" -> TrustMode.PER_COORDINATE;
+      case "per-run" -> TrustMode.PER_RUN;
+      default -> throw new Inputs.InputException("unknown --trust '" + trust + "'; expected per-coordinate or per-run");
+    });
+    if (levelShiftAfter < 0 || levelShiftAfter == 1) {
+      throw new Inputs.InputException("--level-shift-after must be 0 (off) or at least 2, got " + levelShiftAfter);
+    }
+    return b.levelShiftAfter(levelShiftAfter).build();
+  }
+
+  static GateModel model(String name) {
+    return GateModel.named(name).orElseThrow(() -> new Inputs.InputException("unknown model '" + name
+        + "'; expected one of " + GateModel.defaults().stream().map(GateModel::name).toList()));
+  }
+
+  static Instant instant(String text) {
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      throw new Inputs.InputException("--created-at: expected an ISO-8601 instant such as 2026-11-29T15:00:00Z, found '"
+          + text + "'");
+    }
+  }
+
+  private List<GateDeclaration> declarations(CiPolicyCli c, String test) {
+    if (gates == null) {
+      return List.of();
+    }
+    Map<String, List<GateDeclaration>> all = GateDeclarationsLoader.load(gates,
+        Inputs.readText(c.resolvePath(gates), "gates file"));
+    return all.getOrDefault(test, List.of());
+  }
+
+  /** The series from --hw/--suite, else from the test file's only registration. */
+  static SeriesKey series(CiPolicyCli c, LoadedPolicy loaded, String test, @Nullable String hw, @Nullable String suite,
+      @Nullable String registrations) {
+    if (hw != null && suite != null) {
+      return new SeriesKey(test, hw, suite);
+    }
+    if (hw != null || suite != null) {
+      throw new Inputs.InputException("--hw and --suite go together");
+    }
+    if (registrations == null) {
+      throw new Inputs.InputException("the series needs --hw and --suite, or --registrations to look them up");
+    }
+    List<Registration> regs = Inputs.loadRegistry(c, loaded, registrations).registrationsOf(test);
+    if (regs.size() != 1) {
+      throw new Inputs.InputException("test file " + test + " has " + regs.size() + " registrations in "
+          + registrations + "; pass --hw and --suite");
+    }
+    return new SeriesKey(test, regs.get(0).backend(), regs.get(0).suite());
+  }
+
+  private SeriesKey series(CiPolicyCli c, LoadedPolicy loaded, String test) {
+    return series(c, loaded, test, hw, suite, registrations);
+  }
+
+  static InMemoryMetricHistoryStore loadHistory(Optional<Path> path, @Nullable String flag) {
+    if (path.isEmpty() || !Files.exists(path.get())) {
+      return new InMemoryMetricHistoryStore();
+    }
+    return GateFiles.history(Objects.requireNonNull(flag), Inputs.readText(path.get(), "history file"));
+  }
+
+  static void save(Path path, String text) {
+    try {
+      Path dir = path.toAbsolutePath().getParent();
+      Files.createDirectories(dir);
+      Path tmp = Files.createTempFile(dir, ".history", ".tmp");
+      Files.writeString(tmp, text, StandardCharsets.UTF_8);
+      Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new Inputs.InputException("cannot write history file " + path + ": " + Inputs.describe(e));
+    }
+  }
+
+  private void print(CiPolicyCli c, HookOutcome o, boolean withSummary) {
+    if (json) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("action", o.action().name().toLowerCase(Locale.ROOT));
+      m.put("mode", o.mode().tag());
+      o.runId().ifPresent(r -> m.put("run_id", r.value()));
+      m.put("samples_written", o.samplesWritten());
+      m.put("level_shifts_accepted", o.levelShiftsAccepted());
+      m.put("verdict_line", o.verdictLine());
+      o.failure().ifPresent(f -> m.put("failure", f));
+      m.put("log", o.log());
+      o.result().ifPresent(r -> m.put("result", r.toMap()));
+      m.put("step_summary", o.stepSummary());
+      c.out().println(GateFiles.pretty(Json.write(m)));
+      return;
+    }
+    // the verdict line, then what the hook did; the per-coordinate detail is the step summary's table
+    c.out().println(o.verdictLine());
+    o.log().stream().filter(l -> !l.equals(o.verdictLine()) && !l.startsWith("  - ")).forEach(c.out()::println);
+    if (withSummary && !o.stepSummary().isEmpty()) {
+      c.out().println();
+      c.out().print(o.stepSummary());
+    }
+  }
+}

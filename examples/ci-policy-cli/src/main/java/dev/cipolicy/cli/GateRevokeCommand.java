@@ -1,0 +1,73 @@
+package dev.cipolicy.cli;
+
+import dev.cipolicy.api.CiPolicyException;
+import dev.cipolicy.gate.Revocation;
+import dev.cipolicy.gate.RevocationResult;
+import dev.cipolicy.gate.RunId;
+import dev.cipolicy.gate.memory.InMemoryMetricHistoryStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code ci-policy gate-revoke}: marks stored baseline runs untrusted by exactly one of run id, CI run id or
+ * commit (SPEC §11). Idempotent; prints what it matched and changed.
+ */
+@Command(
+    name = "gate-revoke",
+    mixinStandardHelpOptions = true,
+    description = "Marks baseline runs untrusted by exactly one of --run-id, --ci-run-id or --commit (idempotent).")
+final class GateRevokeCommand implements Callable<Integer> {
+
+  @ParentCommand
+  private @Nullable CiPolicyCli cli;
+
+  @Option(names = "--history", required = true, paramLabel = "FILE", description = "The history file of the memory store.")
+  private @Nullable String history;
+
+  @Option(names = "--run-id", paramLabel = "N", description = "A stored run id.")
+  private @Nullable Long runId;
+
+  @Option(names = "--ci-run-id", paramLabel = "ID", description = "Every run written by this CI run.")
+  private @Nullable String ciRunId;
+
+  @Option(names = "--commit", paramLabel = "SHA", description = "Every run of this commit.")
+  private @Nullable String commit;
+
+  @Override
+  public Integer call() {
+    CiPolicyCli c = Objects.requireNonNull(cli);
+    try {
+      Revocation revocation = Revocation.exactlyOne(
+          Optional.ofNullable(runId).map(id -> {
+            if (id < 1) {
+              throw new Inputs.InputException("--run-id must be positive, got " + id);
+            }
+            return new RunId(id);
+          }),
+          Optional.ofNullable(ciRunId), Optional.ofNullable(commit));
+      String flag = Objects.requireNonNull(history);
+      Path path = c.resolvePath(flag);
+      if (!Files.exists(path)) {
+        throw new Inputs.InputException("cannot read history file " + flag + ": no such file");
+      }
+      InMemoryMetricHistoryStore store = GateCommand.loadHistory(Optional.of(path), flag);
+      RevocationResult r = store.revoke(revocation);
+      if (r.runsRevoked() > 0) {
+        GateCommand.save(path, GateFiles.history(store));
+      }
+      c.out().println("Revoked " + revocation.describe() + ": " + r.runsMatched() + " run(s) matched, "
+          + r.runsRevoked() + " newly revoked, " + r.samplesUntrusted() + " trusted sample(s) left the baseline");
+      return 0;
+    } catch (CiPolicyException e) {
+      c.err().println("::error::" + e.getMessage());
+      return CiPolicyCli.EXIT_ERROR;
+    }
+  }
+}

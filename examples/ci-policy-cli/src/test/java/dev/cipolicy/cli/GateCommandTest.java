@@ -1,0 +1,213 @@
+package dev.cipolicy.cli;
+
+import static dev.cipolicy.cli.CliTestSupport.POLICY;
+import static dev.cipolicy.cli.CliTestSupport.REGISTRATIONS;
+import static dev.cipolicy.cli.CliTestSupport.run;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cipolicy.cli.CliTestSupport.Result;
+import dev.cipolicy.core.load.PolicyLoader;
+import dev.cipolicy.gate.Gates;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code ci-policy gate}, {@code gate-revoke} and {@code gate-replay}. */
+class GateCommandTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String GATES = "examples/gate/gates.yaml";
+  private static final String TEST = "tests/e2e/test_fsdp_short.py";
+
+  @TempDir
+  Path tmp;
+  private String history;
+
+  @BeforeEach
+  void writeThreeNightlies() {
+    history = tmp.resolve("history.json").toString();
+    for (int i = 1; i <= 3; i++) {
+      Result r = gate("examples/gate/nightly-" + i + ".json", "--write-baseline", "--ci-run-id", "900" + i,
+          "--commit", "c0ffee" + i, "--cadence", "nightly", "--created-at", "2026-11-2" + i + "T15:00:00Z");
+      assertThat(r.code()).isZero();
+      assertThat(r.out()).contains("[CI Gate][baseline] tests/e2e/test_fsdp_short.py: wrote baseline");
+    }
+  }
+
+  private Result gate(String record, String... extra) {
+    return gate(Map.of(), record, extra);
+  }
+
+  private Result gate(Map<String, String> env, String record, String... extra) {
+    List<String> args = new ArrayList<>(List.of("gate", "--policy", POLICY, "--gates", GATES, "--test-file", TEST,
+        "--registrations", REGISTRATIONS, "--record", record, "--history", history));
+    args.addAll(List.of(extra));
+    return run(env, args.toArray(String[]::new));
+  }
+
+  @Test
+  void theReferencePolicyCarriesTheDefaultsTableOfSpec11() throws Exception {
+    String text = Files.readString(CliTestSupport.REPO.resolve(POLICY));
+    assertThat(PolicyLoader.load(POLICY, text).policy().gateDefaults()).isEqualTo(Gates.referenceDefaults());
+  }
+
+  @Test
+  void aShadowRunPrintsTheVerdictAndTheStepSummaryAndNeverWrites() throws Exception {
+    byte[] before = Files.readAllBytes(Path.of(history));
+    Result r = gate("examples/gate/pr-regression.json");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).startsWith("[CI Gate][shadow] tests/e2e/test_fsdp_short.py: FAIL (6 coordinates: 3 PASS,"
+        + " 2 FAIL, 1 ERROR; 2 regressions; run untrusted)\n\n### CI Gate (shadow): `tests/e2e/test_fsdp_short.py`"
+        + " — FAIL\n");
+    assertThat(r.out()).contains("| `train/grad_norm` | 1 | FAIL regression | 2.4 | [0.198, 1.485] | 0.99 (3) |"
+        + " 2.4 is above the upper limit 1.485 by 0.915 (regression) |\n");
+    assertThat(r.out()).contains("| `train/grad_norm` | 2 | ERROR |  |  |  | step 2 of 'train/grad_norm' is not"
+        + " finite: NaN |\n");
+    assertThat(Files.readAllBytes(Path.of(history))).isEqualTo(before);
+  }
+
+  @Test
+  void theStepSummaryIsAppendedToTheGithubFile() throws Exception {
+    Path summary = tmp.resolve("summary.md");
+    Files.writeString(summary, "earlier\n");
+    Result r = gate(Map.of("GITHUB_STEP_SUMMARY", summary.toString()), "examples/gate/pr-regression.json");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).isEqualTo("[CI Gate][shadow] tests/e2e/test_fsdp_short.py: FAIL (6 coordinates: 3 PASS,"
+        + " 2 FAIL, 1 ERROR; 2 regressions; run untrusted)\n");
+    assertThat(Files.readString(summary)).startsWith("earlier\n### CI Gate (shadow): `tests/e2e/test_fsdp_short.py`"
+        + " — FAIL\n").endsWith("</details>\n\n");
+  }
+
+  @Test
+  void jsonCarriesEveryVerdictWithItsEvidence() throws Exception {
+    Result r = gate("examples/gate/pr-regression.json", "--json", "--advisory", "median-mad");
+    JsonNode j = JSON.readTree(r.out());
+    assertThat(j.get("action").asText()).isEqualTo("shadow_reported");
+    JsonNode result = j.get("result");
+    assertThat(result.get("trusted").asBoolean()).isFalse();
+    JsonNode v = result.get("verdicts").get(1);
+    assertThat(v.get("status").asText()).isEqualTo("FAIL");
+    assertThat(v.get("finding").asText()).isEqualTo("REGRESSION");
+    JsonNode e = v.get("evidence");
+    assertThat(e.get("model").asText()).isEqualTo("band");
+    assertThat(e.get("n").asInt()).isEqualTo(3);
+    assertThat(e.get("upper").asDouble()).isCloseTo(1.485, org.assertj.core.api.Assertions.within(1e-12));
+    assertThat(e.get("binding").asText()).isEqualTo("upper");
+    assertThat(e.get("margin").asDouble()).isLessThan(0);
+    assertThat(v.get("advisories").get(0).get("status").asText()).isEqualTo("INSUFFICIENT_HISTORY");
+    assertThat(j.get("step_summary").asText()).startsWith("### CI Gate (shadow)");
+  }
+
+  @Test
+  void aBaselineRunAppendsOneRunToTheHistory() throws Exception {
+    Result r = gate("examples/gate/pr-regression.json", "--write-baseline", "--created-at", "2026-11-24T15:00:00Z",
+        "--trust", "per-run");
+    assertThat(r.out()).startsWith("[CI Gate][baseline] tests/e2e/test_fsdp_short.py: FAIL (6 coordinates: 3 PASS,"
+        + " 2 FAIL, 1 ERROR; 2 regressions; run untrusted)\n[CI Gate][baseline] tests/e2e/test_fsdp_short.py: wrote"
+        + " baseline\n");
+    JsonNode h = JSON.readTree(Path.of(history).toFile());
+    JsonNode run = h.get("runs").get(3);
+    assertThat(run.get("run_id").asInt()).isEqualTo(4);
+    assertThat(run.get("trusted").asBoolean()).isFalse();
+    assertThat(run.get("samples")).hasSize(5); // the NaN step has no sample
+    run.get("samples").forEach(s -> assertThat(s.get("trusted").asBoolean()).isFalse());
+  }
+
+  @Test
+  void aTestWithoutGatesWritesNothing() {
+    Result r = run("gate", "--policy", POLICY, "--gates", GATES, "--test-file", "tests/e2e/test_lora.py",
+        "--registrations", REGISTRATIONS, "--record", "examples/gate/nightly-1.json", "--history",
+        tmp.resolve("new.json").toString(), "--write-baseline");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).isEqualTo("[CI Gate][baseline] tests/e2e/test_lora.py: no gate declared; skipping write\n");
+    assertThat(tmp.resolve("new.json")).doesNotExist();
+  }
+
+  @Test
+  void anUnreadableRecordIsAVerdictNotAnError() throws Exception {
+    Path bad = tmp.resolve("bad.json");
+    Files.writeString(bad, "{\"train/grad_norm\": [[0, 1.0], [1]], \"rollout/raw_reward\": 5");
+    Result r = gate(bad.toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("the record is unreadable: " + bad + ":1:");
+    Files.writeString(bad, "{\"train/grad_norm\": [[0, 1.0], [1]], \"rollout/raw_reward\": [[0, \"high\"]]}");
+    r = gate(bad.toString());
+    assertThat(r.out()).contains("metric 'train/grad_norm' is malformed: point 1 is not a [step, value] pair: [1]")
+        .contains("metric 'rollout/raw_reward' is malformed: point 0: the value must be a number or \"NaN\"")
+        .contains("metric 'rollout/tito_session_mismatch_rate/v2/assistant_text' is not in the record");
+    assertThat(gate("no-such-record.json").out()).contains("the record is unreadable: cannot read record file");
+  }
+
+  @Test
+  void levelShiftsAreProposedAndAccepted() throws Exception {
+    Path shifted = tmp.resolve("shifted.json");
+    Files.writeString(shifted, "{\"train/grad_norm\": [[0, 2.0], [1, 2.0], [2, 1.9]], \"rollout/raw_reward\": [[0,"
+        + " 0.41], [1, 0.44], [2, 0.47]], \"rollout/tito_session_mismatch_rate/v2/assistant_text\": [[0, 0.02]]}");
+    gate(shifted.toString(), "--write-baseline", "--created-at", "2026-11-24T15:00:00Z", "--accept-level-shifts");
+    gate(shifted.toString(), "--write-baseline", "--created-at", "2026-11-25T15:00:00Z", "--accept-level-shifts");
+    Result third = gate(shifted.toString(), "--write-baseline", "--created-at", "2026-11-26T15:00:00Z",
+        "--accept-level-shifts");
+    assertThat(third.out()).contains("3 regressions, 3 level shifts proposed")
+        .contains("accepted a level shift of train/grad_norm step 0");
+    Result after = gate(shifted.toString());
+    assertThat(after.out()).startsWith("[CI Gate][shadow] tests/e2e/test_fsdp_short.py: PASS (6 coordinates: 6 PASS;"
+        + " run trusted)");
+    assertThat(JSON.readTree(Path.of(history).toFile()).get("level_starts")).hasSize(3);
+  }
+
+  @Test
+  void revocationIsByExactlyOneKeyIdempotentAndCounted() throws Exception {
+    Result r = run("gate-revoke", "--history", history, "--commit", "c0ffee2");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).isEqualTo("Revoked commit c0ffee2: 1 run(s) matched, 1 newly revoked, 6 trusted sample(s)"
+        + " left the baseline\n");
+    assertThat(run("gate-revoke", "--history", history, "--commit", "c0ffee2").out())
+        .isEqualTo("Revoked commit c0ffee2: 1 run(s) matched, 0 newly revoked, 0 trusted sample(s) left the baseline\n");
+    assertThat(run("gate-revoke", "--history", history, "--ci-run-id", "9001", "--run-id", "1").err())
+        .isEqualTo("::error::a revocation needs exactly one of run id, CI run id or commit, got [run id 1, CI run id"
+            + " 9001]\n");
+    assertThat(run("gate-revoke", "--history", history).code()).isEqualTo(1);
+    assertThat(JSON.readTree(Path.of(history).toFile()).get("runs").get(1).get("revoked").asBoolean()).isTrue();
+  }
+
+  @Test
+  void replayBacktestsARuleOverTheStoredHistory() {
+    Result r = run("gate-replay", "--policy", POLICY, "--gates", GATES, "--history", history, "--test-file", TEST,
+        "--registrations", REGISTRATIONS, "--metric", "train/grad_norm");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).startsWith("Replaying band on train/grad_norm (steps=all constraint={\"abs_floor_down\":0.1,"
+        + "\"abs_floor_up\":0.1,\"rel_down\":0.8,\"rel_up\":0.5}) over tests/e2e/test_fsdp_short.py"
+        + " (cuda/stage-c-4-gpu-h200)\n  step 0 (stored as steps=all): 3 values, 0 alert(s) (0.00 %), 0 level shift(s)"
+        + " proposed\n");
+  }
+
+  @Test
+  void unusableArgumentsExitOne() throws Exception {
+    Path badGates = tmp.resolve("gates.yaml");
+    Files.writeString(badGates, "tests/e2e/test_fsdp_short.py:\n  - {metric_key: m, steps: [1, 1]}\n");
+    Result r = run("gate", "--policy", POLICY, "--gates", badGates.toString(), "--test-file", TEST, "--hw", "cuda",
+        "--suite", "stage-c-4-gpu-h200", "--record", "examples/gate/nightly-1.json");
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("::error::Invalid gate declarations: " + badGates
+        + ":2:32: tests/e2e/test_fsdp_short.py[0].steps[1]: step index 1 is listed twice\n");
+
+    Files.writeString(tmp.resolve("history.json"), "{\"format\": \"ci-policy-gate-history/1\", \"runs\": [{}]}");
+    r = gate("examples/gate/nightly-1.json");
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("::error::" + history + ": runs[0].test_path: missing required field\n");
+
+    assertThat(gate("examples/gate/nightly-1.json", "--history-store", "postgres").code()).isEqualTo(1);
+    assertThat(gate("examples/gate/nightly-1.json", "--model", "zscore").err())
+        .isEqualTo("::error::unknown model 'zscore'; expected one of [band, median-mad, iqr-fence, adjacent-delta]\n");
+    assertThat(run("gate", "--policy", POLICY, "--test-file", "tests/e2e/test_megatron_short.py", "--registrations",
+        REGISTRATIONS, "--record", "x.json").err()).isEqualTo("::error::test file tests/e2e/test_megatron_short.py has"
+        + " 2 registrations in examples/registrations/miles.yaml; pass --hw and --suite\n");
+    assertThat(run("gate", "--policy", POLICY, "--test-file", TEST).code()).isEqualTo(2);
+  }
+}
