@@ -1,0 +1,32 @@
+package dev.cipolicy.queue.spi;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The arguments of {@link QueueStore#startRequest}: which ready request to start, the jobs to create for
+ * it, whether to backfill the same jobs to its parent, and the in-progress cap to enforce.
+ *
+ * @param requestId the request to start
+ * @param jobs the jobs to create, in order; unique by group and tag
+ * @param backfillParent whether to enqueue the same jobs for the parent request
+ * @param maxInProgress the cap K: start only if fewer requests are in progress
+ * @param now the start instant
+ */
+public record StartCommand(RequestId requestId, List<JobSpec> jobs, boolean backfillParent, int maxInProgress,
+    Instant now) {
+
+  /** Checks the components and copies the list. */
+  public StartCommand {
+    Checks.present(requestId, "start request id");
+    jobs = List.copyOf(Checks.present(jobs, "start jobs"));
+    List<String> keys = new ArrayList<>();
+    for (JobSpec spec : jobs) {
+      keys.add(spec.benchmarkGroup() + "@" + spec.collectorTag());
+    }
+    Checks.unique(keys, "the jobs of " + requestId);
+    Checks.atLeast(maxInProgress, 1, "maximum of requests in progress");
+    Checks.present(now, "start instant");
+  }
+}
