@@ -37,7 +37,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.PriorityQueue;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -59,9 +58,10 @@ public final class InMemoryQueueStore implements QueueStore {
   private final TreeMap<Long, RequestRow> open = new TreeMap<>();
   private final TreeMap<Long, RequestRow> inProgress = new TreeMap<>();
 
-  private final Map<Long, JobRow> jobs = new HashMap<>();
+  /** Job rows by id: job {@code i} is at index {@code i - 1} (this store's ids are dense). */
+  private final ArrayList<JobRow> jobs = new ArrayList<>();
   private final Map<String, Pool> pools = new HashMap<>();
-  private final TreeMap<String, CollectorRow> collectors = new TreeMap<>();
+  private final Map<String, CollectorRow> collectors = new HashMap<>();
 
   private long lastRequestId;
   private long lastJobId;
@@ -215,13 +215,13 @@ public final class InMemoryQueueStore implements QueueStore {
 
   /** Creates a queued job unless the request has one with the same group and tag; returns null then. */
   private @Nullable JobRow createJob(RequestRow request, JobSpec spec, Instant now) {
-    String key = RequestRow.key(spec.benchmarkGroup(), spec.collectorTag());
+    RequestRow.JobKey key = new RequestRow.JobKey(spec.benchmarkGroup(), spec.collectorTag());
     if (request.jobsByKey.containsKey(key)) {
       return null;
     }
     Pool pool = pools.computeIfAbsent(spec.collectorTag(), tag -> new Pool());
     JobRow row = new JobRow(Job.created(JobId.of(++lastJobId), request.request.id(), spec, now), request, pool);
-    jobs.put(row.id, row);
+    jobs.add(row);
     request.jobs.add(row);
     request.jobsByKey.put(key, row);
     if (!spec.optional()) {
@@ -311,6 +311,11 @@ public final class InMemoryQueueStore implements QueueStore {
         return new ClaimResult(ClaimResult.Status.OK, List.of());
       }
       expire(pool, now, command.maxCrashRescues(), null);
+      if (command.limit() == 1) {
+        JobRow row = next(pool, collector.name, now, command.collectorTimeout());
+        return new ClaimResult(ClaimResult.Status.OK, row == null ? List.of()
+            : List.of(lease(pool, row, collector.name, now.plus(command.leaseDuration()))));
+      }
       List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 16));
       Instant expiry = now.plus(command.leaseDuration());
       while (claims.size() < command.limit()) {
@@ -318,19 +323,23 @@ public final class InMemoryQueueStore implements QueueStore {
         if (row == null) {
           break;
         }
-        Lease lease = row.job.nextLease(++lastToken, expiry, collector.name);
-        row.job = row.job.claimed(lease);
-        row.leaseExpiry = expiry;
-        pool.leases.add(row);
-        claims.add(new Claim(row.job, lease));
+        claims.add(lease(pool, row, collector.name, expiry));
       }
       return new ClaimResult(ClaimResult.Status.OK, claims);
     }
   }
 
+  private Claim lease(Pool pool, JobRow row, String collector, Instant expiry) {
+    Lease lease = row.job.nextLease(++lastToken, expiry, collector);
+    row.job = row.job.claimed(lease);
+    row.leaseExpiry = expiry;
+    pool.leases.add(row);
+    return new Claim(row.job, lease);
+  }
+
   /** Removes and returns the next job the collector may claim, or null. */
   private @Nullable JobRow next(Pool pool, String collector, Instant now, Duration timeout) {
-    PriorityQueue<JobRow> own = pool.affine.get(collector);
+    ClaimQueue own = pool.affine.get(collector);
     if (own != null) {
       JobRow row = peekQueued(own);
       if (row != null) {
@@ -339,13 +348,13 @@ public final class InMemoryQueueStore implements QueueStore {
       }
       pool.affine.remove(collector);
     }
-    PriorityQueue<JobRow> best = null;
+    ClaimQueue best = null;
     JobRow bestRow = peekQueued(pool.free);
     if (bestRow != null) {
       best = pool.free;
     }
-    for (Map.Entry<String, PriorityQueue<JobRow>> entry : pool.affine.entrySet()) {
-      PriorityQueue<JobRow> queue = entry.getValue();
+    for (Map.Entry<String, ClaimQueue> entry : pool.affine.entrySet()) {
+      ClaimQueue queue = entry.getValue();
       if (queue.isEmpty()) {
         continue;
       }
@@ -367,7 +376,7 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   /** The first still-queued row of a claim queue, dropping the cancelled rows before it. */
-  private static @Nullable JobRow peekQueued(PriorityQueue<JobRow> queue) {
+  private static @Nullable JobRow peekQueued(ClaimQueue queue) {
     JobRow row = queue.peek();
     while (row != null && row.job.state() != JobState.QUEUED) {
       queue.poll();
@@ -379,7 +388,7 @@ public final class InMemoryQueueStore implements QueueStore {
   private static void enqueue(JobRow row) {
     Optional<String> affinity = row.job.affinity();
     if (affinity.isPresent()) {
-      row.pool.affine.computeIfAbsent(affinity.get(), c -> new PriorityQueue<>(Pool.BY_ID)).add(row);
+      row.pool.affine.computeIfAbsent(affinity.get(), c -> new ClaimQueue()).add(row);
     } else {
       row.pool.free.add(row);
     }
@@ -432,7 +441,7 @@ public final class InMemoryQueueStore implements QueueStore {
   @Override
   public LeaseResult heartbeat(JobId job, int attempt, long token, Duration leaseDuration, Instant now) {
     synchronized (lock) {
-      JobRow row = jobs.get(job.value());
+      JobRow row = row(job);
       LeaseResult refused = fence(row, job, attempt, token, now);
       if (refused != null) {
         return refused;
@@ -452,7 +461,7 @@ public final class InMemoryQueueStore implements QueueStore {
   @Override
   public LeaseResult complete(JobId job, int attempt, long token, Instant now) {
     synchronized (lock) {
-      JobRow row = jobs.get(job.value());
+      JobRow row = row(job);
       LeaseResult refused = fence(row, job, attempt, token, now);
       if (refused != null) {
         return refused;
@@ -470,7 +479,7 @@ public final class InMemoryQueueStore implements QueueStore {
   public LeaseResult fail(JobId job, int attempt, long token, Failure failure, int maxTransientRetries,
       Instant now) {
     synchronized (lock) {
-      JobRow row = jobs.get(job.value());
+      JobRow row = row(job);
       LeaseResult refused = fence(row, job, attempt, token, now);
       if (refused != null) {
         return refused;
@@ -496,7 +505,7 @@ public final class InMemoryQueueStore implements QueueStore {
   @Override
   public LeaseResult release(JobId job, int attempt, long token, Instant now) {
     synchronized (lock) {
-      JobRow row = jobs.get(job.value());
+      JobRow row = row(job);
       LeaseResult refused = fence(row, job, attempt, token, now);
       if (refused != null) {
         return refused;
@@ -561,7 +570,7 @@ public final class InMemoryQueueStore implements QueueStore {
   @Override
   public Optional<Job> job(JobId id) {
     synchronized (lock) {
-      JobRow row = jobs.get(id.value());
+      JobRow row = row(id);
       return row == null ? Optional.empty() : Optional.of(row.job);
     }
   }
@@ -640,8 +649,14 @@ public final class InMemoryQueueStore implements QueueStore {
       for (CollectorRow row : collectors.values()) {
         out.add(row.toCollector());
       }
+      out.sort(Comparator.comparing(Collector::name));
       return out;
     }
+  }
+
+  private @Nullable JobRow row(JobId id) {
+    long index = id.value() - 1;
+    return index < jobs.size() ? jobs.get((int) index) : null;
   }
 
   private static List<Request> values(TreeMap<Long, RequestRow> rows) {

@@ -3,7 +3,6 @@ package dev.cipolicy.queue.memory;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.PriorityQueue;
 
 /**
  * The claimable jobs and the leases of one collector tag. A queued job sits in exactly one queue: the free
@@ -13,7 +12,7 @@ import java.util.PriorityQueue;
 final class Pool {
   static final Comparator<JobRow> BY_ID = (a, b) -> Long.compare(a.id, b.id);
 
-  final PriorityQueue<JobRow> free = new PriorityQueue<>(BY_ID);
-  final Map<String, PriorityQueue<JobRow>> affine = new HashMap<>();
+  final ClaimQueue free = new ClaimQueue();
+  final Map<String, ClaimQueue> affine = new HashMap<>();
   final LeaseHeap leases = new LeaseHeap();
 }

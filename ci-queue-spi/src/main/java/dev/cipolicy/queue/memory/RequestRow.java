@@ -12,7 +12,7 @@ final class RequestRow {
   /** The request's jobs in creation (id) order. */
   final List<JobRow> jobs = new ArrayList<>();
   /** The request's jobs by benchmark group and collector tag. */
-  final Map<String, JobRow> jobsByKey = new HashMap<>();
+  final Map<JobKey, JobRow> jobsByKey = new HashMap<>();
   int requiredPending;
   int requiredSucceeded;
   int requiredFailed;
@@ -22,7 +22,6 @@ final class RequestRow {
     this.request = request;
   }
 
-  static String key(String benchmarkGroup, String collectorTag) {
-    return benchmarkGroup + '\u0000' + collectorTag;
-  }
+  /** A job's identity within its request; hashing reuses the strings' cached hashes. */
+  record JobKey(String benchmarkGroup, String collectorTag) {}
 }

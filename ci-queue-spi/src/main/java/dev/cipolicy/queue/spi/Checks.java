@@ -26,6 +26,9 @@ final class Checks {
     if (value == null || value.isEmpty()) {
       throw new InvalidQueueInputException(what + " is missing; expected a non-empty name without white space");
     }
+    if (plain(value)) {
+      return value;
+    }
     if (value.length() > 200) {
       throw new InvalidQueueInputException(what + " '" + value.substring(0, 20) + "...' has " + value.length()
           + " characters; expected at most 200");
@@ -38,6 +41,21 @@ final class Checks {
       }
     }
     return value;
+  }
+
+  /** Whether a short value has only printable ASCII characters other than space: the common case. */
+  private static boolean plain(String value) {
+    int n = value.length();
+    if (n > 200) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      char c = value.charAt(i);
+      if (c <= ' ' || c >= 0x7f) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Returns a free text (a failure detail, a cancellation reason): present, at most 4,000 characters. */

@@ -130,20 +130,21 @@ public abstract class Job {
     Checks.present(spec(), "job spec");
     JobState state = Checks.present(state(), "job state");
     Checks.present(createdAt(), "job creation instant");
-    String what = "job " + (id() == null ? "?" : Long.toString(id().value())) + " (" + state.documentName() + ")";
-    require(attempt() >= 0 && crashRescues() >= 0 && transientRetries() >= 0, what, "counters are not negative");
-    require((state == JobState.LEASED) == lease().isPresent(), what, "has a lease exactly when leased");
-    lease().ifPresent(l -> require(l.jobId().equals(id()) && l.attempt() == attempt(), what,
-        "its lease is for this job and its current attempt"));
-    require(state != JobState.LEASED || attempt() >= 1, what, "a leased job was claimed at least once");
-    require(!cancelRequested() || state == JobState.LEASED, what, "only a leased job is flagged for cancellation");
-    require((state == JobState.FAILED) == failure().isPresent(), what, "has a failure exactly when failed");
-    require(state.isTerminal() == finishedAt().isPresent(), what, "has a finish instant exactly when terminal");
+    require(attempt() >= 0 && crashRescues() >= 0 && transientRetries() >= 0, "counters are not negative");
+    Lease lease = lease().orElse(null);
+    require((state == JobState.LEASED) == (lease != null), "has a lease exactly when leased");
+    require(lease == null || (lease.jobId().equals(id()) && lease.attempt() == attempt()),
+        "its lease is for this job and its current attempt");
+    require(state != JobState.LEASED || attempt() >= 1, "a leased job was claimed at least once");
+    require(!cancelRequested() || state == JobState.LEASED, "only a leased job is flagged for cancellation");
+    require((state == JobState.FAILED) == failure().isPresent(), "has a failure exactly when failed");
+    require(state.isTerminal() == finishedAt().isPresent(), "has a finish instant exactly when terminal");
   }
 
-  private static void require(boolean condition, String what, String rule) {
+  /** Fails with a message naming the job; the message is built only on failure. */
+  private void require(boolean condition, String rule) {
     if (!condition) {
-      throw new InvalidQueueInputException(what + ": " + rule);
+      throw new InvalidQueueInputException("job " + id().value() + " (" + state().documentName() + "): " + rule);
     }
   }
 

@@ -141,8 +141,7 @@ public abstract class Request {
     RequestKind kind = Checks.present(kind(), "request kind");
     RequestState state = Checks.present(state(), "request state");
     Checks.present(createdAt(), "request creation instant");
-    String what = "request " + (id() == null ? "?" : Long.toString(id().value())) + " (" + kind.documentName()
-        + ", " + state.documentName() + ")";
+    String what = "request " + id().value() + " (" + kind.documentName() + ", " + state.documentName() + ")";
     tag().ifPresent(t -> Checks.token(t, what + ": tag"));
     parentSha().ifPresent(p -> Checks.token(p, what + ": parent SHA"));
     if (pr().isPresent()) {

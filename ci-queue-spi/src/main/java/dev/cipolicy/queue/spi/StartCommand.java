@@ -1,8 +1,9 @@
 package dev.cipolicy.queue.spi;
 
 import java.time.Instant;
-import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The arguments of {@link QueueStore#startRequest}: which ready request to start, the jobs to create for
@@ -21,11 +22,13 @@ public record StartCommand(RequestId requestId, List<JobSpec> jobs, boolean back
   public StartCommand {
     Checks.present(requestId, "start request id");
     jobs = List.copyOf(Checks.present(jobs, "start jobs"));
-    List<String> keys = new ArrayList<>();
+    Set<List<String>> keys = new HashSet<>();
     for (JobSpec spec : jobs) {
-      keys.add(spec.benchmarkGroup() + "@" + spec.collectorTag());
+      if (!keys.add(List.of(spec.benchmarkGroup(), spec.collectorTag()))) {
+        throw new InvalidQueueInputException("the jobs of " + requestId + " list " + spec.benchmarkGroup() + "@"
+            + spec.collectorTag() + " twice; expected each group and tag at most once");
+      }
     }
-    Checks.unique(keys, "the jobs of " + requestId);
     Checks.atLeast(maxInProgress, 1, "maximum of requests in progress");
     Checks.present(now, "start instant");
   }

@@ -1279,7 +1279,7 @@ public abstract class QueueStoreCompatibilityKit {
       assertRejected(() -> QueueSettings.builder().leaseDuration(Duration.ofSeconds(-1)).build(),
           "leaseDuration is PT-1S; expected a positive duration");
       assertRejected(() -> new StartCommand(RequestId.of(1), List.of(JobSpec.required("g", "t"),
-          JobSpec.optionalJob("g", "t")), false, 1, START), "lists g@t twice");
+          JobSpec.optionalJob("g", "t")), false, 1, START), "list g@t twice");
       assertRejected(() -> new ClaimCommand("c1", START, Duration.ZERO, LEASE, 1, 1), "lease duration is PT0S");
     }
   }
