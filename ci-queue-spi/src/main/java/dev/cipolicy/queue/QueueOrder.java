@@ -15,7 +15,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The order in which a site runs requests (SPEC §13), a pure and deterministic function of the open
@@ -49,22 +48,93 @@ public final class QueueOrder {
     }
   }
 
+  /** Why a request is where it is in the order. */
+  public enum Basis {
+    /** It is in progress. */
+    IN_PROGRESS,
+    /** It is a ready release. */
+    RELEASE,
+    /** A ready master or try request without a parent SHA. */
+    NO_PARENT,
+    /** Its parent is in progress, which counts as done. */
+    PARENT_IN_PROGRESS,
+    /** Its parent is completed, cancelled or not in the queue at all (promoted). */
+    PARENT_DONE_OR_UNKNOWN,
+    /** Its parent is a ready request placed one level before it. */
+    AFTER_PARENT,
+    /** It is in a parent cycle and was promoted. */
+    CYCLE_PROMOTED,
+    /** It waits for artifacts. */
+    WAITING_FOR_ARTIFACTS
+  }
+
   /**
    * One request at its place in the order, with why it is there.
    *
    * @param request the request
    * @param section the part of the queue
    * @param level the topological level of a ready request (0 when its parent is done), else 0
-   * @param reason why it is there, e.g. {@code after parent 3f9a0c1 (level 1)}
+   * @param basis why it is there
    */
-  public record Placed(Request request, Section section, int level, String reason) {}
+  public record Placed(Request request, Section section, int level, Basis basis) {
+
+    /**
+     * Why the request is there, in words.
+     *
+     * @return e.g. {@code after parent 3f9a0c1 (level 1)}
+     */
+    public String reason() {
+      String parent = request.parentSha().orElse("?");
+      return switch (basis) {
+        case IN_PROGRESS -> "in progress since " + request.startedAt().map(Object::toString).orElse("?");
+        case RELEASE -> "release, by creation time";
+        case NO_PARENT -> "no parent";
+        case PARENT_IN_PROGRESS -> "parent " + parent + " in progress (counts as done)";
+        case PARENT_DONE_OR_UNKNOWN -> "parent " + parent + " done or unknown";
+        case AFTER_PARENT -> "after parent " + parent + " (level " + level + ")";
+        case CYCLE_PROMOTED -> "parent cycle through " + parent + ": promoted";
+        case WAITING_FOR_ARTIFACTS -> "waiting for artifacts";
+      };
+    }
+  }
+
+  /** A ready master or try request with its sort key unpacked, so that sorting allocates nothing. */
+  private static final class Node {
+    final Request request;
+    final String tag;
+    final long pr;
+    final int kind;
+    final long createdSecond;
+    final int createdNano;
+    final long id;
+    List<Node> children = List.of();
+    boolean placed;
+
+    Node(Request request) {
+      this.request = request;
+      this.tag = request.tag().orElseThrow();
+      this.pr = request.pr().orElse(0L);
+      this.kind = request.kind() == RequestKind.MASTER ? 0 : 1;
+      this.createdSecond = request.createdAt().getEpochSecond();
+      this.createdNano = request.createdAt().getNano();
+      this.id = request.id().value();
+    }
+  }
 
   /** Ties within a level: PR number (absent first), master before try, creation time, id. */
-  static final Comparator<Request> LEVEL_ORDER = Comparator
-      .comparingLong((Request r) -> r.pr().isPresent() ? r.pr().getAsLong() : 0L)
-      .thenComparingInt(r -> r.kind() == RequestKind.MASTER ? 0 : 1)
-      .thenComparing(Request::createdAt)
-      .thenComparing(Request::id);
+  private static final Comparator<Node> LEVEL_ORDER = (a, b) -> {
+    int c = Long.compare(a.pr, b.pr);
+    if (c == 0) {
+      c = Integer.compare(a.kind, b.kind);
+    }
+    if (c == 0) {
+      c = Long.compare(a.createdSecond, b.createdSecond);
+    }
+    if (c == 0) {
+      c = Integer.compare(a.createdNano, b.createdNano);
+    }
+    return c != 0 ? c : Long.compare(a.id, b.id);
+  };
 
   private static final Comparator<Request> BY_START = Comparator
       .comparing((Request r) -> r.startedAt().orElse(Instant.MAX)).thenComparing(Request::id);
@@ -109,77 +179,93 @@ public final class QueueOrder {
 
     List<Placed> ordered = new ArrayList<>(running.size() + releases.size() + ready.size());
     for (Request r : running) {
-      ordered.add(new Placed(r, Section.IN_PROGRESS, 0, "in progress since " + r.startedAt().orElseThrow()));
+      ordered.add(new Placed(r, Section.IN_PROGRESS, 0, Basis.IN_PROGRESS));
     }
     for (Request r : releases) {
-      ordered.add(new Placed(r, Section.RELEASE, 0, "release, by creation time"));
+      ordered.add(new Placed(r, Section.RELEASE, 0, Basis.RELEASE));
     }
     placeReady(ready, runningTags, ordered);
     List<Placed> waitingPlaced = new ArrayList<>(waiting.size());
     for (Request r : waiting) {
-      waitingPlaced.add(new Placed(r, Section.WAITING_FOR_ARTIFACTS, 0, "waiting for artifacts"));
+      waitingPlaced.add(new Placed(r, Section.WAITING_FOR_ARTIFACTS, 0, Basis.WAITING_FOR_ARTIFACTS));
     }
     return new QueueOrder(ordered, waitingPlaced);
   }
 
   /** Appends the ready master and try requests level by level (breadth first over "parent is ready"). */
   private static void placeReady(List<Request> ready, Set<String> runningTags, List<Placed> out) {
-    Map<String, Request> readyByTag = new HashMap<>();
+    List<Node> nodes = new ArrayList<>(ready.size());
+    Map<String, Node> byTag = new HashMap<>(ready.size() * 2);
     for (Request r : ready) {
-      readyByTag.put(r.tag().orElseThrow(), r);
+      Node node = new Node(r);
+      nodes.add(node);
+      byTag.put(node.tag, node);
     }
-    Map<String, List<Request>> children = new HashMap<>();
-    List<Request> level = new ArrayList<>();
-    for (Request r : ready) {
-      String parent = r.parentSha().orElse(null);
-      if (parent != null && readyByTag.containsKey(parent)) {
-        children.computeIfAbsent(parent, p -> new ArrayList<>()).add(r);
+    List<Node> level = new ArrayList<>();
+    for (Node node : nodes) {
+      Node parent = node.request.parentSha().map(byTag::get).orElse(null);
+      if (parent == null) {
+        level.add(node);
       } else {
-        level.add(r);
+        if (parent.children.isEmpty()) {
+          parent.children = new ArrayList<>(2);
+        }
+        parent.children.add(node);
       }
     }
-    TreeSet<Request> unplaced = new TreeSet<>(LEVEL_ORDER);
-    unplaced.addAll(ready);
+    List<Node> byOrder = null;
+    int promotionCursor = 0;
+    int placed = 0;
     int depth = 0;
-    while (!unplaced.isEmpty()) {
+    while (placed < nodes.size()) {
       if (level.isEmpty()) {
-        Request promoted = unplaced.first();
-        out.add(new Placed(promoted, Section.READY, depth, "parent cycle through "
-            + promoted.parentSha().orElse("?") + ": promoted"));
-        unplaced.remove(promoted);
-        level = new ArrayList<>(children.getOrDefault(promoted.tag().orElseThrow(), List.of()));
-        level.removeIf(r -> !unplaced.contains(r));
+        // Only requests in parent cycles are left: promote the least of them.
+        if (byOrder == null) {
+          byOrder = new ArrayList<>(nodes);
+          byOrder.sort(LEVEL_ORDER);
+        }
+        while (byOrder.get(promotionCursor).placed) {
+          promotionCursor++;
+        }
+        Node promoted = byOrder.get(promotionCursor);
+        promoted.placed = true;
+        placed++;
+        out.add(new Placed(promoted.request, Section.READY, depth, Basis.CYCLE_PROMOTED));
+        level = unplacedChildren(promoted);
         depth++;
         continue;
       }
       level.sort(LEVEL_ORDER);
-      List<Request> next = new ArrayList<>();
-      for (Request r : level) {
-        out.add(new Placed(r, Section.READY, depth, readyReason(r, depth, runningTags)));
-        unplaced.remove(r);
-        for (Request child : children.getOrDefault(r.tag().orElseThrow(), List.of())) {
-          if (unplaced.contains(child)) {
-            next.add(child);
-          }
-        }
+      List<Node> next = new ArrayList<>();
+      for (Node node : level) {
+        node.placed = true;
+        placed++;
+        out.add(new Placed(node.request, Section.READY, depth, basis(node.request, depth, runningTags)));
+        next.addAll(unplacedChildren(node));
       }
       level = next;
       depth++;
     }
   }
 
-  private static String readyReason(Request r, int depth, Set<String> runningTags) {
+  private static List<Node> unplacedChildren(Node node) {
+    List<Node> out = new ArrayList<>(node.children.size());
+    for (Node child : node.children) {
+      if (!child.placed) {
+        out.add(child);
+      }
+    }
+    return out;
+  }
+
+  private static Basis basis(Request r, int depth, Set<String> runningTags) {
     if (r.parentSha().isEmpty()) {
-      return "no parent";
+      return Basis.NO_PARENT;
     }
-    String parent = r.parentSha().get();
     if (depth > 0) {
-      return "after parent " + parent + " (level " + depth + ")";
+      return Basis.AFTER_PARENT;
     }
-    if (runningTags.contains(parent)) {
-      return "parent " + parent + " in progress (counts as done)";
-    }
-    return "parent " + parent + " done or unknown";
+    return runningTags.contains(r.parentSha().get()) ? Basis.PARENT_IN_PROGRESS : Basis.PARENT_DONE_OR_UNKNOWN;
   }
 
   /**
