@@ -26,6 +26,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -191,11 +192,10 @@ public final class JobQueue {
         if (result.status() == StartResult.Status.STARTED) {
           started.add(result);
           reasons.add(new Explanation.Reason("queue.start", "started " + candidate.label() + " with "
-              + result.jobs().size() + " jobs; backfill " + result.backfill().status().name().toLowerCase(
-                  java.util.Locale.ROOT) + " (" + result.backfill().created().size() + " new, "
-              + result.backfill().existing() + " existing)"));
-          Request now0 = result.request().orElseThrow();
-          if (result.jobs().isEmpty() && tryComplete(now0, now, completed, events, reasons)) {
+              + result.jobs().size() + " jobs; backfill " + result.backfill().status().name().toLowerCase(Locale.ROOT)
+              + " (" + result.backfill().created().size() + " new, " + result.backfill().existing() + " existing)"));
+          Request startedRequest = result.request().orElseThrow();
+          if (result.jobs().isEmpty() && tryComplete(startedRequest, now, completed, events, reasons)) {
             continue;
           }
           running++;
@@ -205,7 +205,7 @@ public final class JobQueue {
           break;
         } else {
           reasons.add(new Explanation.Reason("queue.race", candidate.label() + " is no longer ready ("
-              + result.status().name().toLowerCase(java.util.Locale.ROOT) + "); trying the next"));
+              + result.status().name().toLowerCase(Locale.ROOT) + "); trying the next"));
         }
       }
     }

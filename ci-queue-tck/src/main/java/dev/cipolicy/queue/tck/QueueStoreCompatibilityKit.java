@@ -45,11 +45,9 @@ import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
@@ -1343,22 +1341,5 @@ public abstract class QueueStoreCompatibilityKit {
       assertThat(reload(held.job()).crashRescues()).isEqualTo(1);
       assertThat(reload(held.job()).attempt()).isEqualTo(2);
     }
-  }
-
-  /** Used by subclasses that want a request's jobs by spec. */
-  protected static @Nullable Job find(List<Job> jobs, JobSpec spec) {
-    for (Job j : jobs) {
-      if (j.spec().sameJobAs(spec)) {
-        return j;
-      }
-    }
-    return null;
-  }
-
-  /** The ids of a list of jobs. */
-  protected static List<JobId> ids(List<Job> jobs) {
-    List<JobId> out = new ArrayList<>();
-    jobs.forEach(j -> out.add(j.id()));
-    return out;
   }
 }
