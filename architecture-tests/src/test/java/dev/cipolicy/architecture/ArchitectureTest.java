@@ -39,6 +39,11 @@ class ArchitectureTest {
     assertThat(production.contain("dev.cipolicy.gate.tck.MetricHistoryStoreCompatibilityKit"))
         .as("ci-gate-tck imported").isTrue();
     assertThat(production.contain("dev.cipolicy.cli.CiPolicyCli")).as("ci-policy-cli imported").isTrue();
+    assertThat(production.contain("dev.cipolicy.queue.JobQueue")).as("ci-queue-spi imported").isTrue();
+    assertThat(production.contain("dev.cipolicy.queue.memory.InMemoryQueueStore")).as("in-memory store imported")
+        .isTrue();
+    assertThat(production.contain("dev.cipolicy.queue.tck.QueueStoreCompatibilityKit")).as("ci-queue-tck imported")
+        .isTrue();
     assertThat(production.stream().map(JavaClass::getName)).noneMatch(name -> name.startsWith(ROOT + ".architecture."));
     assertThat(production.stream().flatMap(javaClass -> javaClass.getSource().stream()))
         .allSatisfy(source -> assertThat(source.getUri().toString()).doesNotContain("/test-classes/"));

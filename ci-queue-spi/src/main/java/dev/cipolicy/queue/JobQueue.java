@@ -1,0 +1,405 @@
+package dev.cipolicy.queue;
+
+import dev.cipolicy.api.Explanation;
+import dev.cipolicy.queue.memory.InMemoryQueueStore;
+import dev.cipolicy.queue.spi.AttachResult;
+import dev.cipolicy.queue.spi.CancelResult;
+import dev.cipolicy.queue.spi.ClaimCommand;
+import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.CollectorResult;
+import dev.cipolicy.queue.spi.CompletionResult;
+import dev.cipolicy.queue.spi.ExpiryResult;
+import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.InvalidQueueInputException;
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.spi.RegisterResult;
+import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.StartResult;
+import dev.cipolicy.queue.spi.SubmitResult;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The job-queue engine a site and its collectors drive: it submits and cancels requests, runs the site
+ * tick, hands out and fences job leases, and tracks collectors. It holds no state of its own: every
+ * change is one atomic operation of its {@link QueueStore}, so any number of engines (sites, collectors,
+ * threads or processes) may share one store. Time comes only from the given {@link Clock}; the engine
+ * owns no thread. Bad arguments raise {@link InvalidQueueInputException}; every domain outcome is a
+ * result value.
+ */
+public final class JobQueue {
+
+  private final QueueStore store;
+  private final Clock clock;
+  private final QueueSettings settings;
+
+  private JobQueue(QueueStore store, Clock clock, QueueSettings settings) {
+    this.store = store;
+    this.clock = clock;
+    this.settings = settings;
+  }
+
+  /**
+   * An engine over a store.
+   *
+   * @param store the store, shared by every site and collector
+   * @param clock the only source of time
+   * @param settings the queue's rules
+   * @return the engine
+   */
+  public static JobQueue of(QueueStore store, Clock clock, QueueSettings settings) {
+    return new JobQueue(present(store, "store"), present(clock, "clock"), present(settings, "settings"));
+  }
+
+  /**
+   * An engine over a new {@link InMemoryQueueStore}, the embedded default.
+   *
+   * @param clock the only source of time
+   * @param settings the queue's rules
+   * @return the engine
+   */
+  public static JobQueue inMemory(Clock clock, QueueSettings settings) {
+    return of(new InMemoryQueueStore(), clock, settings);
+  }
+
+  /**
+   * The store; share it to run more sites or collectors on the same queue.
+   *
+   * @return the store
+   */
+  public QueueStore store() {
+    return store;
+  }
+
+  /**
+   * The rules.
+   *
+   * @return the settings
+   */
+  public QueueSettings settings() {
+    return settings;
+  }
+
+  // ---------------------------------------------------------------------------------------------- requests
+
+  /**
+   * Submits a request; a duplicate tag, or a second open request of a PR and kind, is a reported no-op.
+   *
+   * @param request the request
+   * @return created, or the duplicate
+   */
+  public SubmitResult submit(NewRequest request) {
+    return store.submit(present(request, "request"), now());
+  }
+
+  /**
+   * Attaches a waiting try request's SHA and parent (a compare-and-set: only a waiting request changes).
+   *
+   * @param id the try request
+   * @param sha its head SHA
+   * @param parentSha the SHA it is compared with
+   * @return what happened
+   */
+  public AttachResult attachArtifacts(RequestId id, String sha, String parentSha) {
+    present(id, "request id");
+    token(sha, "try SHA");
+    token(parentSha, "try parent SHA");
+    if (sha.equals(parentSha)) {
+      throw new InvalidQueueInputException("try SHA '" + sha + "' of " + id + " cannot be its own parent SHA");
+    }
+    return store.attachArtifacts(id, sha, parentSha, now());
+  }
+
+  /**
+   * Cancels an open request (a closed PR, a superseded try): queued jobs are cancelled, leased jobs
+   * flagged; their collectors learn it on their next heartbeat.
+   *
+   * @param id the request
+   * @param reason why, e.g. {@code PR closed}
+   * @return what happened
+   */
+  public CancelResult cancel(RequestId id, String reason) {
+    present(id, "request id");
+    if (reason == null || reason.isBlank()) {
+      throw new InvalidQueueInputException("cancelling " + id + " needs a reason, e.g. 'PR closed'");
+    }
+    return store.cancel(id, reason, now());
+  }
+
+  /**
+   * The jobs the site creates for a request: one per benchmark group and collector target.
+   *
+   * @param request the request
+   * @return the job specs
+   */
+  public List<JobSpec> jobsFor(Request request) {
+    return settings.jobsFor(present(request, "request"));
+  }
+
+  /**
+   * The site tick: processes expired leases, completes every in-progress request whose required jobs (and
+   * its parent's) are terminal, then starts ready requests in queue order while fewer than K are in
+   * progress. A start another site won is skipped; a reached cap (another site started one) ends the tick.
+   * A request without jobs completes in the same tick.
+   *
+   * @return what the tick did and why
+   */
+  public TickResult tick() {
+    Instant now = now();
+    List<Explanation.Reason> reasons = new ArrayList<>();
+    ExpiryResult expired = store.expireLeases(now, settings.maxCrashRescues());
+    if (!expired.isEmpty()) {
+      reasons.add(new Explanation.Reason("queue.expire", expired.rescued().size() + " expired leases rescued, "
+          + expired.failed().size() + " jobs out of crash budget failed, " + expired.cancelled().size()
+          + " flagged jobs cancelled"));
+    }
+    List<Request> completed = new ArrayList<>();
+    List<ComparisonEvent> events = new ArrayList<>();
+    int running = 0;
+    for (Request r : store.inProgressRequests()) {
+      if (!tryComplete(r, now, completed, events, reasons)) {
+        running++;
+      }
+    }
+    List<StartResult> started = new ArrayList<>();
+    int cap = settings.maxInProgress();
+    if (running >= cap) {
+      reasons.add(new Explanation.Reason("queue.cap", running + " of at most " + cap
+          + " requests in progress; nothing starts"));
+    } else {
+      QueueOrder order = QueueOrder.of(store.openRequests());
+      List<Request> ready = order.ready();
+      if (ready.isEmpty()) {
+        reasons.add(new Explanation.Reason("queue.empty", "no request is ready"));
+      }
+      for (Request candidate : ready) {
+        if (running >= cap) {
+          break;
+        }
+        List<JobSpec> jobs = settings.jobsFor(candidate);
+        StartResult result = store.startRequest(new StartCommand(candidate.id(), jobs,
+            settings.backfill() && !jobs.isEmpty(), cap, now));
+        if (result.status() == StartResult.Status.STARTED) {
+          started.add(result);
+          reasons.add(new Explanation.Reason("queue.start", "started " + candidate.label() + " with "
+              + result.jobs().size() + " jobs; backfill " + result.backfill().status().name().toLowerCase(Locale.ROOT)
+              + " (" + result.backfill().created().size() + " new, " + result.backfill().existing() + " existing)"));
+          Request startedRequest = result.request().orElseThrow();
+          if (result.jobs().isEmpty() && tryComplete(startedRequest, now, completed, events, reasons)) {
+            continue;
+          }
+          running++;
+        } else if (result.status() == StartResult.Status.CAP_REACHED) {
+          reasons.add(new Explanation.Reason("queue.cap", result.inProgress() + " of at most " + cap
+              + " requests in progress (another site started one); " + candidate.label() + " waits"));
+          break;
+        } else {
+          reasons.add(new Explanation.Reason("queue.race", candidate.label() + " is no longer ready ("
+              + result.status().name().toLowerCase(Locale.ROOT) + "); trying the next"));
+        }
+      }
+    }
+    String decision = "tick at " + now + ": completed " + completed.size() + ", started " + started.size();
+    return new TickResult(now, expired, completed, events, started, new Explanation(decision, reasons, List.of()));
+  }
+
+  private boolean tryComplete(Request r, Instant now, List<Request> completed, List<ComparisonEvent> events,
+      List<Explanation.Reason> reasons) {
+    CompletionResult result = store.completeIfDone(r.id(), now);
+    switch (result.status()) {
+      case COMPLETED -> {
+        Request done = result.request().orElseThrow();
+        completed.add(done);
+        if (done.kind().isCompared()) {
+          events.add(ComparisonEvent.of(done));
+        }
+        reasons.add(new Explanation.Reason("queue.complete", "completed " + done.label() + " with outcome "
+            + done.outcome().orElseThrow().documentName()));
+        return true;
+      }
+      case NOT_DONE -> {
+        reasons.add(new Explanation.Reason("queue.wait", r.label() + " waits for " + result.pendingJobs()
+            + " required jobs"));
+        return false;
+      }
+      default -> {
+        // Another site completed it, or it was cancelled, since the list was read.
+        return true;
+      }
+    }
+  }
+
+  /**
+   * The queue order of the open requests now.
+   *
+   * @return the order
+   */
+  public QueueOrder order() {
+    return QueueOrder.of(store.openRequests());
+  }
+
+  /**
+   * The status view now: positions, requests ahead and ETAs.
+   *
+   * @return the status
+   */
+  public QueueStatus status() {
+    return order().status(now(), settings.expectedRequestDuration(), settings.maxInProgress());
+  }
+
+  // ---------------------------------------------------------------------------------------------- collectors
+
+  /**
+   * Registers a collector; the same name again is a reported no-op (refused if the tag differs).
+   *
+   * @param name its unique name
+   * @param tag the tag of the jobs it runs
+   * @param active whether it may claim
+   * @return what happened
+   */
+  public RegisterResult registerCollector(String name, String tag, boolean active) {
+    return store.registerCollector(token(name, "collector name"), token(tag, "collector tag"), active, now());
+  }
+
+  /**
+   * Records a collector's sign of life.
+   *
+   * @param name the collector
+   * @return {@code OK} or {@code NOT_FOUND}
+   */
+  public CollectorResult collectorHeartbeat(String name) {
+    return store.collectorHeartbeat(token(name, "collector name"), now());
+  }
+
+  /**
+   * Deactivates a collector: it claims nothing more, and its requeued jobs go to its pool.
+   *
+   * @param name the collector
+   * @return what happened
+   */
+  public CollectorResult deactivate(String name) {
+    return store.setCollectorActive(token(name, "collector name"), false);
+  }
+
+  /**
+   * Activates a collector again.
+   *
+   * @param name the collector
+   * @return what happened
+   */
+  public CollectorResult activate(String name) {
+    return store.setCollectorActive(token(name, "collector name"), true);
+  }
+
+  /**
+   * Every collector with its online, offline or inactive status now.
+   *
+   * @return the statuses, by name
+   */
+  public List<CollectorStatus> collectors() {
+    Instant now = now();
+    return store.collectors().stream().map(c -> CollectorStatus.of(c, now, settings.collectorTimeout())).toList();
+  }
+
+  // ---------------------------------------------------------------------------------------------- jobs
+
+  /**
+   * Claims one job for a collector.
+   *
+   * @param collector the collector's name
+   * @return the claim (possibly none)
+   */
+  public ClaimResult claim(String collector) {
+    return claim(collector, 1);
+  }
+
+  /**
+   * Claims up to {@code limit} jobs of the collector's tag, its own requeued jobs first.
+   *
+   * @param collector the collector's name
+   * @param limit at least 1
+   * @return the claims (possibly none)
+   */
+  public ClaimResult claim(String collector, int limit) {
+    return store.claim(new ClaimCommand(collector, now(), settings.leaseDuration(), settings.collectorTimeout(),
+        settings.maxCrashRescues(), limit));
+  }
+
+  /**
+   * Renews a lease; {@code CANCELLED} tells the collector to stop, {@code STALE_LEASE} that the job is no
+   * longer its own.
+   *
+   * @param lease the lease
+   * @return what happened
+   */
+  public LeaseResult heartbeat(Lease lease) {
+    present(lease, "lease");
+    return store.heartbeat(lease.jobId(), lease.attempt(), lease.token(), settings.leaseDuration(), now());
+  }
+
+  /**
+   * Completes the job of a lease.
+   *
+   * @param lease the lease
+   * @return what happened
+   */
+  public LeaseResult complete(Lease lease) {
+    present(lease, "lease");
+    return store.complete(lease.jobId(), lease.attempt(), lease.token(), now());
+  }
+
+  /**
+   * Reports a failure of the job of a lease.
+   *
+   * @param lease the lease
+   * @param failure transient or permanent, with detail
+   * @return what happened
+   */
+  public LeaseResult fail(Lease lease, Failure failure) {
+    present(lease, "lease");
+    present(failure, "failure");
+    return store.fail(lease.jobId(), lease.attempt(), lease.token(), failure, settings.maxTransientRetries(),
+        now());
+  }
+
+  /**
+   * Hands the job of a lease back unfinished (a collector shutting down between jobs).
+   *
+   * @param lease the lease
+   * @return what happened
+   */
+  public LeaseResult release(Lease lease) {
+    present(lease, "lease");
+    return store.release(lease.jobId(), lease.attempt(), lease.token(), now());
+  }
+
+  private Instant now() {
+    return clock.instant();
+  }
+
+  private static <T> T present(@Nullable T value, String what) {
+    if (value == null) {
+      throw new InvalidQueueInputException(what + " is missing");
+    }
+    return value;
+  }
+
+  private static String token(@Nullable String value, String what) {
+    if (value == null || value.isEmpty() || value.chars().anyMatch(c -> Character.isWhitespace(c)
+        || Character.isISOControl(c))) {
+      throw new InvalidQueueInputException(what + " '" + value + "' is not usable; expected a non-empty name"
+          + " without white space");
+    }
+    return value;
+  }
+}

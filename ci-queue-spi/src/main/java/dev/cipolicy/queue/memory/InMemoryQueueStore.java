@@ -1,0 +1,673 @@
+package dev.cipolicy.queue.memory;
+
+import dev.cipolicy.queue.spi.AttachResult;
+import dev.cipolicy.queue.spi.Backfill;
+import dev.cipolicy.queue.spi.CancelResult;
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.ClaimCommand;
+import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.Collector;
+import dev.cipolicy.queue.spi.CollectorResult;
+import dev.cipolicy.queue.spi.CompletionResult;
+import dev.cipolicy.queue.spi.ExpiryResult;
+import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobFailure;
+import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.Outcome;
+import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.spi.RegisterResult;
+import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.RequestState;
+import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.StartResult;
+import dev.cipolicy.queue.spi.SubmitResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The embedded {@link QueueStore}: all state in memory, every operation atomic under one monitor, so it
+ * is correct under any number of site and collector threads in one JVM. Claims cost O(log n) in the
+ * queued jobs of the collector's tag (plus the pool's collectors with requeued jobs); completion checks
+ * are O(1) through per-request counters; open requests are listed in O(n).
+ *
+ * <p>It keeps every request and job for the life of the store. It owns no thread and reads no clock.
+ */
+public final class InMemoryQueueStore implements QueueStore {
+
+  private final Object lock = new Object();
+
+  private final Map<Long, RequestRow> requests = new HashMap<>();
+  private final Map<String, RequestRow> byTag = new HashMap<>();
+  private final Map<String, RequestRow> openByPr = new HashMap<>();
+  private final TreeMap<Long, RequestRow> open = new TreeMap<>();
+  private final TreeMap<Long, RequestRow> inProgress = new TreeMap<>();
+
+  /** Job rows by id: job {@code i} is at index {@code i - 1} (this store's ids are dense). */
+  private final ArrayList<JobRow> jobs = new ArrayList<>();
+  private final Map<String, Pool> pools = new HashMap<>();
+  private final Map<String, CollectorRow> collectors = new HashMap<>();
+
+  private long lastRequestId;
+  private long lastJobId;
+  private long lastToken;
+
+  /** Creates an empty store. */
+  public InMemoryQueueStore() {}
+
+  // ---------------------------------------------------------------------------------------------- requests
+
+  @Override
+  public SubmitResult submit(NewRequest request, Instant now) {
+    synchronized (lock) {
+      if (request.tag().isPresent()) {
+        RequestRow existing = byTag.get(request.tag().get());
+        if (existing != null) {
+          return new SubmitResult(SubmitResult.Status.DUPLICATE_TAG, existing.request);
+        }
+      }
+      String prKey = prKey(request.kind().name(), request.pr().isPresent() ? request.pr().getAsLong() : 0);
+      if (request.pr().isPresent()) {
+        RequestRow existing = openByPr.get(prKey);
+        if (existing != null) {
+          return new SubmitResult(SubmitResult.Status.DUPLICATE_OPEN_PR, existing.request);
+        }
+      }
+      RequestRow row = new RequestRow(Request.created(RequestId.of(++lastRequestId), request, now));
+      requests.put(row.request.id().value(), row);
+      request.tag().ifPresent(tag -> byTag.put(tag, row));
+      if (request.pr().isPresent()) {
+        openByPr.put(prKey, row);
+      }
+      open.put(row.request.id().value(), row);
+      return new SubmitResult(SubmitResult.Status.CREATED, row.request);
+    }
+  }
+
+  @Override
+  public AttachResult attachArtifacts(RequestId id, String sha, String parentSha, Instant now) {
+    synchronized (lock) {
+      RequestRow row = requests.get(id.value());
+      if (row == null) {
+        return new AttachResult(AttachResult.Status.NOT_FOUND, Optional.empty());
+      }
+      if (row.request.state() != RequestState.WAITING_FOR_ARTIFACTS) {
+        return new AttachResult(AttachResult.Status.NOT_WAITING, Optional.of(row.request));
+      }
+      if (byTag.containsKey(sha)) {
+        return new AttachResult(AttachResult.Status.DUPLICATE_TAG, Optional.of(row.request));
+      }
+      row.request = row.request.withArtifacts(sha, parentSha);
+      byTag.put(sha, row);
+      return new AttachResult(AttachResult.Status.ATTACHED, Optional.of(row.request));
+    }
+  }
+
+  @Override
+  public Optional<Request> request(RequestId id) {
+    synchronized (lock) {
+      RequestRow row = requests.get(id.value());
+      return row == null ? Optional.empty() : Optional.of(row.request);
+    }
+  }
+
+  @Override
+  public Optional<Request> requestByTag(String tag) {
+    synchronized (lock) {
+      RequestRow row = byTag.get(tag);
+      return row == null ? Optional.empty() : Optional.of(row.request);
+    }
+  }
+
+  @Override
+  public List<Request> openRequests() {
+    synchronized (lock) {
+      return values(open);
+    }
+  }
+
+  @Override
+  public List<Request> inProgressRequests() {
+    synchronized (lock) {
+      return values(inProgress);
+    }
+  }
+
+  @Override
+  public StartResult startRequest(StartCommand command) {
+    synchronized (lock) {
+      RequestRow row = requests.get(command.requestId().value());
+      if (row == null) {
+        return StartResult.unchanged(StartResult.Status.NOT_FOUND, Optional.empty(), inProgress.size());
+      }
+      if (row.request.state() != RequestState.ARTIFACTS_READY) {
+        return StartResult.unchanged(StartResult.Status.NOT_READY, Optional.of(row.request), inProgress.size());
+      }
+      if (inProgress.size() >= command.maxInProgress()) {
+        return StartResult.unchanged(StartResult.Status.CAP_REACHED, Optional.of(row.request), inProgress.size());
+      }
+      Instant now = command.now();
+      List<Job> created = new ArrayList<>(command.jobs().size());
+      for (JobSpec spec : command.jobs()) {
+        JobRow job = createJob(row, spec, now);
+        if (job != null) {
+          created.add(job.job);
+        }
+      }
+      Backfill backfill = backfill(row, command);
+      row.request = row.request.started(now, backfill.status() == Backfill.Status.ENQUEUED
+          ? backfill.parent().orElseThrow() : null);
+      inProgress.put(row.request.id().value(), row);
+      return new StartResult(StartResult.Status.STARTED, Optional.of(row.request), created, backfill,
+          inProgress.size());
+    }
+  }
+
+  private Backfill backfill(RequestRow row, StartCommand command) {
+    if (!command.backfillParent()) {
+      return Backfill.none(Backfill.Status.NOT_REQUESTED, Optional.empty());
+    }
+    Optional<String> parentSha = row.request.parentSha();
+    if (parentSha.isEmpty()) {
+      return Backfill.none(Backfill.Status.NO_PARENT, Optional.empty());
+    }
+    RequestRow parent = byTag.get(parentSha.get());
+    if (parent == null) {
+      return Backfill.none(Backfill.Status.PARENT_UNKNOWN, Optional.empty());
+    }
+    Optional<RequestId> parentId = Optional.of(parent.request.id());
+    switch (parent.request.state()) {
+      case CANCELLED:
+        return Backfill.none(Backfill.Status.PARENT_CANCELLED, parentId);
+      case WAITING_FOR_ARTIFACTS:
+      case ARTIFACTS_READY:
+        return Backfill.none(Backfill.Status.PARENT_NOT_STARTED, parentId);
+      default:
+        break;
+    }
+    List<Job> created = new ArrayList<>();
+    int existing = 0;
+    for (JobSpec spec : command.jobs()) {
+      JobRow job = createJob(parent, spec, command.now());
+      if (job == null) {
+        existing++;
+      } else {
+        created.add(job.job);
+      }
+    }
+    return new Backfill(Backfill.Status.ENQUEUED, parentId, created, existing);
+  }
+
+  /** Creates a queued job unless the request has one with the same group and tag; returns null then. */
+  private @Nullable JobRow createJob(RequestRow request, JobSpec spec, Instant now) {
+    RequestRow.JobKey key = new RequestRow.JobKey(spec.benchmarkGroup(), spec.collectorTag());
+    if (request.jobsByKey.containsKey(key)) {
+      return null;
+    }
+    Pool pool = pools.computeIfAbsent(spec.collectorTag(), tag -> new Pool());
+    JobRow row = new JobRow(Job.created(JobId.of(++lastJobId), request.request.id(), spec, now), request, pool);
+    jobs.add(row);
+    request.jobs.add(row);
+    request.jobsByKey.put(key, row);
+    if (!spec.optional()) {
+      request.requiredPending++;
+    }
+    pool.free.add(row);
+    return row;
+  }
+
+  @Override
+  public CompletionResult completeIfDone(RequestId id, Instant now) {
+    synchronized (lock) {
+      RequestRow row = requests.get(id.value());
+      if (row == null) {
+        return new CompletionResult(CompletionResult.Status.NOT_FOUND, Optional.empty(), 0);
+      }
+      if (row.request.state() != RequestState.IN_PROGRESS) {
+        return new CompletionResult(CompletionResult.Status.NOT_IN_PROGRESS, Optional.of(row.request), 0);
+      }
+      int pending = row.requiredPending;
+      if (row.request.parentRequest().isPresent()) {
+        pending += requests.get(row.request.parentRequest().get().value()).requiredPending;
+      }
+      if (pending > 0) {
+        return new CompletionResult(CompletionResult.Status.NOT_DONE, Optional.of(row.request), pending);
+      }
+      Outcome outcome = Outcome.of(row.requiredSucceeded, row.requiredFailed, row.anyFailed);
+      row.request = row.request.completed(outcome, now);
+      close(row);
+      return new CompletionResult(CompletionResult.Status.COMPLETED, Optional.of(row.request), 0);
+    }
+  }
+
+  @Override
+  public CancelResult cancel(RequestId id, String reason, Instant now) {
+    synchronized (lock) {
+      RequestRow row = requests.get(id.value());
+      if (row == null) {
+        return new CancelResult(CancelResult.Status.NOT_FOUND, Optional.empty(), 0, 0);
+      }
+      if (row.request.state().isTerminal()) {
+        return new CancelResult(CancelResult.Status.ALREADY_FINISHED, Optional.of(row.request), 0, 0);
+      }
+      int cancelled = 0;
+      int flagged = 0;
+      for (JobRow job : row.jobs) {
+        if (job.job.state() == JobState.QUEUED) {
+          // The row stays in its claim queue; claims skip terminal rows.
+          finish(job, job.job.cancelled(now));
+          cancelled++;
+        } else if (job.job.state() == JobState.LEASED && !job.job.cancelRequested()) {
+          job.job = job.job.flaggedForCancellation();
+          flagged++;
+        }
+      }
+      row.request = row.request.cancelled(reason, now);
+      close(row);
+      return new CancelResult(CancelResult.Status.CANCELLED, Optional.of(row.request), cancelled, flagged);
+    }
+  }
+
+  private void close(RequestRow row) {
+    long id = row.request.id().value();
+    open.remove(id);
+    inProgress.remove(id);
+    if (row.request.pr().isPresent()) {
+      openByPr.remove(prKey(row.request.kind().name(), row.request.pr().getAsLong()), row);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------- jobs
+
+  @Override
+  public ClaimResult claim(ClaimCommand command) {
+    synchronized (lock) {
+      CollectorRow collector = collectors.get(command.collector());
+      if (collector == null) {
+        return new ClaimResult(ClaimResult.Status.UNKNOWN_COLLECTOR, List.of());
+      }
+      if (!collector.active) {
+        return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
+      }
+      Instant now = command.now();
+      collector.heartbeat(now);
+      Pool pool = pools.get(collector.tag);
+      if (pool == null) {
+        return new ClaimResult(ClaimResult.Status.OK, List.of());
+      }
+      expire(pool, now, command.maxCrashRescues(), null);
+      if (command.limit() == 1) {
+        JobRow row = next(pool, collector.name, now, command.collectorTimeout());
+        return new ClaimResult(ClaimResult.Status.OK, row == null ? List.of()
+            : List.of(lease(pool, row, collector.name, now.plus(command.leaseDuration()))));
+      }
+      List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 16));
+      Instant expiry = now.plus(command.leaseDuration());
+      while (claims.size() < command.limit()) {
+        JobRow row = next(pool, collector.name, now, command.collectorTimeout());
+        if (row == null) {
+          break;
+        }
+        claims.add(lease(pool, row, collector.name, expiry));
+      }
+      return new ClaimResult(ClaimResult.Status.OK, claims);
+    }
+  }
+
+  private Claim lease(Pool pool, JobRow row, String collector, Instant expiry) {
+    Lease lease = row.job.nextLease(++lastToken, expiry, collector);
+    row.job = row.job.claimed(lease);
+    row.leaseExpiry = expiry;
+    pool.leases.add(row);
+    return new Claim(row.job, lease);
+  }
+
+  /** Removes and returns the next job the collector may claim, or null. */
+  private @Nullable JobRow next(Pool pool, String collector, Instant now, Duration timeout) {
+    ClaimQueue own = pool.affine.get(collector);
+    if (own != null) {
+      JobRow row = peekQueued(own);
+      if (row != null) {
+        own.poll();
+        return row;
+      }
+      pool.affine.remove(collector);
+    }
+    ClaimQueue best = null;
+    JobRow bestRow = peekQueued(pool.free);
+    if (bestRow != null) {
+      best = pool.free;
+    }
+    for (Map.Entry<String, ClaimQueue> entry : pool.affine.entrySet()) {
+      ClaimQueue queue = entry.getValue();
+      if (queue.isEmpty()) {
+        continue;
+      }
+      CollectorRow other = collectors.get(entry.getKey());
+      if (other != null && other.isLiveAt(now, timeout)) {
+        continue;
+      }
+      JobRow row = peekQueued(queue);
+      if (row != null && (bestRow == null || row.id < bestRow.id)) {
+        best = queue;
+        bestRow = row;
+      }
+    }
+    if (best == null) {
+      return null;
+    }
+    best.poll();
+    return bestRow;
+  }
+
+  /** The first still-queued row of a claim queue, dropping the cancelled rows before it. */
+  private static @Nullable JobRow peekQueued(ClaimQueue queue) {
+    JobRow row = queue.peek();
+    while (row != null && row.job.state() != JobState.QUEUED) {
+      queue.poll();
+      row = queue.peek();
+    }
+    return row;
+  }
+
+  private static void enqueue(JobRow row) {
+    Optional<String> affinity = row.job.affinity();
+    if (affinity.isPresent()) {
+      row.pool.affine.computeIfAbsent(affinity.get(), c -> new ClaimQueue()).add(row);
+    } else {
+      row.pool.free.add(row);
+    }
+  }
+
+  /** Processes the expired leases of a pool; collects the changed jobs when {@code changes} is given. */
+  private void expire(Pool pool, Instant now, int maxCrashRescues, @Nullable List<List<Job>> changes) {
+    LeaseHeap heap = pool.leases;
+    while (!heap.isEmpty() && !heap.peek().leaseExpiry.isAfter(now)) {
+      JobRow row = heap.poll();
+      Job job = row.job;
+      Lease lease = job.lease().orElseThrow();
+      int list;
+      if (job.cancelRequested()) {
+        finish(row, job.cancelled(now));
+        list = 2;
+      } else if (job.crashRescues() < maxCrashRescues) {
+        row.job = job.rescued();
+        enqueue(row);
+        list = 0;
+      } else {
+        finish(row, job.failed(JobFailure.crashBudgetExhausted(lease.collector(), job.crashRescues(),
+            lease.expiresAt(), now)));
+        list = 1;
+      }
+      if (changes != null) {
+        changes.get(list).add(row.job);
+      }
+    }
+  }
+
+  /** Gives the row its terminal job value and updates the request's counters. */
+  private static void finish(JobRow row, Job terminal) {
+    row.job = terminal;
+    RequestRow request = row.request;
+    boolean required = !terminal.spec().optional();
+    if (required) {
+      request.requiredPending--;
+    }
+    if (terminal.state() == JobState.SUCCEEDED && required) {
+      request.requiredSucceeded++;
+    } else if (terminal.state() == JobState.FAILED) {
+      request.anyFailed++;
+      if (required) {
+        request.requiredFailed++;
+      }
+    }
+  }
+
+  @Override
+  public LeaseResult heartbeat(JobId job, int attempt, long token, Duration leaseDuration, Instant now) {
+    synchronized (lock) {
+      JobRow row = row(job);
+      LeaseResult refused = fence(row, job, attempt, token, now);
+      if (refused != null) {
+        return refused;
+      }
+      if (row.job.cancelRequested()) {
+        return cancelFlagged(row, now);
+      }
+      Instant expiry = now.plus(leaseDuration);
+      row.job = row.job.renewed(expiry);
+      row.leaseExpiry = expiry;
+      row.pool.leases.update(row);
+      holderHeartbeat(row.job.lease().orElseThrow(), now);
+      return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
+    }
+  }
+
+  @Override
+  public LeaseResult complete(JobId job, int attempt, long token, Instant now) {
+    synchronized (lock) {
+      JobRow row = row(job);
+      LeaseResult refused = fence(row, job, attempt, token, now);
+      if (refused != null) {
+        return refused;
+      }
+      if (row.job.cancelRequested()) {
+        return cancelFlagged(row, now);
+      }
+      endLease(row, now);
+      finish(row, row.job.succeeded(now));
+      return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
+    }
+  }
+
+  @Override
+  public LeaseResult fail(JobId job, int attempt, long token, Failure failure, int maxTransientRetries,
+      Instant now) {
+    synchronized (lock) {
+      JobRow row = row(job);
+      LeaseResult refused = fence(row, job, attempt, token, now);
+      if (refused != null) {
+        return refused;
+      }
+      if (row.job.cancelRequested()) {
+        return cancelFlagged(row, now);
+      }
+      Lease lease = endLease(row, now);
+      Job current = row.job;
+      if (failure.kind() == Failure.Kind.PERMANENT) {
+        finish(row, current.failed(JobFailure.permanent(lease.collector(), failure.detail(), now)));
+      } else if (current.transientRetries() < maxTransientRetries) {
+        row.job = current.retriedAfterTransientFailure(failure.detail());
+        enqueue(row);
+      } else {
+        finish(row, current.failed(JobFailure.transientBudgetExhausted(lease.collector(),
+            current.transientRetries(), failure.detail(), now)));
+      }
+      return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
+    }
+  }
+
+  @Override
+  public LeaseResult release(JobId job, int attempt, long token, Instant now) {
+    synchronized (lock) {
+      JobRow row = row(job);
+      LeaseResult refused = fence(row, job, attempt, token, now);
+      if (refused != null) {
+        return refused;
+      }
+      if (row.job.cancelRequested()) {
+        return cancelFlagged(row, now);
+      }
+      endLease(row, now);
+      row.job = row.job.released();
+      enqueue(row);
+      return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
+    }
+  }
+
+  /** Null when the row's job is leased under this live lease, else the refusal to return. */
+  private static @Nullable LeaseResult fence(@Nullable JobRow row, JobId job, int attempt, long token,
+      Instant now) {
+    if (row == null) {
+      return new LeaseResult(LeaseStatus.NOT_FOUND, Optional.empty());
+    }
+    Optional<Lease> lease = row.job.lease();
+    if (lease.isEmpty() || !lease.get().fences(job, attempt, token) || !lease.get().isLiveAt(now)) {
+      return new LeaseResult(LeaseStatus.STALE_LEASE, Optional.of(row.job));
+    }
+    return null;
+  }
+
+  private LeaseResult cancelFlagged(JobRow row, Instant now) {
+    endLease(row, now);
+    finish(row, row.job.cancelled(now));
+    return new LeaseResult(LeaseStatus.CANCELLED, Optional.of(row.job));
+  }
+
+  /** Takes the row out of its lease heap and refreshes the holder's heartbeat; returns the ended lease. */
+  private Lease endLease(JobRow row, Instant now) {
+    Lease lease = row.job.lease().orElseThrow();
+    row.pool.leases.remove(row);
+    holderHeartbeat(lease, now);
+    return lease;
+  }
+
+  private void holderHeartbeat(Lease lease, Instant now) {
+    CollectorRow holder = collectors.get(lease.collector());
+    if (holder != null) {
+      holder.heartbeat(now);
+    }
+  }
+
+  @Override
+  public ExpiryResult expireLeases(Instant now, int maxCrashRescues) {
+    synchronized (lock) {
+      List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+      for (Pool pool : pools.values()) {
+        expire(pool, now, maxCrashRescues, changes);
+      }
+      Comparator<Job> byId = Comparator.comparing(Job::id);
+      changes.forEach(list -> list.sort(byId));
+      return new ExpiryResult(changes.get(0), changes.get(1), changes.get(2));
+    }
+  }
+
+  @Override
+  public Optional<Job> job(JobId id) {
+    synchronized (lock) {
+      JobRow row = row(id);
+      return row == null ? Optional.empty() : Optional.of(row.job);
+    }
+  }
+
+  @Override
+  public List<Job> jobs(RequestId requestId) {
+    synchronized (lock) {
+      RequestRow row = requests.get(requestId.value());
+      if (row == null) {
+        return List.of();
+      }
+      List<Job> out = new ArrayList<>(row.jobs.size());
+      for (JobRow job : row.jobs) {
+        out.add(job.job);
+      }
+      return out;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------- collectors
+
+  @Override
+  public RegisterResult registerCollector(String name, String tag, boolean active, Instant now) {
+    synchronized (lock) {
+      CollectorRow existing = collectors.get(name);
+      if (existing != null) {
+        return new RegisterResult(existing.tag.equals(tag) ? RegisterResult.Status.ALREADY_REGISTERED
+            : RegisterResult.Status.NAME_TAKEN, existing.toCollector());
+      }
+      CollectorRow row = new CollectorRow(name, tag, active, now);
+      Collector collector = row.toCollector();
+      collectors.put(name, row);
+      return new RegisterResult(RegisterResult.Status.REGISTERED, collector);
+    }
+  }
+
+  @Override
+  public CollectorResult collectorHeartbeat(String name, Instant now) {
+    synchronized (lock) {
+      CollectorRow row = collectors.get(name);
+      if (row == null) {
+        return new CollectorResult(CollectorResult.Status.NOT_FOUND, Optional.empty());
+      }
+      row.heartbeat(now);
+      return new CollectorResult(CollectorResult.Status.OK, Optional.of(row.toCollector()));
+    }
+  }
+
+  @Override
+  public CollectorResult setCollectorActive(String name, boolean active) {
+    synchronized (lock) {
+      CollectorRow row = collectors.get(name);
+      if (row == null) {
+        return new CollectorResult(CollectorResult.Status.NOT_FOUND, Optional.empty());
+      }
+      if (row.active == active) {
+        return new CollectorResult(CollectorResult.Status.UNCHANGED, Optional.of(row.toCollector()));
+      }
+      row.active = active;
+      return new CollectorResult(CollectorResult.Status.OK, Optional.of(row.toCollector()));
+    }
+  }
+
+  @Override
+  public Optional<Collector> collector(String name) {
+    synchronized (lock) {
+      CollectorRow row = collectors.get(name);
+      return row == null ? Optional.empty() : Optional.of(row.toCollector());
+    }
+  }
+
+  @Override
+  public List<Collector> collectors() {
+    synchronized (lock) {
+      List<Collector> out = new ArrayList<>(collectors.size());
+      for (CollectorRow row : collectors.values()) {
+        out.add(row.toCollector());
+      }
+      out.sort(Comparator.comparing(Collector::name));
+      return out;
+    }
+  }
+
+  private @Nullable JobRow row(JobId id) {
+    long index = id.value() - 1;
+    return index < jobs.size() ? jobs.get((int) index) : null;
+  }
+
+  private static List<Request> values(TreeMap<Long, RequestRow> rows) {
+    List<Request> out = new ArrayList<>(rows.size());
+    for (RequestRow row : rows.values()) {
+      out.add(row.request);
+    }
+    return out;
+  }
+
+  private static String prKey(String kind, long pr) {
+    return kind + '#' + pr;
+  }
+}

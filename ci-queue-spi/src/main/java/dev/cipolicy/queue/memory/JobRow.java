@@ -1,0 +1,23 @@
+package dev.cipolicy.queue.memory;
+
+import dev.cipolicy.queue.spi.Job;
+import java.time.Instant;
+
+/** The in-memory row of one job: its current value and the bookkeeping of the claim queues and lease heap. */
+final class JobRow {
+  final long id;
+  final RequestRow request;
+  final Pool pool;
+  Job job;
+  /** The lease expiry while leased; the key of the lease heap. */
+  Instant leaseExpiry = Instant.MIN;
+  /** The row's index in its pool's lease heap, or -1. */
+  int heapIndex = -1;
+
+  JobRow(Job job, RequestRow request, Pool pool) {
+    this.id = job.id().value();
+    this.job = job;
+    this.request = request;
+    this.pool = pool;
+  }
+}

@@ -1,0 +1,51 @@
+package dev.cipolicy.queue.spi;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What starting a request did to its parent: the jobs enqueued for the parent (existing ones are
+ * no-ops), or why nothing was enqueued.
+ *
+ * @param status what happened
+ * @param parent the parent request, when it exists
+ * @param created the jobs newly created for the parent, in order
+ * @param existing how many of the jobs the parent already had
+ */
+public record Backfill(Status status, Optional<RequestId> parent, List<Job> created, int existing) {
+
+  /** What happened to the parent. */
+  public enum Status {
+    /** Backfill was not asked for, or the request did not start. */
+    NOT_REQUESTED,
+    /** The request has no parent SHA (a release, a root commit). */
+    NO_PARENT,
+    /** No request has the parent SHA as its tag. */
+    PARENT_UNKNOWN,
+    /** The parent exists but never started (it is waiting or ready). */
+    PARENT_NOT_STARTED,
+    /** The parent was cancelled. */
+    PARENT_CANCELLED,
+    /** The parent is in progress or completed; the jobs it lacked were created. */
+    ENQUEUED
+  }
+
+  /** Checks the components and copies the list. */
+  public Backfill {
+    Checks.present(status, "backfill status");
+    Checks.present(parent, "backfill parent");
+    created = List.copyOf(Checks.present(created, "backfilled jobs"));
+    Checks.atLeast(existing, 0, "existing backfill jobs");
+  }
+
+  /**
+   * A backfill that enqueued nothing.
+   *
+   * @param status why
+   * @param parent the parent, when known
+   * @return the backfill
+   */
+  public static Backfill none(Status status, Optional<RequestId> parent) {
+    return new Backfill(status, parent, List.of(), 0);
+  }
+}

@@ -1,0 +1,57 @@
+package dev.cipolicy.queue.spi;
+
+import java.time.Instant;
+
+/**
+ * A collector's time-limited right to run one attempt of a job: the job, the attempt number, the fencing
+ * token and the expiry. Heartbeat, complete, fail and release succeed only with the job's current attempt
+ * and token while the lease is live; anything else is a stale lease and changes nothing.
+ *
+ * @param jobId the leased job
+ * @param attempt the job's attempt this lease is for; every claim increments it
+ * @param token the fencing token, unique among all leases a store ever issued
+ * @param expiresAt the first instant at which the lease is no longer live
+ * @param collector the collector holding the lease
+ */
+public record Lease(JobId jobId, int attempt, long token, Instant expiresAt, String collector) {
+
+  /** Checks the components. */
+  public Lease {
+    Checks.present(jobId, "lease job id");
+    Checks.atLeast(attempt, 1, "lease attempt");
+    Checks.present(expiresAt, "lease expiry");
+    Checks.token(collector, "lease collector");
+  }
+
+  /**
+   * Whether the lease is live at the given instant.
+   *
+   * @param now the instant
+   * @return true when {@code now} is before the expiry
+   */
+  public boolean isLiveAt(Instant now) {
+    return now.isBefore(expiresAt);
+  }
+
+  /**
+   * Whether the fence (job, attempt, token) of this lease matches the given one.
+   *
+   * @param jobId a job id
+   * @param attempt an attempt
+   * @param token a token
+   * @return true when all three match
+   */
+  public boolean fences(JobId jobId, int attempt, long token) {
+    return this.jobId.equals(jobId) && this.attempt == attempt && this.token == token;
+  }
+
+  /**
+   * The same lease with a new expiry (a renewal keeps attempt and token).
+   *
+   * @param newExpiry the new expiry
+   * @return the renewed lease
+   */
+  public Lease renewedUntil(Instant newExpiry) {
+    return new Lease(jobId, attempt, token, newExpiry, collector);
+  }
+}

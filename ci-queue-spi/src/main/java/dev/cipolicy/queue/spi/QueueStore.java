@@ -1,0 +1,263 @@
+package dev.cipolicy.queue.spi;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The storage port of the job queue: every state change of requests, jobs and collectors, each one an
+ * atomic, conditional operation that enforces its invariant inside the store, so that any number of site
+ * and collector processes sharing the store stay correct without coordinating otherwise.
+ *
+ * <p>Contract (checked by {@code dev.cipolicy.queue.tck.QueueStoreCompatibilityKit}):
+ * <ul>
+ *   <li><b>Atomicity.</b> Each method is one transaction: it reads, checks its condition and writes as one
+ *       step, linearizable with every other call on the same store.
+ *   <li><b>Outcomes are values.</b> A condition that does not hold (a duplicate, a stale lease, a reached
+ *       cap) is reported in the result and changes nothing; methods throw only
+ *       {@link InvalidQueueInputException} for unusable arguments and {@link QueueStoreException} when the
+ *       store itself fails.
+ *   <li><b>Time is an argument.</b> Stores never read a clock; {@code now} comes from the engine's clock.
+ *       Heartbeat instants only move forward ({@link Collector#heartbeatAt}).
+ *   <li><b>Identity.</b> Request and job ids increase in creation order; lease tokens are never reused.
+ *   <li><b>Fencing.</b> {@link #heartbeat}, {@link #complete}, {@link #fail} and {@link #release} act only
+ *       when the job is leased, its lease has this attempt and token, and the lease is live at {@code now};
+ *       otherwise they return {@link LeaseStatus#STALE_LEASE} and change nothing.
+ *   <li><b>Transitions.</b> State changes use the transition methods of {@link Request} and {@link Job}
+ *       (or write the same values), so that every store records the same thing.
+ * </ul>
+ */
+public interface QueueStore {
+
+  /**
+   * Creates a request in the state its kind fixes, unless its tag exists (any kind) or its PR has an open
+   * request of the same kind; then nothing changes and the existing request is returned. Tag uniqueness is
+   * checked first. Invariants: tags are unique; at most one open request per (PR, kind).
+   *
+   * @param request the request
+   * @param now the submission instant (the request's creation time)
+   * @return created, or the duplicate
+   */
+  SubmitResult submit(NewRequest request, Instant now);
+
+  /**
+   * Attaches a try request's SHA and parent: a compare-and-set that moves it from waiting for artifacts to
+   * ready only if it is still waiting and no request has the SHA as its tag.
+   *
+   * @param id the try request
+   * @param sha the head SHA, its new tag
+   * @param parentSha the SHA it is compared with
+   * @param now the instant of the operation
+   * @return what happened
+   */
+  AttachResult attachArtifacts(RequestId id, String sha, String parentSha, Instant now);
+
+  /**
+   * The request with this id.
+   *
+   * @param id the id
+   * @return the request, if any
+   */
+  Optional<Request> request(RequestId id);
+
+  /**
+   * The request with this tag, of any kind and state.
+   *
+   * @param tag a SHA or release tag
+   * @return the request, if any
+   */
+  Optional<Request> requestByTag(String tag);
+
+  /**
+   * Every open request (waiting, ready or in progress), by id.
+   *
+   * @return the open requests
+   */
+  List<Request> openRequests();
+
+  /**
+   * Every request in progress, by id.
+   *
+   * @return the requests in progress
+   */
+  List<Request> inProgressRequests();
+
+  /**
+   * Starts a ready request if fewer than {@code maxInProgress} requests are in progress: moves it to in
+   * progress and creates its jobs, queued, in order; then, if asked and the request has a parent SHA whose
+   * request is in progress or completed, creates for that parent each job it lacks (same group and tag;
+   * existing ones are no-ops; the parent's state never changes) and records the parent as the request's
+   * {@link Request#parentRequest()}. The cap check, the state check and all writes are one step:
+   * concurrent calls from several sites never exceed the cap. Invariant: at most K requests in progress.
+   *
+   * @param command what to start and the cap
+   * @return what happened
+   */
+  StartResult startRequest(StartCommand command);
+
+  /**
+   * Completes an in-progress request if every required job of it and of its recorded parent request is
+   * terminal, with the {@link Outcome} of its own jobs; otherwise changes nothing. Exactly one of concurrent
+   * callers sees {@link CompletionResult.Status#COMPLETED}. Invariant: completed is absorbing.
+   *
+   * @param id the request
+   * @param now the completion instant
+   * @return what happened
+   */
+  CompletionResult completeIfDone(RequestId id, Instant now);
+
+  /**
+   * Cancels an open request: its queued jobs become cancelled, its leased jobs are flagged (their holders
+   * learn it on the next fenced update), and it no longer counts against the cap. Completed and cancelled
+   * requests do not change.
+   *
+   * @param id the request
+   * @param reason why, e.g. {@code PR closed}
+   * @param now the cancellation instant
+   * @return what happened
+   */
+  CancelResult cancel(RequestId id, String reason, Instant now);
+
+  /**
+   * Claims up to {@code limit} jobs of the collector's registered tag. An unknown or inactive collector gets
+   * nothing and changes nothing. Otherwise, as one step: the collector's heartbeat becomes {@code now};
+   * every expired lease on a job of that tag is processed as {@link #expireLeases} would; then queued jobs
+   * of that tag are leased (next attempt, fresh token, expiry {@code now + leaseDuration}, affinity to the
+   * claimer) in this order: jobs with affinity to the claimer, by id; then, by id, jobs without affinity and
+   * jobs whose affinity collector is inactive or whose heartbeat is at least {@code collectorTimeout} old.
+   * Concurrent claims never lease the same job twice (with SQL: {@code FOR UPDATE SKIP LOCKED}).
+   * Invariant: at most one live lease per job.
+   *
+   * @param command who claims, when and how much
+   * @return the claims
+   */
+  ClaimResult claim(ClaimCommand command);
+
+  /**
+   * Renews a live lease until {@code now + leaseDuration} (same attempt and token) and refreshes its
+   * holder's heartbeat. If the job is flagged for cancellation it is cancelled instead and the result is
+   * {@link LeaseStatus#CANCELLED}.
+   *
+   * @param job the job
+   * @param attempt the lease's attempt
+   * @param token the lease's token
+   * @param leaseDuration the renewal
+   * @param now the instant
+   * @return what happened
+   */
+  LeaseResult heartbeat(JobId job, int attempt, long token, Duration leaseDuration, Instant now);
+
+  /**
+   * Marks the job of a live lease succeeded (or cancelled, if flagged). Invariant: a job completes once.
+   *
+   * @param job the job
+   * @param attempt the lease's attempt
+   * @param token the lease's token
+   * @param now the instant
+   * @return what happened
+   */
+  LeaseResult complete(JobId job, int attempt, long token, Instant now);
+
+  /**
+   * Records a failure of the job of a live lease (or cancels it, if flagged): a permanent failure fails it;
+   * a transient failure queues it again with affinity to the holder while fewer than
+   * {@code maxTransientRetries} transient retries were used, and fails it otherwise. Invariant: the
+   * transient-failure budget is never exceeded.
+   *
+   * @param job the job
+   * @param attempt the lease's attempt
+   * @param token the lease's token
+   * @param failure the failure
+   * @param maxTransientRetries the transient-failure budget
+   * @param now the instant
+   * @return what happened
+   */
+  LeaseResult fail(JobId job, int attempt, long token, Failure failure, int maxTransientRetries, Instant now);
+
+  /**
+   * Hands the job of a live lease back: queued again, no budget spent, no affinity (or cancelled, if
+   * flagged).
+   *
+   * @param job the job
+   * @param attempt the lease's attempt
+   * @param token the lease's token
+   * @param now the instant
+   * @return what happened
+   */
+  LeaseResult release(JobId job, int attempt, long token, Instant now);
+
+  /**
+   * Processes every lease expired at {@code now} (expiry not after {@code now}): a flagged job is
+   * cancelled; a job with fewer than {@code maxCrashRescues} rescues is queued again with one more rescue
+   * and its affinity kept; any other fails with {@link JobFailure.Reason#CRASH_BUDGET_EXHAUSTED}.
+   * Invariant: the crash-rescue budget is never exceeded.
+   *
+   * @param now the instant
+   * @param maxCrashRescues the crash-rescue budget
+   * @return the jobs changed, each list by id
+   */
+  ExpiryResult expireLeases(Instant now, int maxCrashRescues);
+
+  /**
+   * The job with this id.
+   *
+   * @param id the id
+   * @return the job, if any
+   */
+  Optional<Job> job(JobId id);
+
+  /**
+   * The jobs of a request (its own and those backfilled to it), by id.
+   *
+   * @param requestId the request
+   * @return the jobs; empty for an unknown request
+   */
+  List<Job> jobs(RequestId requestId);
+
+  /**
+   * Registers a collector, active or not, with {@code now} as registration and heartbeat instant, unless
+   * the name is taken; then nothing changes.
+   *
+   * @param name the unique name
+   * @param tag the tag of the jobs it runs
+   * @param active whether it may claim
+   * @param now the instant
+   * @return what happened
+   */
+  RegisterResult registerCollector(String name, String tag, boolean active, Instant now);
+
+  /**
+   * Records a collector's sign of life.
+   *
+   * @param name the collector
+   * @param now the instant
+   * @return {@code OK} or {@code NOT_FOUND}
+   */
+  CollectorResult collectorHeartbeat(String name, Instant now);
+
+  /**
+   * Activates or deactivates a collector. A deactivated collector claims nothing; its requeued jobs lose
+   * their affinity to it; its current leases stay valid.
+   *
+   * @param name the collector
+   * @param active the new flag
+   * @return {@code OK}, {@code UNCHANGED} or {@code NOT_FOUND}
+   */
+  CollectorResult setCollectorActive(String name, boolean active);
+
+  /**
+   * The collector with this name.
+   *
+   * @param name the name
+   * @return the collector, if any
+   */
+  Optional<Collector> collector(String name);
+
+  /**
+   * Every registered collector, by name.
+   *
+   * @return the collectors
+   */
+  List<Collector> collectors();
+}

@@ -1,0 +1,576 @@
+package dev.cipolicy.queue.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
+
+import dev.cipolicy.queue.CollectorTarget;
+import dev.cipolicy.queue.ComparisonEvent;
+import dev.cipolicy.queue.JobQueue;
+import dev.cipolicy.queue.QueueOrder;
+import dev.cipolicy.queue.QueueSettings;
+import dev.cipolicy.queue.TickResult;
+import dev.cipolicy.queue.spi.AttachResult;
+import dev.cipolicy.queue.spi.Backfill;
+import dev.cipolicy.queue.spi.CancelResult;
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.Collector;
+import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.InvalidQueueInputException;
+import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.RequestState;
+import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.StartResult;
+import dev.cipolicy.queue.spi.SubmitResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.quicktheories.core.Gen;
+
+/**
+ * The model-based test of a store: QuickTheories generates command lists (submit, attach, tick from one of
+ * three sites, claim from one of four collectors, heartbeat, complete, fail, release, a stale update, a
+ * crash, cancel, clock advances, collector heartbeats and (de)activation), runs each command through real
+ * engines on the store under test and on {@link ReferenceQueueStore}, and after every step compares the
+ * results and the whole state and checks the invariants. On failure QuickTheories shrinks the list and
+ * reports the seed.
+ */
+final class QueueModelCheck {
+
+  /** What a command does. */
+  enum Op {
+    SUBMIT(10), ATTACH(4), TICK(14), START_STALE_VIEW(3), CLAIM(18), HEARTBEAT(5), COMPLETE(20), FAIL(6),
+    RELEASE(2), STALE(5), CRASH(3), CANCEL(2), ADVANCE(6), COLLECTOR_HEARTBEAT(2), TOGGLE_ACTIVE(1);
+
+    final int weight;
+
+    Op(int weight) {
+      this.weight = weight;
+    }
+
+    static Op pick(int roll) {
+      int total = 0;
+      for (Op op : values()) {
+        total += op.weight;
+      }
+      int r = Math.floorMod(roll, total);
+      for (Op op : values()) {
+        if (r < op.weight) {
+          return op;
+        }
+        r -= op.weight;
+      }
+      throw new IllegalStateException();
+    }
+  }
+
+  /** One generated command: an operation and three small parameters it interprets. */
+  record Command(Op op, int a, int b, int c) {
+    @Override
+    public String toString() {
+      return op + "(" + a + "," + b + "," + c + ")";
+    }
+  }
+
+  /** One generated scenario: the cap, the two budgets and the commands. */
+  record Scenario(int maxInProgress, int crashBudget, int transientBudget, List<Command> commands) {
+    @Override
+    public String toString() {
+      return "K=" + maxInProgress + " crashBudget=" + crashBudget + " transientBudget=" + transientBudget + " "
+          + commands;
+    }
+  }
+
+  static final Duration LEASE = Duration.ofSeconds(60);
+  private static final String[] COLLECTORS = {"c0", "c1", "c2", "c3"};
+  private static final String[] TAGS = {"x", "x", "y", "x"};
+
+  private final Supplier<QueueStore> stores;
+  private final int examples;
+
+  QueueModelCheck(Supplier<QueueStore> stores, int examples) {
+    this.stores = stores;
+    this.examples = examples;
+  }
+
+  void run() {
+    Gen<Integer> small = integers().between(0, 999);
+    Gen<Command> command = integers().between(0, 999).zip(small, small, small,
+        (op, a, b, c) -> new Command(Op.pick(op), a, b, c));
+    Gen<Scenario> scenarios = lists().of(command).ofSizeBetween(1, 80).zip(integers().between(1, 2),
+        integers().between(0, 2), integers().between(0, 2), (cmds, k, crash, trans) -> new Scenario(k, crash,
+            trans, cmds));
+    qt().withExamples(examples).withShrinkCycles(300).forAll(scenarios).checkAssert(s -> new Run(s).execute());
+  }
+
+  /** The execution of one scenario. */
+  private final class Run {
+    private final Scenario scenario;
+    private final SettableClock clock = new SettableClock(Instant.parse("2026-01-05T09:00:00Z"));
+    private final QueueStore real = stores.get();
+    private final ReferenceQueueStore model = new ReferenceQueueStore();
+    private final QueueSettings settings;
+    private final List<JobQueue> realSites = new ArrayList<>();
+    private final List<JobQueue> modelSites = new ArrayList<>();
+    /** Request ids of the store under test to the model's, and the pairs in creation order. */
+    private final Map<RequestId, RequestId> toModel = new HashMap<>();
+    private final List<RequestId[]> known = new ArrayList<>();
+    /** Leases the collectors believe they hold: real and model lease. */
+    private final List<Lease[]> held = new ArrayList<>();
+    /** Leases known to be stale. */
+    private final List<Lease[]> retired = new ArrayList<>();
+    /** Leases of crashed collectors, live until they expire. */
+    private final List<Lease[]> abandoned = new ArrayList<>();
+    private final Map<String, Integer> successes = new HashMap<>();
+    private Map<String, String> lastJobs = new LinkedHashMap<>();
+    private Map<String, String> terminal = new LinkedHashMap<>();
+    private int step;
+
+    Run(Scenario scenario) {
+      this.scenario = scenario;
+      this.settings = QueueSettings.builder().maxInProgress(scenario.maxInProgress()).leaseDuration(LEASE)
+          .collectorTimeout(LEASE).maxCrashRescues(scenario.crashBudget())
+          .maxTransientRetries(scenario.transientBudget()).addBenchmarkGroups("g1", "g2")
+          .addCollectorTargets(CollectorTarget.required("x"), CollectorTarget.optional("y")).build();
+      for (int i = 0; i < 3; i++) {
+        realSites.add(JobQueue.of(real, clock, settings));
+        modelSites.add(JobQueue.of(model, clock, settings));
+      }
+      for (int i = 0; i < COLLECTORS.length; i++) {
+        realSites.get(0).registerCollector(COLLECTORS[i], TAGS[i], true);
+        modelSites.get(0).registerCollector(COLLECTORS[i], TAGS[i], true);
+      }
+    }
+
+    void execute() {
+      for (Command command : scenario.commands()) {
+        step++;
+        try {
+          apply(command);
+          checkState(command);
+        } catch (AssertionError e) {
+          throw new AssertionError("fails at step " + step + " of " + scenario.commands().size()
+              + "; the commands up to it: " + scenario.commands().subList(0, step) + "\n" + e.getMessage(), e);
+        }
+      }
+    }
+
+    private String at(Command command) {
+      return "step " + step + " " + command;
+    }
+
+    private void apply(Command cmd) {
+      JobQueue r = realSites.get(0);
+      JobQueue m = modelSites.get(0);
+      switch (cmd.op()) {
+        case SUBMIT -> submit(cmd, r, m);
+        case ATTACH -> {
+          if (known.isEmpty()) {
+            return;
+          }
+          RequestId[] pair = known.get(cmd.a() % known.size());
+          String sha = sha(cmd.b());
+          String parent = parent(cmd.c());
+          if (parent == null || sha.equals(parent)) {
+            return;
+          }
+          assertThat(render(r.attachArtifacts(pair[0], sha, parent))).as(at(cmd))
+              .isEqualTo(render(m.attachArtifacts(pair[1], sha, parent)));
+        }
+        case TICK -> {
+          int site = cmd.a() % 3;
+          TickResult rt = realSites.get(site).tick();
+          TickResult mt = modelSites.get(site).tick();
+          assertThat(render(rt, this::mapped)).as(at(cmd)).isEqualTo(render(mt, RequestId::toString));
+        }
+        case START_STALE_VIEW -> {
+          // A site acting on an old view: it asks the store to start any known request; the store alone
+          // enforces readiness and the cap.
+          if (known.isEmpty()) {
+            return;
+          }
+          RequestId[] pair = known.get(cmd.a() % known.size());
+          Request request = model.request(pair[1]).orElseThrow();
+          Instant now = clock.instant();
+          StartResult rs = real.startRequest(new StartCommand(pair[0], settings.jobsFor(request), true,
+              scenario.maxInProgress(), now));
+          StartResult ms = model.startRequest(new StartCommand(pair[1], settings.jobsFor(request), true,
+              scenario.maxInProgress(), now));
+          assertThat(render(rs, this::mapped)).as(at(cmd)).isEqualTo(render(ms, RequestId::toString));
+        }
+        case CLAIM -> {
+          String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
+          int limit = 1 + cmd.b() % 2;
+          ClaimResult rc = r.claim(collector, limit);
+          ClaimResult mc = m.claim(collector, limit);
+          assertThat(render(rc, this::mapped)).as(at(cmd)).isEqualTo(render(mc, RequestId::toString));
+          for (int i = 0; i < rc.claims().size(); i++) {
+            held.add(new Lease[] {rc.claims().get(i).lease(), mc.claims().get(i).lease()});
+          }
+        }
+        case HEARTBEAT, COMPLETE, FAIL, RELEASE -> update(cmd, r, m);
+        case STALE -> stale(cmd);
+        case CRASH -> {
+          String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
+          for (int i = held.size() - 1; i >= 0; i--) {
+            if (held.get(i)[0].collector().equals(collector)) {
+              abandoned.add(held.remove(i));
+            }
+          }
+        }
+        case CANCEL -> {
+          if (known.isEmpty()) {
+            return;
+          }
+          RequestId[] pair = known.get(cmd.a() % known.size());
+          CancelResult rc = r.cancel(pair[0], "cancelled " + cmd.b());
+          CancelResult mc = m.cancel(pair[1], "cancelled " + cmd.b());
+          assertThat(rc.status() + " " + rc.request().map(x -> render(x, this::mapped)) + " "
+              + rc.queuedJobsCancelled() + " " + rc.leasedJobsFlagged()).as(at(cmd))
+              .isEqualTo(mc.status() + " " + mc.request().map(x -> render(x, RequestId::toString)) + " "
+                  + mc.queuedJobsCancelled() + " " + mc.leasedJobsFlagged());
+        }
+        case ADVANCE -> clock.advance(Duration.ofSeconds(20L * (cmd.a() % 5)));
+        case COLLECTOR_HEARTBEAT -> {
+          String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
+          assertThat(r.collectorHeartbeat(collector)).as(at(cmd)).isEqualTo(m.collectorHeartbeat(collector));
+        }
+        case TOGGLE_ACTIVE -> {
+          String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
+          boolean active = real.collector(collector).orElseThrow().active();
+          assertThat(active ? r.deactivate(collector) : r.activate(collector)).as(at(cmd))
+              .isEqualTo(active ? m.deactivate(collector) : m.activate(collector));
+        }
+      }
+    }
+
+    /** The tags of the known requests, newest last. */
+    private List<String> tags() {
+      List<String> tags = new ArrayList<>();
+      for (RequestId[] pair : known) {
+        model.request(pair[1]).orElseThrow().tag().ifPresent(tags::add);
+      }
+      return tags;
+    }
+
+    /** A parent SHA: mostly one of the three newest tags, sometimes none or an unknown one. */
+    private @Nullable String parent(int c) {
+      List<String> tags = tags();
+      int kind = c % 6;
+      if (kind == 0 || (kind > 1 && tags.isEmpty())) {
+        return null;
+      }
+      if (kind == 1) {
+        return "unknown" + c % 3;
+      }
+      return tags.get(tags.size() - 1 - c % Math.min(3, tags.size()));
+    }
+
+    /** A SHA: mostly fresh, sometimes one that exists (a duplicate). */
+    private String sha(int b) {
+      List<String> tags = tags();
+      return b % 5 == 0 && !tags.isEmpty() ? tags.get(b / 5 % tags.size()) : "s" + step;
+    }
+
+    private void submit(Command cmd, JobQueue r, JobQueue m) {
+      String sha = sha(cmd.b());
+      String parent = parent(cmd.c());
+      long pr = 1 + (cmd.b() / 8) % 4;
+      List<String> groups = switch ((cmd.a() / 4) % 4) {
+        case 0, 1 -> List.of();
+        case 2 -> List.of("g1");
+        default -> List.of("g2", "g3");
+      };
+      NewRequest request;
+      try {
+        request = switch (cmd.a() % 4) {
+          case 0 -> cmd.c() % 2 == 0 ? NewRequest.master(sha, parent).withPr(pr).withBenchmarkGroups(groups)
+              : NewRequest.master(sha, parent).withBenchmarkGroups(groups);
+          case 1 -> NewRequest.tryAwaitingArtifacts(pr).withBenchmarkGroups(groups);
+          case 2 -> NewRequest.tryWithArtifacts(pr, sha, parent == null ? "unknown" : parent)
+              .withBenchmarkGroups(groups);
+          default -> NewRequest.release("v" + cmd.b() % 3);
+        };
+      } catch (InvalidQueueInputException e) {
+        return;
+      }
+      SubmitResult rs = r.submit(request);
+      SubmitResult ms = m.submit(request);
+      assertThat(rs.status()).as(at(cmd)).isEqualTo(ms.status());
+      if (rs.created()) {
+        toModel.put(rs.request().id(), ms.request().id());
+        known.add(new RequestId[] {rs.request().id(), ms.request().id()});
+      }
+      assertThat(render(rs.request(), this::mapped)).as(at(cmd)).isEqualTo(render(ms.request(), RequestId::toString));
+    }
+
+    private void update(Command cmd, JobQueue r, JobQueue m) {
+      if (held.isEmpty()) {
+        return;
+      }
+      int index = cmd.a() % held.size();
+      Lease[] lease = held.get(index);
+      LeaseResult rr;
+      LeaseResult mr;
+      switch (cmd.op()) {
+        case HEARTBEAT -> {
+          rr = r.heartbeat(lease[0]);
+          mr = m.heartbeat(lease[1]);
+        }
+        case COMPLETE -> {
+          rr = r.complete(lease[0]);
+          mr = m.complete(lease[1]);
+        }
+        case FAIL -> {
+          Failure failure = cmd.b() % 2 == 0 ? Failure.transientFailure("t" + cmd.c()) : Failure.permanent("p" + cmd.c());
+          rr = r.fail(lease[0], failure);
+          mr = m.fail(lease[1], failure);
+        }
+        default -> {
+          rr = r.release(lease[0]);
+          mr = m.release(lease[1]);
+        }
+      }
+      assertThat(render(rr, this::mapped)).as(at(cmd)).isEqualTo(render(mr, RequestId::toString));
+      if (cmd.op() == Op.COMPLETE && rr.status() == LeaseStatus.OK) {
+        successes.merge(key(rr.job().orElseThrow(), this::mapped), 1, Integer::sum);
+      }
+      if (cmd.op() != Op.HEARTBEAT || rr.status() != LeaseStatus.OK) {
+        retired.add(held.remove(index));
+      }
+    }
+
+    private void stale(Command cmd) {
+      Lease lease;
+      if (!retired.isEmpty() && (held.isEmpty() || cmd.b() % 3 != 0)) {
+        lease = retired.get(cmd.a() % retired.size())[0];
+      } else if (!held.isEmpty()) {
+        Lease live = held.get(cmd.a() % held.size())[0];
+        lease = cmd.c() % 2 == 0 ? new Lease(live.jobId(), live.attempt(), live.token() + 1_000_003,
+            live.expiresAt(), live.collector())
+            : new Lease(live.jobId(), live.attempt() + 1, live.token(), live.expiresAt(), live.collector());
+      } else {
+        return;
+      }
+      Map<String, String> before = snapshot();
+      Instant now = clock.instant();
+      LeaseResult result = switch (cmd.b() % 4) {
+        case 0 -> real.heartbeat(lease.jobId(), lease.attempt(), lease.token(), LEASE, now);
+        case 1 -> real.complete(lease.jobId(), lease.attempt(), lease.token(), now);
+        case 2 -> real.fail(lease.jobId(), lease.attempt(), lease.token(), Failure.permanent("stale"), 2, now);
+        default -> real.release(lease.jobId(), lease.attempt(), lease.token(), now);
+      };
+      assertThat(result.status()).as(at(cmd) + " with " + lease).isEqualTo(LeaseStatus.STALE_LEASE);
+      assertThat(snapshot()).as(at(cmd) + ": a stale lease changed the store").isEqualTo(before);
+    }
+
+    // ------------------------------------------------------------------------------------- state and invariants
+
+    private void checkState(Command cmd) {
+      String where = at(cmd) + " of " + scenario;
+      Map<String, String> realState = snapshot();
+      Map<String, String> modelState = modelSnapshot();
+      assertThat(realState).as("state after " + where).isEqualTo(modelState);
+      assertThat(real.openRequests().stream().map(x -> render(x, this::mapped)).toList()).as("open after " + where)
+          .isEqualTo(model.openRequests().stream().map(x -> render(x, RequestId::toString)).toList());
+
+      List<Request> open = real.openRequests();
+      long running = open.stream().filter(x -> x.state() == RequestState.IN_PROGRESS).count();
+      assertThat(running).as("requests in progress after " + where).isLessThanOrEqualTo(scenario.maxInProgress());
+      assertThat(real.inProgressRequests()).as("in progress after " + where).hasSize((int) running);
+
+      Instant now = clock.instant();
+      Map<String, Integer> liveHolders = new HashMap<>();
+      List<Lease[]> believed = new ArrayList<>(held);
+      believed.addAll(abandoned);
+      for (RequestId[] pair : known) {
+        for (Job job : real.jobs(pair[0])) {
+          String key = key(job, this::mapped);
+          assertThat(job.crashRescues()).as("crash rescues of %s after %s", key, where)
+              .isLessThanOrEqualTo(scenario.crashBudget());
+          assertThat(job.transientRetries()).as("transient retries of %s after %s", key, where)
+              .isLessThanOrEqualTo(scenario.transientBudget());
+          int ok = successes.getOrDefault(key, 0);
+          assertThat(ok).as("successful completions of %s after %s", key, where).isLessThanOrEqualTo(1);
+          if (job.state() == JobState.SUCCEEDED) {
+            assertThat(ok).as("a succeeded job was completed once: %s after %s", key, where).isEqualTo(1);
+          }
+        }
+      }
+      for (Lease[] lease : believed) {
+        Job job = real.job(lease[0].jobId()).orElseThrow();
+        Optional<Lease> current = job.lease();
+        if (current.isPresent() && current.get().fences(lease[0].jobId(), lease[0].attempt(), lease[0].token())
+            && current.get().isLiveAt(now)) {
+          liveHolders.merge(lease[0].jobId().toString(), 1, Integer::sum);
+        }
+      }
+      assertThat(liveHolders.values()).as("live leases per job after " + where).allMatch(n -> n <= 1);
+
+      Map<String, String> jobs = new LinkedHashMap<>();
+      realState.forEach((k, v) -> {
+        if (k.startsWith("job ")) {
+          jobs.put(k, v);
+        }
+      });
+      for (String k : lastJobs.keySet()) {
+        assertThat(jobs).as("job %s lost after %s", k, where).containsKey(k);
+      }
+      for (Map.Entry<String, String> e : terminal.entrySet()) {
+        assertThat(realState.get(e.getKey())).as("terminal %s changed after %s", e.getKey(), where)
+            .isEqualTo(e.getValue());
+      }
+      for (RequestId[] pair : known) {
+        Request request = real.request(pair[0]).orElseThrow();
+        if (request.state().isTerminal()) {
+          String k = "request " + mapped(request.id());
+          terminal.putIfAbsent(k, realState.get(k));
+        }
+        for (Job job : real.jobs(pair[0])) {
+          if (job.state().isTerminal()) {
+            String k = "job " + key(job, this::mapped);
+            terminal.putIfAbsent(k, realState.get(k));
+          }
+        }
+      }
+      lastJobs = jobs;
+
+      checkOrder(open, where);
+    }
+
+    /** The order is independent of input order and stable when an in-progress request completes. */
+    private void checkOrder(List<Request> open, String where) {
+      QueueOrder order = QueueOrder.of(open);
+      List<Request> reversed = new ArrayList<>(open);
+      Collections.reverse(reversed);
+      assertThat(QueueOrder.of(reversed).placed()).as("order of reversed input after " + where)
+          .isEqualTo(order.placed());
+      for (Request r : open) {
+        if (r.state() == RequestState.IN_PROGRESS) {
+          List<Request> without = new ArrayList<>(open);
+          without.remove(r);
+          assertThat(QueueOrder.of(without).ready()).as("ready order once %s completes, after %s", r.label(), where)
+              .isEqualTo(order.ready());
+        }
+      }
+    }
+
+    private Map<String, String> snapshot() {
+      return snapshot(real, this::mapped, 0);
+    }
+
+    private Map<String, String> modelSnapshot() {
+      return snapshot(model, RequestId::toString, 1);
+    }
+
+    private Map<String, String> snapshot(QueueStore store, Function<RequestId, String> ids, int side) {
+      Map<String, String> out = new LinkedHashMap<>();
+      for (RequestId[] pair : known) {
+        Request request = store.request(pair[side]).orElseThrow();
+        out.put("request " + ids.apply(request.id()), render(request, ids));
+        for (Job job : store.jobs(pair[side])) {
+          out.put("job " + key(job, ids), render(job, ids));
+        }
+      }
+      for (Collector c : store.collectors()) {
+        out.put("collector " + c.name(), c.toString());
+      }
+      return out;
+    }
+
+    private String mapped(RequestId real) {
+      RequestId m = toModel.get(real);
+      return m == null ? "unmapped " + real : m.toString();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------- rendering
+
+  /** The natural key of a job: its request (as the model numbers it), group and tag. */
+  static String key(Job job, Function<RequestId, String> ids) {
+    return ids.apply(job.requestId()) + " " + job.spec().benchmarkGroup() + "@" + job.spec().collectorTag();
+  }
+
+  static String render(Request r, Function<RequestId, String> ids) {
+    return ids.apply(r.id()) + " " + r.kind().documentName() + " " + r.state().documentName() + " tag=" + r.tag()
+        + " parent=" + r.parentSha() + " pr=" + r.pr() + " groups=" + r.benchmarkGroups() + " created="
+        + r.createdAt() + " started=" + r.startedAt() + " finished=" + r.finishedAt() + " outcome=" + r.outcome()
+        + " parentRequest=" + r.parentRequest().map(ids) + " cancel=" + r.cancelReason();
+  }
+
+  static String render(Job j, Function<RequestId, String> ids) {
+    return key(j, ids) + " optional=" + j.spec().optional() + " " + j.state().documentName() + " attempt="
+        + j.attempt() + " rescues=" + j.crashRescues() + " retries=" + j.transientRetries() + " lease="
+        + j.lease().map(QueueModelCheck::render) + " affinity=" + j.affinity() + " flagged=" + j.cancelRequested()
+        + " failure=" + j.failure() + " lastError=" + j.lastError() + " created=" + j.createdAt() + " finished="
+        + j.finishedAt() + " ";
+  }
+
+  /** A lease without its token, which each store draws on its own. */
+  static String render(Lease l) {
+    return "attempt " + l.attempt() + " until " + l.expiresAt() + " by " + l.collector();
+  }
+
+  static String render(AttachResult result) {
+    return result.status() + " " + result.request().map(Request::state);
+  }
+
+  static String render(LeaseResult result, Function<RequestId, String> ids) {
+    return result.status() + " " + result.job().map(j -> render(j, ids));
+  }
+
+  static String render(ClaimResult result, Function<RequestId, String> ids) {
+    return result.status() + " " + result.claims().stream().map((Claim c) -> render(c.job(), ids) + " / "
+        + render(c.lease())).collect(Collectors.joining("; "));
+  }
+
+  static String render(TickResult tick, Function<RequestId, String> ids) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("rescued ").append(tick.expired().rescued().stream().map(j -> key(j, ids)).toList());
+    sb.append(" failed ").append(tick.expired().failed().stream().map(j -> render(j, ids)).toList());
+    sb.append(" cancelled ").append(tick.expired().cancelled().stream().map(j -> key(j, ids)).toList());
+    sb.append(" completed ").append(tick.completed().stream().map(r -> render(r, ids)).toList());
+    sb.append(" events ").append(tick.events().stream().map(e -> render(e, ids)).toList());
+    for (StartResult s : tick.started()) {
+      sb.append(" started ").append(render(s, ids));
+    }
+    return sb.toString();
+  }
+
+  static String render(StartResult s, Function<RequestId, String> ids) {
+    return s.status() + " " + s.request().map(r -> render(r, ids)) + " jobs "
+        + s.jobs().stream().map(j -> render(j, ids)).toList() + " backfill " + render(s.backfill(), ids)
+        + " inProgress " + s.inProgress();
+  }
+
+  static String render(Backfill b, Function<RequestId, String> ids) {
+    return b.status() + " " + b.parent().map(ids) + " " + b.created().stream().map(j -> render(j, ids)).toList()
+        + " existing " + b.existing();
+  }
+
+  static String render(ComparisonEvent e, Function<RequestId, String> ids) {
+    return ids.apply(e.request()) + " " + e.kind() + " " + e.tag() + " " + e.parentSha() + " " + e.pr() + " "
+        + e.outcome() + " " + e.completedAt();
+  }
+
+}

@@ -1,0 +1,452 @@
+package dev.cipolicy.queue.tck;
+
+import dev.cipolicy.queue.spi.AttachResult;
+import dev.cipolicy.queue.spi.Backfill;
+import dev.cipolicy.queue.spi.CancelResult;
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.ClaimCommand;
+import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.Collector;
+import dev.cipolicy.queue.spi.CollectorResult;
+import dev.cipolicy.queue.spi.CompletionResult;
+import dev.cipolicy.queue.spi.ExpiryResult;
+import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobFailure;
+import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.Outcome;
+import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.spi.RegisterResult;
+import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.RequestState;
+import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.StartResult;
+import dev.cipolicy.queue.spi.SubmitResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The reference model of the {@link QueueStore} contract: the same rules as the real stores, written as
+ * plainly as possible (lists scanned in full, no indexes, no counters), for the model-based test to compare
+ * a store against after every step. Synchronized, but meant for one thread.
+ */
+public final class ReferenceQueueStore implements QueueStore {
+  /** Requests by id: request {@code i} is at index {@code i - 1}. */
+  private final List<Request> requests = new ArrayList<>();
+  /** Jobs by id: job {@code i} is at index {@code i - 1}. */
+  private final List<Job> jobs = new ArrayList<>();
+  private final TreeMap<String, Collector> collectors = new TreeMap<>();
+  private long tokens;
+
+  /** Creates an empty model. */
+  public ReferenceQueueStore() {}
+
+  @Override
+  public synchronized SubmitResult submit(NewRequest request, Instant now) {
+    for (Request r : requests) {
+      if (request.tag().isPresent() && r.tag().equals(request.tag())) {
+        return new SubmitResult(SubmitResult.Status.DUPLICATE_TAG, r);
+      }
+    }
+    for (Request r : requests) {
+      if (request.pr().isPresent() && r.state().isOpen() && r.kind() == request.kind()
+          && r.pr().equals(request.pr())) {
+        return new SubmitResult(SubmitResult.Status.DUPLICATE_OPEN_PR, r);
+      }
+    }
+    Request created = Request.created(RequestId.of(requests.size() + 1L), request, now);
+    requests.add(created);
+    return new SubmitResult(SubmitResult.Status.CREATED, created);
+  }
+
+  @Override
+  public synchronized AttachResult attachArtifacts(RequestId id, String sha, String parentSha, Instant now) {
+    Optional<Request> r = request(id);
+    if (r.isEmpty()) {
+      return new AttachResult(AttachResult.Status.NOT_FOUND, r);
+    }
+    if (r.get().state() != RequestState.WAITING_FOR_ARTIFACTS) {
+      return new AttachResult(AttachResult.Status.NOT_WAITING, r);
+    }
+    if (requestByTag(sha).isPresent()) {
+      return new AttachResult(AttachResult.Status.DUPLICATE_TAG, r);
+    }
+    return new AttachResult(AttachResult.Status.ATTACHED, Optional.of(put(r.get().withArtifacts(sha, parentSha))));
+  }
+
+  @Override
+  public synchronized Optional<Request> request(RequestId id) {
+    return id.value() <= requests.size() ? Optional.of(requests.get((int) id.value() - 1)) : Optional.empty();
+  }
+
+  @Override
+  public synchronized Optional<Request> requestByTag(String tag) {
+    return requests.stream().filter(r -> r.tag().equals(Optional.of(tag))).findFirst();
+  }
+
+  @Override
+  public synchronized List<Request> openRequests() {
+    return requests.stream().filter(r -> r.state().isOpen()).toList();
+  }
+
+  @Override
+  public synchronized List<Request> inProgressRequests() {
+    return requests.stream().filter(r -> r.state() == RequestState.IN_PROGRESS).toList();
+  }
+
+  @Override
+  public synchronized StartResult startRequest(StartCommand command) {
+    int running = inProgressRequests().size();
+    Optional<Request> r = request(command.requestId());
+    if (r.isEmpty()) {
+      return StartResult.unchanged(StartResult.Status.NOT_FOUND, r, running);
+    }
+    if (r.get().state() != RequestState.ARTIFACTS_READY) {
+      return StartResult.unchanged(StartResult.Status.NOT_READY, r, running);
+    }
+    if (running >= command.maxInProgress()) {
+      return StartResult.unchanged(StartResult.Status.CAP_REACHED, r, running);
+    }
+    List<Job> created = new ArrayList<>();
+    for (JobSpec spec : command.jobs()) {
+      createJob(r.get().id(), spec, command.now()).ifPresent(created::add);
+    }
+    Backfill backfill = backfill(r.get(), command);
+    Request started = put(r.get().started(command.now(),
+        backfill.status() == Backfill.Status.ENQUEUED ? backfill.parent().orElseThrow() : null));
+    return new StartResult(StartResult.Status.STARTED, Optional.of(started), created, backfill, running + 1);
+  }
+
+  private Backfill backfill(Request r, StartCommand command) {
+    if (!command.backfillParent()) {
+      return Backfill.none(Backfill.Status.NOT_REQUESTED, Optional.empty());
+    }
+    if (r.parentSha().isEmpty()) {
+      return Backfill.none(Backfill.Status.NO_PARENT, Optional.empty());
+    }
+    Optional<Request> parent = requestByTag(r.parentSha().get());
+    if (parent.isEmpty()) {
+      return Backfill.none(Backfill.Status.PARENT_UNKNOWN, Optional.empty());
+    }
+    Optional<RequestId> parentId = Optional.of(parent.get().id());
+    RequestState state = parent.get().state();
+    if (state == RequestState.CANCELLED) {
+      return Backfill.none(Backfill.Status.PARENT_CANCELLED, parentId);
+    }
+    if (state != RequestState.IN_PROGRESS && state != RequestState.COMPLETED) {
+      return Backfill.none(Backfill.Status.PARENT_NOT_STARTED, parentId);
+    }
+    List<Job> created = new ArrayList<>();
+    int existing = 0;
+    for (JobSpec spec : command.jobs()) {
+      Optional<Job> job = createJob(parent.get().id(), spec, command.now());
+      if (job.isPresent()) {
+        created.add(job.get());
+      } else {
+        existing++;
+      }
+    }
+    return new Backfill(Backfill.Status.ENQUEUED, parentId, created, existing);
+  }
+
+  private Optional<Job> createJob(RequestId request, JobSpec spec, Instant now) {
+    for (Job j : jobs) {
+      if (j.requestId().equals(request) && j.spec().sameJobAs(spec)) {
+        return Optional.empty();
+      }
+    }
+    Job job = Job.created(JobId.of(jobs.size() + 1L), request, spec, now);
+    jobs.add(job);
+    return Optional.of(job);
+  }
+
+  @Override
+  public synchronized CompletionResult completeIfDone(RequestId id, Instant now) {
+    Optional<Request> r = request(id);
+    if (r.isEmpty()) {
+      return new CompletionResult(CompletionResult.Status.NOT_FOUND, r, 0);
+    }
+    if (r.get().state() != RequestState.IN_PROGRESS) {
+      return new CompletionResult(CompletionResult.Status.NOT_IN_PROGRESS, r, 0);
+    }
+    int pending = 0;
+    for (Job j : jobs) {
+      boolean ours = j.requestId().equals(id) || r.get().parentRequest().map(j.requestId()::equals).orElse(false);
+      if (ours && !j.spec().optional() && !j.state().isTerminal()) {
+        pending++;
+      }
+    }
+    if (pending > 0) {
+      return new CompletionResult(CompletionResult.Status.NOT_DONE, r, pending);
+    }
+    int requiredSucceeded = 0;
+    int requiredFailed = 0;
+    int anyFailed = 0;
+    for (Job j : jobs(id)) {
+      boolean required = !j.spec().optional();
+      if (j.state() == JobState.SUCCEEDED && required) {
+        requiredSucceeded++;
+      }
+      if (j.state() == JobState.FAILED) {
+        anyFailed++;
+        if (required) {
+          requiredFailed++;
+        }
+      }
+    }
+    Request done = put(r.get().completed(Outcome.of(requiredSucceeded, requiredFailed, anyFailed), now));
+    return new CompletionResult(CompletionResult.Status.COMPLETED, Optional.of(done), 0);
+  }
+
+  @Override
+  public synchronized CancelResult cancel(RequestId id, String reason, Instant now) {
+    Optional<Request> r = request(id);
+    if (r.isEmpty()) {
+      return new CancelResult(CancelResult.Status.NOT_FOUND, r, 0, 0);
+    }
+    if (r.get().state().isTerminal()) {
+      return new CancelResult(CancelResult.Status.ALREADY_FINISHED, r, 0, 0);
+    }
+    int cancelled = 0;
+    int flagged = 0;
+    for (Job j : jobs(id)) {
+      if (j.state() == JobState.QUEUED) {
+        put(j.cancelled(now));
+        cancelled++;
+      } else if (j.state() == JobState.LEASED && !j.cancelRequested()) {
+        put(j.flaggedForCancellation());
+        flagged++;
+      }
+    }
+    return new CancelResult(CancelResult.Status.CANCELLED, Optional.of(put(r.get().cancelled(reason, now))),
+        cancelled, flagged);
+  }
+
+  @Override
+  public synchronized ClaimResult claim(ClaimCommand command) {
+    Collector me = collectors.get(command.collector());
+    if (me == null) {
+      return new ClaimResult(ClaimResult.Status.UNKNOWN_COLLECTOR, List.of());
+    }
+    if (!me.active()) {
+      return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
+    }
+    Instant now = command.now();
+    collectors.put(me.name(), me.heartbeatAt(now));
+    for (Job j : new ArrayList<>(jobs)) {
+      if (j.spec().collectorTag().equals(me.tag())) {
+        expire(j, now, command.maxCrashRescues());
+      }
+    }
+    List<Job> candidates = new ArrayList<>();
+    for (Job j : jobs) {
+      if (j.state() == JobState.QUEUED && j.spec().collectorTag().equals(me.tag())
+          && mayClaim(j, me.name(), now, command.collectorTimeout())) {
+        candidates.add(j);
+      }
+    }
+    candidates.sort(Comparator.comparing((Job j) -> j.affinity().equals(Optional.of(me.name())) ? 0 : 1)
+        .thenComparing(Job::id));
+    List<Claim> claims = new ArrayList<>();
+    for (Job j : candidates.subList(0, Math.min(command.limit(), candidates.size()))) {
+      Lease lease = j.nextLease(++tokens, now.plus(command.leaseDuration()), me.name());
+      claims.add(new Claim(put(j.claimed(lease)), lease));
+    }
+    return new ClaimResult(ClaimResult.Status.OK, claims);
+  }
+
+  private boolean mayClaim(Job job, String collector, Instant now, Duration timeout) {
+    if (job.affinity().isEmpty() || job.affinity().get().equals(collector)) {
+      return true;
+    }
+    Collector previous = collectors.get(job.affinity().get());
+    return previous == null || !previous.isLiveAt(now, timeout);
+  }
+
+  /** Processes the job's lease if it expired; returns which list of an ExpiryResult it belongs to, or -1. */
+  private int expire(Job job, Instant now, int maxCrashRescues) {
+    if (job.state() != JobState.LEASED || job.lease().orElseThrow().isLiveAt(now)) {
+      return -1;
+    }
+    Lease lease = job.lease().get();
+    if (job.cancelRequested()) {
+      put(job.cancelled(now));
+      return 2;
+    }
+    if (job.crashRescues() < maxCrashRescues) {
+      put(job.rescued());
+      return 0;
+    }
+    put(job.failed(JobFailure.crashBudgetExhausted(lease.collector(), job.crashRescues(), lease.expiresAt(), now)));
+    return 1;
+  }
+
+  @Override
+  public synchronized LeaseResult heartbeat(JobId job, int attempt, long token, Duration leaseDuration,
+      Instant now) {
+    Optional<LeaseResult> refused = refuse(job, attempt, token, now);
+    if (refused.isPresent()) {
+      return refused.get();
+    }
+    Job j = jobs.get((int) job.value() - 1);
+    touch(j, now);
+    return new LeaseResult(LeaseStatus.OK, Optional.of(put(j.renewed(now.plus(leaseDuration)))));
+  }
+
+  @Override
+  public synchronized LeaseResult complete(JobId job, int attempt, long token, Instant now) {
+    Optional<LeaseResult> refused = refuse(job, attempt, token, now);
+    if (refused.isPresent()) {
+      return refused.get();
+    }
+    Job j = jobs.get((int) job.value() - 1);
+    touch(j, now);
+    return new LeaseResult(LeaseStatus.OK, Optional.of(put(j.succeeded(now))));
+  }
+
+  @Override
+  public synchronized LeaseResult fail(JobId job, int attempt, long token, Failure failure,
+      int maxTransientRetries, Instant now) {
+    Optional<LeaseResult> refused = refuse(job, attempt, token, now);
+    if (refused.isPresent()) {
+      return refused.get();
+    }
+    Job j = jobs.get((int) job.value() - 1);
+    touch(j, now);
+    String collector = j.lease().orElseThrow().collector();
+    Job next;
+    if (failure.kind() == Failure.Kind.PERMANENT) {
+      next = j.failed(JobFailure.permanent(collector, failure.detail(), now));
+    } else if (j.transientRetries() < maxTransientRetries) {
+      next = j.retriedAfterTransientFailure(failure.detail());
+    } else {
+      next = j.failed(JobFailure.transientBudgetExhausted(collector, j.transientRetries(), failure.detail(), now));
+    }
+    return new LeaseResult(LeaseStatus.OK, Optional.of(put(next)));
+  }
+
+  @Override
+  public synchronized LeaseResult release(JobId job, int attempt, long token, Instant now) {
+    Optional<LeaseResult> refused = refuse(job, attempt, token, now);
+    if (refused.isPresent()) {
+      return refused.get();
+    }
+    Job j = jobs.get((int) job.value() - 1);
+    touch(j, now);
+    return new LeaseResult(LeaseStatus.OK, Optional.of(put(j.released())));
+  }
+
+  /** The refusal of a fenced update (not found, stale, or cancelled after a flag), if any. */
+  private Optional<LeaseResult> refuse(JobId id, int attempt, long token, Instant now) {
+    if (id.value() > jobs.size()) {
+      return Optional.of(new LeaseResult(LeaseStatus.NOT_FOUND, Optional.empty()));
+    }
+    Job j = jobs.get((int) id.value() - 1);
+    if (j.state() != JobState.LEASED || !j.lease().orElseThrow().fences(id, attempt, token)
+        || !j.lease().get().isLiveAt(now)) {
+      return Optional.of(new LeaseResult(LeaseStatus.STALE_LEASE, Optional.of(j)));
+    }
+    if (j.cancelRequested()) {
+      touch(j, now);
+      return Optional.of(new LeaseResult(LeaseStatus.CANCELLED, Optional.of(put(j.cancelled(now)))));
+    }
+    return Optional.empty();
+  }
+
+  private void touch(Job leased, Instant now) {
+    String holder = leased.lease().orElseThrow().collector();
+    Collector c = collectors.get(holder);
+    if (c != null) {
+      collectors.put(holder, c.heartbeatAt(now));
+    }
+  }
+
+  @Override
+  public synchronized ExpiryResult expireLeases(Instant now, int maxCrashRescues) {
+    List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+    for (int i = 0; i < jobs.size(); i++) {
+      int list = expire(jobs.get(i), now, maxCrashRescues);
+      if (list >= 0) {
+        changes.get(list).add(jobs.get(i));
+      }
+    }
+    return new ExpiryResult(changes.get(0), changes.get(1), changes.get(2));
+  }
+
+  @Override
+  public synchronized Optional<Job> job(JobId id) {
+    return id.value() <= jobs.size() ? Optional.of(jobs.get((int) id.value() - 1)) : Optional.empty();
+  }
+
+  @Override
+  public synchronized List<Job> jobs(RequestId requestId) {
+    return jobs.stream().filter(j -> j.requestId().equals(requestId)).toList();
+  }
+
+  @Override
+  public synchronized RegisterResult registerCollector(String name, String tag, boolean active, Instant now) {
+    Collector existing = collectors.get(name);
+    if (existing != null) {
+      return new RegisterResult(existing.tag().equals(tag) ? RegisterResult.Status.ALREADY_REGISTERED
+          : RegisterResult.Status.NAME_TAKEN, existing);
+    }
+    Collector c = new Collector(name, tag, active, now, now);
+    collectors.put(name, c);
+    return new RegisterResult(RegisterResult.Status.REGISTERED, c);
+  }
+
+  @Override
+  public synchronized CollectorResult collectorHeartbeat(String name, Instant now) {
+    Collector c = collectors.get(name);
+    if (c == null) {
+      return new CollectorResult(CollectorResult.Status.NOT_FOUND, Optional.empty());
+    }
+    collectors.put(name, c.heartbeatAt(now));
+    return new CollectorResult(CollectorResult.Status.OK, Optional.of(collectors.get(name)));
+  }
+
+  @Override
+  public synchronized CollectorResult setCollectorActive(String name, boolean active) {
+    Collector c = collectors.get(name);
+    if (c == null) {
+      return new CollectorResult(CollectorResult.Status.NOT_FOUND, Optional.empty());
+    }
+    if (c.active() == active) {
+      return new CollectorResult(CollectorResult.Status.UNCHANGED, Optional.of(c));
+    }
+    collectors.put(name, c.withActive(active));
+    return new CollectorResult(CollectorResult.Status.OK, Optional.of(collectors.get(name)));
+  }
+
+  @Override
+  public synchronized Optional<Collector> collector(String name) {
+    return Optional.ofNullable(collectors.get(name));
+  }
+
+  @Override
+  public synchronized List<Collector> collectors() {
+    return List.copyOf(collectors.values());
+  }
+
+  private Request put(Request r) {
+    requests.set((int) r.id().value() - 1, r);
+    return r;
+  }
+
+  private Job put(Job j) {
+    jobs.set((int) j.id().value() - 1, j);
+    return j;
+  }
+}

@@ -1,0 +1,21 @@
+package dev.cipolicy.queue.tck;
+
+import dev.cipolicy.queue.spi.QueueStore;
+
+/** The compatibility kit run against the reference model itself, so that the model meets the contract too. */
+class ReferenceQueueStoreCompatibilityTest extends QueueStoreCompatibilityKit {
+  @Override
+  protected QueueStore newStore() {
+    return new ReferenceQueueStore();
+  }
+
+  @Override
+  protected int modelExamples() {
+    return 20;
+  }
+
+  @Override
+  protected int concurrentRequests() {
+    return 30;
+  }
+}
