@@ -1,0 +1,1052 @@
+package dev.cipolicy.postgres;
+
+import dev.cipolicy.queue.spi.AttachResult;
+import dev.cipolicy.queue.spi.Backfill;
+import dev.cipolicy.queue.spi.CancelResult;
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.ClaimCommand;
+import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.Collector;
+import dev.cipolicy.queue.spi.CollectorResult;
+import dev.cipolicy.queue.spi.CompletionResult;
+import dev.cipolicy.queue.spi.ExpiryResult;
+import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobFailure;
+import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.Outcome;
+import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.spi.QueueStoreException;
+import dev.cipolicy.queue.spi.RegisterResult;
+import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.RequestKind;
+import dev.cipolicy.queue.spi.RequestState;
+import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.StartResult;
+import dev.cipolicy.queue.spi.SubmitResult;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The PostgreSQL {@link QueueStore}: every operation is one JDBC transaction of prepared statements on a
+ * host-supplied {@link DataSource}, and every invariant holds inside the database, so any number of site and
+ * collector processes may share one schema.
+ *
+ * <ul>
+ *   <li>Unique tags and one open request per (PR, kind): a unique constraint and a partial unique index;
+ *       inserts use {@code ON CONFLICT DO NOTHING} and report the existing row.
+ *   <li>Unique job key (request, group, tag): a unique constraint; a duplicate job is
+ *       {@code INSERT ... ON CONFLICT DO NOTHING}, counted as existing.
+ *   <li>At most K requests in progress: {@link #startRequest} locks the single {@code queue_control} row
+ *       ({@code SELECT ... FOR UPDATE}) before it counts and starts, so starts from all sites are serialized.
+ *   <li>At most one live lease per job: claims lock queued rows with {@code FOR UPDATE SKIP LOCKED}; the
+ *       lease is a row keyed by job id in the narrow {@code queue_leases} table.
+ *   <li>Fencing: lease updates and deletes are {@code WHERE job_id = ? AND attempt = ? AND token = ?}.
+ * </ul>
+ *
+ * <p>A row that no legal sequence of operations produces (edited by hand) is reported as a
+ * {@link QueueStoreException} naming the table and row; the store never reads a clock.
+ */
+public final class PostgresQueueStore implements QueueStore {
+
+  private static final int MAX_TRIES = 50;
+  /** Serialization failure, deadlock, unique violation: the operation re-runs and re-checks its condition. */
+  private static final Set<String> RETRYABLE = Set.of("40001", "40P01", "23505");
+
+  private static final String REQUEST_COLS = "r.id, r.kind, r.state, r.tag, r.parent_sha, r.pr, r.benchmark_groups,"
+      + " r.created_at, r.started_at, r.finished_at, r.outcome, r.parent_request, r.cancel_reason";
+  private static final String JOB_COLS = "j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state,"
+      + " j.attempt, j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail,"
+      + " j.failure_at, j.last_error, j.created_at, j.finished_at, l.attempt, l.token, l.expires_at, l.collector,"
+      + " l.cancel_requested";
+
+  private final DataSource dataSource;
+  private final String schema;
+  private final String requests;
+  private final String jobs;
+  private final String leases;
+  private final String collectors;
+  private final String control;
+  private final String tokens;
+  private final String jobFrom;
+
+  private PostgresQueueStore(DataSource dataSource, String schema) {
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    this.schema = PostgresMigrations.validSchema(schema);
+    String s = '"' + schema + '"';
+    this.requests = s + ".queue_requests";
+    this.jobs = s + ".queue_jobs";
+    this.leases = s + ".queue_leases";
+    this.collectors = s + ".queue_collectors";
+    this.control = s + ".queue_control";
+    this.tokens = s + ".queue_lease_tokens";
+    this.jobFrom = " FROM " + jobs + " j LEFT JOIN " + leases + " l ON l.job_id = j.id ";
+  }
+
+  /**
+   * A store on a schema, migrated to the latest version first (creating the schema if needed).
+   *
+   * @param dataSource the database; the store opens one connection per operation and closes it
+   * @param schema the schema name, a plain lower-case identifier (see {@link PostgresMigrations#validSchema})
+   * @return the store
+   * @throws IllegalArgumentException when the schema name is not a plain identifier
+   * @throws QueueStoreException when the migration fails
+   */
+  public static PostgresQueueStore create(DataSource dataSource, String schema) {
+    PostgresMigrations.migrate(dataSource, schema);
+    return new PostgresQueueStore(dataSource, schema);
+  }
+
+  /**
+   * A store on a schema that is already migrated (no DDL is run).
+   *
+   * @param dataSource the database
+   * @param schema the schema name
+   * @return the store
+   */
+  public static PostgresQueueStore attach(DataSource dataSource, String schema) {
+    return new PostgresQueueStore(dataSource, schema);
+  }
+
+  /**
+   * The schema this store works in.
+   *
+   * @return the schema name
+   */
+  public String schema() {
+    return schema;
+  }
+
+  // ---------------------------------------------------------------------------------------------- requests
+
+  @Override
+  public SubmitResult submit(NewRequest request, Instant now) {
+    return tx("submit", c -> {
+      if (request.tag().isPresent()) {
+        Optional<Request> existing = requestWhere(c, "r.tag = ?", request.tag().get());
+        if (existing.isPresent()) {
+          return new SubmitResult(SubmitResult.Status.DUPLICATE_TAG, existing.get());
+        }
+      }
+      if (request.pr().isPresent()) {
+        Optional<Request> existing = openByPr(c, request.kind(), request.pr().getAsLong());
+        if (existing.isPresent()) {
+          return new SubmitResult(SubmitResult.Status.DUPLICATE_OPEN_PR, existing.get());
+        }
+      }
+      try (PreparedStatement st = c.prepareStatement("INSERT INTO " + requests + " (kind, state, tag, parent_sha, pr,"
+          + " benchmark_groups, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id")) {
+        st.setString(1, request.kind().name());
+        st.setString(2, request.initialState().name());
+        setText(st, 3, request.tag().orElse(null));
+        setText(st, 4, request.parentSha().orElse(null));
+        if (request.pr().isPresent()) {
+          st.setLong(5, request.pr().getAsLong());
+        } else {
+          st.setNull(5, Types.BIGINT);
+        }
+        st.setArray(6, c.createArrayOf("text", request.benchmarkGroups().toArray()));
+        setInstant(st, 7, now);
+        try (ResultSet rs = st.executeQuery()) {
+          if (!rs.next()) {
+            throw new Retry(); // a concurrent submit won; re-run to report it
+          }
+          return new SubmitResult(SubmitResult.Status.CREATED,
+              Request.created(RequestId.of(rs.getLong(1)), request, now));
+        }
+      }
+    });
+  }
+
+  @Override
+  public AttachResult attachArtifacts(RequestId id, String sha, String parentSha, Instant now) {
+    return tx("attachArtifacts", c -> {
+      Optional<Request> found = requestWhere(c, "r.id = ? FOR UPDATE", id.value());
+      if (found.isEmpty()) {
+        return new AttachResult(AttachResult.Status.NOT_FOUND, Optional.empty());
+      }
+      Request request = found.get();
+      if (request.state() != RequestState.WAITING_FOR_ARTIFACTS) {
+        return new AttachResult(AttachResult.Status.NOT_WAITING, found);
+      }
+      if (requestWhere(c, "r.tag = ?", sha).isPresent()) {
+        return new AttachResult(AttachResult.Status.DUPLICATE_TAG, found);
+      }
+      Request attached = request.withArtifacts(sha, parentSha);
+      writeRequest(c, attached); // a concurrent insert of the tag raises 23505: re-run, then DUPLICATE_TAG
+      return new AttachResult(AttachResult.Status.ATTACHED, Optional.of(attached));
+    });
+  }
+
+  @Override
+  public Optional<Request> request(RequestId id) {
+    return tx("request", c -> requestWhere(c, "r.id = ?", id.value()));
+  }
+
+  @Override
+  public Optional<Request> requestByTag(String tag) {
+    return tx("requestByTag", c -> requestWhere(c, "r.tag = ?", tag));
+  }
+
+  @Override
+  public List<Request> openRequests() {
+    return tx("openRequests", c -> requestsWhere(c,
+        "r.state IN ('WAITING_FOR_ARTIFACTS', 'ARTIFACTS_READY', 'IN_PROGRESS') ORDER BY r.id"));
+  }
+
+  @Override
+  public List<Request> inProgressRequests() {
+    return tx("inProgressRequests", c -> requestsWhere(c, "r.state = 'IN_PROGRESS' ORDER BY r.id"));
+  }
+
+  @Override
+  public StartResult startRequest(StartCommand command) {
+    return tx("startRequest", c -> {
+      // The guarded transition: one control row, locked by every start, serializes cap check and start.
+      try (PreparedStatement lock = c.prepareStatement("SELECT id FROM " + control + " WHERE id = 1 FOR UPDATE");
+          ResultSet rs = lock.executeQuery()) {
+        if (!rs.next()) {
+          throw new QueueStoreException("the control row of schema " + schema + " (" + control
+              + " id = 1) is missing; re-create it with INSERT INTO " + control + " (id) VALUES (1)");
+        }
+      }
+      int inProgress = countInProgress(c);
+      Optional<Request> found = requestWhere(c, "r.id = ? FOR UPDATE", command.requestId().value());
+      if (found.isEmpty()) {
+        return StartResult.unchanged(StartResult.Status.NOT_FOUND, Optional.empty(), inProgress);
+      }
+      Request request = found.get();
+      if (request.state() != RequestState.ARTIFACTS_READY) {
+        return StartResult.unchanged(StartResult.Status.NOT_READY, found, inProgress);
+      }
+      if (inProgress >= command.maxInProgress()) {
+        return StartResult.unchanged(StartResult.Status.CAP_REACHED, found, inProgress);
+      }
+      List<Job> created = new ArrayList<>(command.jobs().size());
+      for (JobSpec spec : command.jobs()) {
+        Job job = insertJob(c, request.id(), spec, command.now());
+        if (job != null) {
+          created.add(job);
+        }
+      }
+      Backfill backfill = backfill(c, request, command);
+      Request started = request.started(command.now(),
+          backfill.status() == Backfill.Status.ENQUEUED ? backfill.parent().orElseThrow() : null);
+      writeRequest(c, started);
+      return new StartResult(StartResult.Status.STARTED, Optional.of(started), created, backfill, inProgress + 1);
+    });
+  }
+
+  private Backfill backfill(Connection c, Request request, StartCommand command) throws SQLException {
+    if (!command.backfillParent()) {
+      return Backfill.none(Backfill.Status.NOT_REQUESTED, Optional.empty());
+    }
+    Optional<String> parentSha = request.parentSha();
+    if (parentSha.isEmpty()) {
+      return Backfill.none(Backfill.Status.NO_PARENT, Optional.empty());
+    }
+    // FOR SHARE: a concurrent cancel of the parent waits, so no job is added to a cancelled parent.
+    Optional<Request> found = requestWhere(c, "r.tag = ? FOR SHARE", parentSha.get());
+    if (found.isEmpty()) {
+      return Backfill.none(Backfill.Status.PARENT_UNKNOWN, Optional.empty());
+    }
+    Request parent = found.get();
+    Optional<RequestId> parentId = Optional.of(parent.id());
+    switch (parent.state()) {
+      case CANCELLED:
+        return Backfill.none(Backfill.Status.PARENT_CANCELLED, parentId);
+      case WAITING_FOR_ARTIFACTS:
+      case ARTIFACTS_READY:
+        return Backfill.none(Backfill.Status.PARENT_NOT_STARTED, parentId);
+      default:
+        break;
+    }
+    List<Job> created = new ArrayList<>();
+    int existing = 0;
+    for (JobSpec spec : command.jobs()) {
+      Job job = insertJob(c, parent.id(), spec, command.now());
+      if (job == null) {
+        existing++;
+      } else {
+        created.add(job);
+      }
+    }
+    return new Backfill(Backfill.Status.ENQUEUED, parentId, created, existing);
+  }
+
+  /** Inserts a queued job unless its key exists ({@code ON CONFLICT DO NOTHING}); null then. */
+  private @Nullable Job insertJob(Connection c, RequestId requestId, JobSpec spec, Instant now) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("INSERT INTO " + jobs + " (request_id, benchmark_group,"
+        + " collector_tag, optional, state, attempt, crash_rescues, transient_retries, created_at)"
+        + " VALUES (?, ?, ?, ?, 'QUEUED', 0, 0, 0, ?) ON CONFLICT ON CONSTRAINT queue_jobs_key DO NOTHING RETURNING id")) {
+      st.setLong(1, requestId.value());
+      st.setString(2, spec.benchmarkGroup());
+      st.setString(3, spec.collectorTag());
+      st.setBoolean(4, spec.optional());
+      setInstant(st, 5, now);
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next() ? Job.created(JobId.of(rs.getLong(1)), requestId, spec, now) : null;
+      }
+    }
+  }
+
+  @Override
+  public CompletionResult completeIfDone(RequestId id, Instant now) {
+    return tx("completeIfDone", c -> {
+      Optional<Request> found = requestWhere(c, "r.id = ? FOR UPDATE", id.value());
+      if (found.isEmpty()) {
+        return new CompletionResult(CompletionResult.Status.NOT_FOUND, Optional.empty(), 0);
+      }
+      Request request = found.get();
+      if (request.state() != RequestState.IN_PROGRESS) {
+        return new CompletionResult(CompletionResult.Status.NOT_IN_PROGRESS, found, 0);
+      }
+      int[] own = jobCounts(c, request.id());
+      int pending = own[0];
+      if (request.parentRequest().isPresent()) {
+        pending += jobCounts(c, request.parentRequest().get())[0];
+      }
+      if (pending > 0) {
+        return new CompletionResult(CompletionResult.Status.NOT_DONE, found, pending);
+      }
+      Request completed = request.completed(Outcome.of(own[1], own[2], own[3]), now);
+      writeRequest(c, completed);
+      return new CompletionResult(CompletionResult.Status.COMPLETED, Optional.of(completed), 0);
+    });
+  }
+
+  /** Required pending, required succeeded, required failed, any failed. */
+  private int[] jobCounts(Connection c, RequestId id) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("SELECT"
+        + " count(*) FILTER (WHERE NOT optional AND state IN ('QUEUED', 'LEASED')),"
+        + " count(*) FILTER (WHERE NOT optional AND state = 'SUCCEEDED'),"
+        + " count(*) FILTER (WHERE NOT optional AND state = 'FAILED'),"
+        + " count(*) FILTER (WHERE state = 'FAILED') FROM " + jobs + " WHERE request_id = ?")) {
+      st.setLong(1, id.value());
+      try (ResultSet rs = st.executeQuery()) {
+        rs.next();
+        return new int[] {rs.getInt(1), rs.getInt(2), rs.getInt(3), rs.getInt(4)};
+      }
+    }
+  }
+
+  @Override
+  public CancelResult cancel(RequestId id, String reason, Instant now) {
+    return tx("cancel", c -> {
+      Optional<Request> found = requestWhere(c, "r.id = ? FOR UPDATE", id.value());
+      if (found.isEmpty()) {
+        return new CancelResult(CancelResult.Status.NOT_FOUND, Optional.empty(), 0, 0);
+      }
+      Request request = found.get();
+      if (request.state().isTerminal()) {
+        return new CancelResult(CancelResult.Status.ALREADY_FINISHED, found, 0, 0);
+      }
+      int cancelled;
+      // The values Job.cancelled(now) gives a queued job: terminal, finished now, everything else kept.
+      try (PreparedStatement st = c.prepareStatement("UPDATE " + jobs + " SET state = 'CANCELLED', finished_at = ?"
+          + " WHERE request_id = ? AND state = 'QUEUED'")) {
+        setInstant(st, 1, now);
+        st.setLong(2, id.value());
+        cancelled = st.executeUpdate();
+      }
+      int flagged;
+      try (PreparedStatement st = c.prepareStatement("UPDATE " + leases + " SET cancel_requested = true"
+          + " WHERE NOT cancel_requested AND job_id IN (SELECT id FROM " + jobs
+          + " WHERE request_id = ? AND state = 'LEASED')")) {
+        st.setLong(1, id.value());
+        flagged = st.executeUpdate();
+      }
+      Request done = request.cancelled(reason, now);
+      writeRequest(c, done);
+      return new CancelResult(CancelResult.Status.CANCELLED, Optional.of(done), cancelled, flagged);
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------------- jobs
+
+  @Override
+  public ClaimResult claim(ClaimCommand command) {
+    return tx("claim", c -> {
+      String tag;
+      try (PreparedStatement st = c.prepareStatement("SELECT tag, active FROM " + collectors + " WHERE name = ?")) {
+        st.setString(1, command.collector());
+        try (ResultSet rs = st.executeQuery()) {
+          if (!rs.next()) {
+            return new ClaimResult(ClaimResult.Status.UNKNOWN_COLLECTOR, List.of());
+          }
+          if (!rs.getBoolean(2)) {
+            return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
+          }
+          tag = rs.getString(1);
+        }
+      }
+      Instant now = command.now();
+      expire(c, tag, now, command.maxCrashRescues(), null);
+      List<Job> candidates = new ArrayList<>(Math.min(command.limit(), 64));
+      try (PreparedStatement st = c.prepareStatement("SELECT " + JOB_COLS + jobFrom + "WHERE j.collector_tag = ?"
+          + " AND j.state = 'QUEUED' AND j.affinity = ? ORDER BY j.id LIMIT ? FOR UPDATE OF j SKIP LOCKED")) {
+        st.setString(1, tag);
+        st.setString(2, command.collector());
+        st.setInt(3, command.limit());
+        readJobs(st, candidates);
+      }
+      if (candidates.size() < command.limit()) {
+        try (PreparedStatement st = c.prepareStatement("SELECT " + JOB_COLS + jobFrom + "WHERE j.collector_tag = ?"
+            + " AND j.state = 'QUEUED' AND (j.affinity IS NULL OR (j.affinity <> ? AND NOT EXISTS (SELECT 1 FROM "
+            + collectors + " c WHERE c.name = j.affinity AND c.active AND c.last_heartbeat_at > ?)))"
+            + " ORDER BY j.id LIMIT ? FOR UPDATE OF j SKIP LOCKED")) {
+          st.setString(1, tag);
+          st.setString(2, command.collector());
+          setInstant(st, 3, now.minus(command.collectorTimeout()));
+          st.setInt(4, command.limit() - candidates.size());
+          readJobs(st, candidates);
+        }
+      }
+      List<Claim> claims = new ArrayList<>(candidates.size());
+      if (!candidates.isEmpty()) {
+        long[] fresh = tokens(c, candidates.size());
+        Instant expiry = now.plus(command.leaseDuration());
+        List<Job[]> changes = new ArrayList<>(candidates.size());
+        for (int i = 0; i < candidates.size(); i++) {
+          Job job = candidates.get(i);
+          Lease lease = job.nextLease(fresh[i], expiry, command.collector());
+          Job claimed = job.claimed(lease);
+          claims.add(new Claim(claimed, lease));
+          changes.add(new Job[] {job, claimed});
+        }
+        writeJobs(c, changes);
+      }
+      touchCollector(c, command.collector(), now);
+      return new ClaimResult(ClaimResult.Status.OK, claims);
+    });
+  }
+
+  private long[] tokens(Connection c, int n) throws SQLException {
+    long[] out = new long[n];
+    try (PreparedStatement st = c.prepareStatement("SELECT nextval('" + tokens + "') FROM generate_series(1, ?)")) {
+      st.setInt(1, n);
+      try (ResultSet rs = st.executeQuery()) {
+        for (int i = 0; i < n; i++) {
+          rs.next();
+          out[i] = rs.getLong(1);
+        }
+      }
+    }
+    java.util.Arrays.sort(out);
+    return out;
+  }
+
+  /** Processes expired leases (of one tag, or all when null), locking their rows; collects changes if asked. */
+  private void expire(Connection c, @Nullable String tag, Instant now, int maxCrashRescues,
+      @Nullable List<List<Job>> changes) throws SQLException {
+    List<Job> expired = new ArrayList<>();
+    try (PreparedStatement st = c.prepareStatement("SELECT " + JOB_COLS + " FROM " + leases + " l JOIN " + jobs
+        + " j ON j.id = l.job_id WHERE " + (tag == null ? "" : "l.collector_tag = ? AND ")
+        + "l.expires_at <= ? ORDER BY j.id FOR UPDATE OF j, l SKIP LOCKED")) {
+      int i = 1;
+      if (tag != null) {
+        st.setString(i++, tag);
+      }
+      setInstant(st, i, now);
+      readJobs(st, expired);
+    }
+    if (expired.isEmpty()) {
+      return;
+    }
+    List<Job[]> writes = new ArrayList<>(expired.size());
+    for (Job job : expired) {
+      Lease lease = lease(job);
+      Job next;
+      int list;
+      if (job.cancelRequested()) {
+        next = job.cancelled(now);
+        list = 2;
+      } else if (job.crashRescues() < maxCrashRescues) {
+        next = job.rescued();
+        list = 0;
+      } else {
+        next = job.failed(JobFailure.crashBudgetExhausted(lease.collector(), job.crashRescues(),
+            lease.expiresAt(), now));
+        list = 1;
+      }
+      writes.add(new Job[] {job, next});
+      if (changes != null) {
+        changes.get(list).add(next);
+      }
+    }
+    writeJobs(c, writes);
+  }
+
+  @Override
+  public LeaseResult heartbeat(JobId job, int attempt, long token, Duration leaseDuration, Instant now) {
+    return tx("heartbeat", c -> {
+      // Fast path: one fenced UPDATE of the narrow lease row; the job row is not rewritten.
+      String holder = null;
+      try (PreparedStatement st = c.prepareStatement("UPDATE " + leases + " SET expires_at = ? WHERE job_id = ?"
+          + " AND attempt = ? AND token = ? AND expires_at > ? AND NOT cancel_requested RETURNING collector")) {
+        setInstant(st, 1, now.plus(leaseDuration));
+        st.setLong(2, job.value());
+        st.setInt(3, attempt);
+        st.setLong(4, token);
+        setInstant(st, 5, now);
+        try (ResultSet rs = st.executeQuery()) {
+          if (rs.next()) {
+            holder = rs.getString(1);
+          }
+        }
+      }
+      if (holder != null) {
+        touchCollector(c, holder, now);
+        return new LeaseResult(LeaseStatus.OK, Optional.of(loadJob(c, job, false).orElseThrow()));
+      }
+      Optional<Job> row = loadJob(c, job, true);
+      LeaseResult refused = fence(row, job, attempt, token, now);
+      if (refused != null) {
+        return refused;
+      }
+      return cancelFlagged(c, row.get(), now); // live and fenced but not renewed: it is flagged
+    });
+  }
+
+  @Override
+  public LeaseResult complete(JobId job, int attempt, long token, Instant now) {
+    return fenced("complete", job, attempt, token, now, (c, current) -> {
+      Job done = current.succeeded(now);
+      write(c, current, done);
+      touchCollector(c, lease(current).collector(), now);
+      return new LeaseResult(LeaseStatus.OK, Optional.of(done));
+    });
+  }
+
+  @Override
+  public LeaseResult fail(JobId job, int attempt, long token, Failure failure, int maxTransientRetries,
+      Instant now) {
+    return fenced("fail", job, attempt, token, now, (c, current) -> {
+      Lease lease = lease(current);
+      Job next;
+      if (failure.kind() == Failure.Kind.PERMANENT) {
+        next = current.failed(JobFailure.permanent(lease.collector(), failure.detail(), now));
+      } else if (current.transientRetries() < maxTransientRetries) {
+        next = current.retriedAfterTransientFailure(failure.detail());
+      } else {
+        next = current.failed(JobFailure.transientBudgetExhausted(lease.collector(), current.transientRetries(),
+            failure.detail(), now));
+      }
+      write(c, current, next);
+      touchCollector(c, lease.collector(), now);
+      return new LeaseResult(LeaseStatus.OK, Optional.of(next));
+    });
+  }
+
+  @Override
+  public LeaseResult release(JobId job, int attempt, long token, Instant now) {
+    return fenced("release", job, attempt, token, now, (c, current) -> {
+      Job next = current.released();
+      write(c, current, next);
+      touchCollector(c, lease(current).collector(), now);
+      return new LeaseResult(LeaseStatus.OK, Optional.of(next));
+    });
+  }
+
+  private LeaseResult fenced(String op, JobId job, int attempt, long token, Instant now, LeaseWork work) {
+    return tx(op, c -> {
+      Optional<Job> row = loadJob(c, job, true);
+      LeaseResult refused = fence(row, job, attempt, token, now);
+      if (refused != null) {
+        return refused;
+      }
+      if (row.get().cancelRequested()) {
+        return cancelFlagged(c, row.get(), now);
+      }
+      return work.run(c, row.get());
+    });
+  }
+
+  private static @Nullable LeaseResult fence(Optional<Job> row, JobId job, int attempt, long token, Instant now) {
+    if (row.isEmpty()) {
+      return new LeaseResult(LeaseStatus.NOT_FOUND, Optional.empty());
+    }
+    Optional<Lease> lease = row.get().lease();
+    if (lease.isEmpty() || !lease.get().fences(job, attempt, token) || !lease.get().isLiveAt(now)) {
+      return new LeaseResult(LeaseStatus.STALE_LEASE, row);
+    }
+    return null;
+  }
+
+  private LeaseResult cancelFlagged(Connection c, Job job, Instant now) throws SQLException {
+    Job cancelled = job.cancelled(now);
+    write(c, job, cancelled);
+    touchCollector(c, lease(job).collector(), now);
+    return new LeaseResult(LeaseStatus.CANCELLED, Optional.of(cancelled));
+  }
+
+  @Override
+  public ExpiryResult expireLeases(Instant now, int maxCrashRescues) {
+    return tx("expireLeases", c -> {
+      List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+      expire(c, null, now, maxCrashRescues, changes);
+      Comparator<Job> byId = Comparator.comparing(Job::id);
+      changes.forEach(list -> list.sort(byId));
+      return new ExpiryResult(changes.get(0), changes.get(1), changes.get(2));
+    });
+  }
+
+  @Override
+  public Optional<Job> job(JobId id) {
+    return tx("job", c -> loadJob(c, id, false));
+  }
+
+  @Override
+  public List<Job> jobs(RequestId requestId) {
+    return tx("jobs", c -> {
+      List<Job> out = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement("SELECT " + JOB_COLS + jobFrom
+          + "WHERE j.request_id = ? ORDER BY j.id")) {
+        st.setLong(1, requestId.value());
+        readJobs(st, out);
+      }
+      return out;
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------- collectors
+
+  @Override
+  public RegisterResult registerCollector(String name, String tag, boolean active, Instant now) {
+    Collector fresh = new Collector(name, tag, active, now, now);
+    return tx("registerCollector", c -> {
+      try (PreparedStatement st = c.prepareStatement("INSERT INTO " + collectors + " (name, tag, active,"
+          + " registered_at, last_heartbeat_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING")) {
+        st.setString(1, name);
+        st.setString(2, tag);
+        st.setBoolean(3, active);
+        setInstant(st, 4, now);
+        setInstant(st, 5, now);
+        if (st.executeUpdate() == 1) {
+          return new RegisterResult(RegisterResult.Status.REGISTERED, fresh);
+        }
+      }
+      Collector existing = loadCollector(c, name).orElseThrow(Retry::new);
+      return new RegisterResult(existing.tag().equals(tag) ? RegisterResult.Status.ALREADY_REGISTERED
+          : RegisterResult.Status.NAME_TAKEN, existing);
+    });
+  }
+
+  @Override
+  public CollectorResult collectorHeartbeat(String name, Instant now) {
+    return tx("collectorHeartbeat", c -> {
+      touchCollector(c, name, now);
+      Optional<Collector> row = loadCollector(c, name);
+      return new CollectorResult(row.isPresent() ? CollectorResult.Status.OK : CollectorResult.Status.NOT_FOUND, row);
+    });
+  }
+
+  @Override
+  public CollectorResult setCollectorActive(String name, boolean active) {
+    return tx("setCollectorActive", c -> {
+      try (PreparedStatement st = c.prepareStatement("UPDATE " + collectors + " SET active = ? WHERE name = ?"
+          + " AND active <> ?")) {
+        st.setBoolean(1, active);
+        st.setString(2, name);
+        st.setBoolean(3, active);
+        int changed = st.executeUpdate();
+        Optional<Collector> row = loadCollector(c, name);
+        if (row.isEmpty()) {
+          return new CollectorResult(CollectorResult.Status.NOT_FOUND, row);
+        }
+        return new CollectorResult(changed == 1 ? CollectorResult.Status.OK : CollectorResult.Status.UNCHANGED, row);
+      }
+    });
+  }
+
+  @Override
+  public Optional<Collector> collector(String name) {
+    return tx("collector", c -> loadCollector(c, name));
+  }
+
+  @Override
+  public List<Collector> collectors() {
+    return tx("collectors", c -> {
+      List<Collector> out = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement("SELECT name, tag, active, registered_at, last_heartbeat_at FROM "
+          + collectors); ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          out.add(collector(rs));
+        }
+      }
+      out.sort(Comparator.comparing(Collector::name));
+      return out;
+    });
+  }
+
+  /** Moves a collector's heartbeat forward to {@code now} (never backward). */
+  private void touchCollector(Connection c, String name, Instant now) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("UPDATE " + collectors + " SET last_heartbeat_at = ?"
+        + " WHERE name = ? AND last_heartbeat_at < ?")) {
+      setInstant(st, 1, now);
+      st.setString(2, name);
+      setInstant(st, 3, now);
+      st.executeUpdate();
+    }
+  }
+
+  private Optional<Collector> loadCollector(Connection c, String name) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("SELECT name, tag, active, registered_at, last_heartbeat_at FROM "
+        + collectors + " WHERE name = ?")) {
+      st.setString(1, name);
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next() ? Optional.of(collector(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  private Collector collector(ResultSet rs) throws SQLException {
+    String name = rs.getString(1);
+    return mapped("queue_collectors", "name = '" + name + "'", () -> new Collector(name, rs.getString(2),
+        rs.getBoolean(3), instant(rs, 4), instant(rs, 5)));
+  }
+
+  // ------------------------------------------------------------------------------------------------- rows
+
+  private Optional<Request> requestWhere(Connection c, String where, Object arg) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("SELECT " + REQUEST_COLS + " FROM " + requests + " r WHERE "
+        + where)) {
+      st.setObject(1, arg);
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next() ? Optional.of(request(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  private Optional<Request> openByPr(Connection c, RequestKind kind, long pr) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("SELECT " + REQUEST_COLS + " FROM " + requests + " r WHERE"
+        + " r.kind = ? AND r.pr = ? AND r.state IN ('WAITING_FOR_ARTIFACTS', 'ARTIFACTS_READY', 'IN_PROGRESS')")) {
+      st.setString(1, kind.name());
+      st.setLong(2, pr);
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next() ? Optional.of(request(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  private List<Request> requestsWhere(Connection c, String where) throws SQLException {
+    List<Request> out = new ArrayList<>();
+    try (PreparedStatement st = c.prepareStatement("SELECT " + REQUEST_COLS + " FROM " + requests + " r WHERE "
+        + where); ResultSet rs = st.executeQuery()) {
+      while (rs.next()) {
+        out.add(request(rs));
+      }
+    }
+    return out;
+  }
+
+  private int countInProgress(Connection c) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("SELECT count(*) FROM " + requests + " WHERE state = 'IN_PROGRESS'");
+        ResultSet rs = st.executeQuery()) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  private Request request(ResultSet rs) throws SQLException {
+    long id = rs.getLong(1);
+    return mapped("queue_requests", "id = " + id, () -> {
+      var b = Request.builder().id(RequestId.of(id)).kind(RequestKind.valueOf(rs.getString(2)))
+          .state(RequestState.valueOf(rs.getString(3))).tag(Optional.ofNullable(rs.getString(4)))
+          .parentSha(Optional.ofNullable(rs.getString(5)));
+      long pr = rs.getLong(6);
+      if (!rs.wasNull()) {
+        b.pr(pr);
+      }
+      Array groups = rs.getArray(7);
+      for (Object group : (Object[]) groups.getArray()) {
+        b.addBenchmarkGroups((String) group);
+      }
+      b.createdAt(instant(rs, 8)).startedAt(Optional.ofNullable(instantOrNull(rs, 9)))
+          .finishedAt(Optional.ofNullable(instantOrNull(rs, 10)));
+      String outcome = rs.getString(11);
+      if (outcome != null) {
+        b.outcome(Outcome.valueOf(outcome));
+      }
+      long parent = rs.getLong(12);
+      if (!rs.wasNull()) {
+        b.parentRequest(RequestId.of(parent));
+      }
+      return b.cancelReason(Optional.ofNullable(rs.getString(13))).build();
+    });
+  }
+
+  private void writeRequest(Connection c, Request r) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("UPDATE " + requests + " SET state = ?, tag = ?, parent_sha = ?,"
+        + " started_at = ?, finished_at = ?, outcome = ?, parent_request = ?, cancel_reason = ? WHERE id = ?")) {
+      st.setString(1, r.state().name());
+      setText(st, 2, r.tag().orElse(null));
+      setText(st, 3, r.parentSha().orElse(null));
+      setInstant(st, 4, r.startedAt().orElse(null));
+      setInstant(st, 5, r.finishedAt().orElse(null));
+      setText(st, 6, r.outcome().map(Outcome::name).orElse(null));
+      if (r.parentRequest().isPresent()) {
+        st.setLong(7, r.parentRequest().get().value());
+      } else {
+        st.setNull(7, Types.BIGINT);
+      }
+      setText(st, 8, r.cancelReason().orElse(null));
+      st.setLong(9, r.id().value());
+      st.executeUpdate();
+    }
+  }
+
+  private Optional<Job> loadJob(Connection c, JobId id, boolean lock) throws SQLException {
+    List<Job> out = new ArrayList<>(1);
+    try (PreparedStatement st = c.prepareStatement("SELECT " + JOB_COLS + jobFrom + "WHERE j.id = ?"
+        + (lock ? " FOR UPDATE OF j" : ""))) {
+      st.setLong(1, id.value());
+      readJobs(st, out);
+    }
+    return out.isEmpty() ? Optional.empty() : Optional.of(out.get(0));
+  }
+
+  private void readJobs(PreparedStatement st, List<Job> out) throws SQLException {
+    try (ResultSet rs = st.executeQuery()) {
+      while (rs.next()) {
+        out.add(job(rs));
+      }
+    }
+  }
+
+  private Job job(ResultSet rs) throws SQLException {
+    long id = rs.getLong(1);
+    return mapped("queue_jobs", "id = " + id, () -> {
+      JobState state = JobState.valueOf(rs.getString(6));
+      var b = Job.builder().id(JobId.of(id)).requestId(RequestId.of(rs.getLong(2)))
+          .spec(new JobSpec(rs.getString(3), rs.getString(4), rs.getBoolean(5))).state(state)
+          .attempt(rs.getInt(7)).crashRescues(rs.getInt(8)).transientRetries(rs.getInt(9))
+          .affinity(Optional.ofNullable(rs.getString(10)));
+      String reason = rs.getString(11);
+      if (reason != null) {
+        b.failure(new JobFailure(JobFailure.Reason.valueOf(reason), rs.getString(12), instant(rs, 13)));
+      }
+      b.lastError(Optional.ofNullable(rs.getString(14))).createdAt(instant(rs, 15))
+          .finishedAt(Optional.ofNullable(instantOrNull(rs, 16)));
+      int attempt = rs.getInt(17);
+      boolean leased = !rs.wasNull();
+      if (leased) {
+        b.lease(new Lease(JobId.of(id), attempt, rs.getLong(18), instant(rs, 19), rs.getString(20)));
+      }
+      b.cancelRequested(leased && rs.getBoolean(21));
+      return b.build();
+    });
+  }
+
+  private void write(Connection c, Job before, Job after) throws SQLException {
+    writeJobs(c, List.<Job[]>of(new Job[] {before, after}));
+  }
+
+  /** Writes job transitions: the job row when its columns changed, the lease row fenced by attempt and token. */
+  private void writeJobs(Connection c, List<Job[]> changes) throws SQLException {
+    try (PreparedStatement upd = c.prepareStatement("UPDATE " + jobs + " SET state = ?, attempt = ?, crash_rescues = ?,"
+        + " transient_retries = ?, affinity = ?, failure_reason = ?, failure_detail = ?, failure_at = ?,"
+        + " last_error = ?, finished_at = ? WHERE id = ?");
+        PreparedStatement del = c.prepareStatement("DELETE FROM " + leases
+            + " WHERE job_id = ? AND attempt = ? AND token = ?");
+        PreparedStatement ins = c.prepareStatement("INSERT INTO " + leases + " (job_id, attempt, token, expires_at,"
+            + " collector, collector_tag) VALUES (?, ?, ?, ?, ?, ?)")) {
+      int updates = 0;
+      int deletes = 0;
+      int inserts = 0;
+      for (Job[] change : changes) {
+        Job before = change[0];
+        Job after = change[1];
+        if (!sameRow(before, after)) {
+          upd.setString(1, after.state().name());
+          upd.setInt(2, after.attempt());
+          upd.setInt(3, after.crashRescues());
+          upd.setInt(4, after.transientRetries());
+          setText(upd, 5, after.affinity().orElse(null));
+          JobFailure f = after.failure().orElse(null);
+          setText(upd, 6, f == null ? null : f.reason().name());
+          setText(upd, 7, f == null ? null : f.detail());
+          setInstant(upd, 8, f == null ? null : f.at());
+          setText(upd, 9, after.lastError().orElse(null));
+          setInstant(upd, 10, after.finishedAt().orElse(null));
+          upd.setLong(11, after.id().value());
+          upd.addBatch();
+          updates++;
+        }
+        Lease old = before.lease().orElse(null);
+        Lease now = after.lease().orElse(null);
+        if (old != null && (now == null || now.token() != old.token())) {
+          del.setLong(1, old.jobId().value());
+          del.setInt(2, old.attempt());
+          del.setLong(3, old.token());
+          del.addBatch();
+          deletes++;
+        }
+        if (now != null && (old == null || now.token() != old.token())) {
+          ins.setLong(1, now.jobId().value());
+          ins.setInt(2, now.attempt());
+          ins.setLong(3, now.token());
+          setInstant(ins, 4, now.expiresAt());
+          ins.setString(5, now.collector());
+          ins.setString(6, after.spec().collectorTag());
+          ins.addBatch();
+          inserts++;
+        }
+      }
+      if (updates > 0) {
+        expectAll(upd.executeBatch(), "update job rows");
+      }
+      if (deletes > 0) {
+        expectAll(del.executeBatch(), "end leases (fenced by job, attempt and token)");
+      }
+      if (inserts > 0) {
+        expectAll(ins.executeBatch(), "insert leases");
+      }
+    }
+  }
+
+  private void expectAll(int[] counts, String what) {
+    for (int n : counts) {
+      if (n == 0) {
+        throw new QueueStoreException("could not " + what + " in schema " + schema
+            + ": a row changed under its lock (edited by hand?)");
+      }
+    }
+  }
+
+  private static boolean sameRow(Job a, Job b) {
+    return a.state() == b.state() && a.attempt() == b.attempt() && a.crashRescues() == b.crashRescues()
+        && a.transientRetries() == b.transientRetries() && a.affinity().equals(b.affinity())
+        && a.failure().equals(b.failure()) && a.lastError().equals(b.lastError())
+        && a.finishedAt().equals(b.finishedAt());
+  }
+
+  private static Lease lease(Job job) {
+    return job.lease().orElseThrow(() -> new QueueStoreException("job " + job.id().value() + " has no lease"));
+  }
+
+  // ------------------------------------------------------------------------------------------ plumbing
+
+  /** Maps a row, turning an impossible row into a {@link QueueStoreException} that names it. */
+  private <T> T mapped(String table, String key, RowMapper<T> mapper) throws SQLException {
+    try {
+      return mapper.map();
+    } catch (RuntimeException e) {
+      throw new QueueStoreException("row " + schema + "." + table + " (" + key + ") is in an impossible state"
+          + " (edited by hand?): " + e.getMessage(), e);
+    }
+  }
+
+  private <T> T tx(String op, SqlWork<T> work) {
+    for (int attempt = 1; ; attempt++) {
+      try (Connection c = dataSource.getConnection()) {
+        c.setAutoCommit(false);
+        try {
+          T result = work.run(c);
+          c.commit();
+          return result;
+        } catch (SQLException | RuntimeException e) {
+          rollbackQuietly(c, e);
+          throw e;
+        }
+      } catch (Retry e) {
+        if (attempt >= MAX_TRIES) {
+          throw new QueueStoreException(op + " in schema " + schema + " did not settle after " + attempt
+              + " tries under contention");
+        }
+      } catch (SQLException e) {
+        if (attempt >= MAX_TRIES || e.getSQLState() == null || !RETRYABLE.contains(e.getSQLState())) {
+          throw new QueueStoreException(op + " in schema " + schema + " failed (SQLSTATE " + e.getSQLState()
+              + "): " + e.getMessage(), e);
+        }
+      }
+    }
+  }
+
+  private static void rollbackQuietly(Connection c, Exception cause) {
+    try {
+      c.rollback();
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
+    }
+  }
+
+  private static void setText(PreparedStatement st, int i, @Nullable String value) throws SQLException {
+    if (value == null) {
+      st.setNull(i, Types.VARCHAR);
+    } else {
+      st.setString(i, value);
+    }
+  }
+
+  private static void setInstant(PreparedStatement st, int i, @Nullable Instant value) throws SQLException {
+    if (value == null) {
+      st.setNull(i, Types.TIMESTAMP_WITH_TIMEZONE);
+    } else {
+      st.setObject(i, OffsetDateTime.ofInstant(value, ZoneOffset.UTC));
+    }
+  }
+
+  private static Instant instant(ResultSet rs, int i) throws SQLException {
+    Instant value = instantOrNull(rs, i);
+    if (value == null) {
+      throw new IllegalStateException("column " + rs.getMetaData().getColumnName(i) + " is null");
+    }
+    return value;
+  }
+
+  private static @Nullable Instant instantOrNull(ResultSet rs, int i) throws SQLException {
+    OffsetDateTime value = rs.getObject(i, OffsetDateTime.class);
+    return value == null ? null : value.toInstant();
+  }
+
+  /** A unit of work in one transaction. */
+  @FunctionalInterface
+  private interface SqlWork<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /** The work of a fenced update once the fence holds. */
+  @FunctionalInterface
+  private interface LeaseWork {
+    LeaseResult run(Connection c, Job current) throws SQLException;
+  }
+
+  /** Builds a value from the current row. */
+  @FunctionalInterface
+  private interface RowMapper<T> {
+    T map() throws SQLException;
+  }
+
+  /** Re-runs the transaction: a concurrent writer won a race that the next run reports. */
+  private static final class Retry extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Retry() {
+      super(null, null, false, false);
+    }
+  }
+}

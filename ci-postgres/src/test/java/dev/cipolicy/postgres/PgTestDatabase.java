@@ -1,0 +1,100 @@
+package dev.cipolicy.postgres;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.UUID;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The PostgreSQL server of the tests: the URL from {@code CI_POLICY_PG_URL} (default
+ * {@code jdbc:postgresql://127.0.0.1:5432/test}, user {@code postgres}), a pool on it, and one fresh schema
+ * per test class that {@link #close()} drops. When the server is unreachable the tests are skipped, or fail
+ * when {@code CI_POLICY_PG_REQUIRED=true} (as in {@code .ci/run}).
+ */
+final class PgTestDatabase implements AutoCloseable {
+
+  static final String DEFAULT_URL = "jdbc:postgresql://127.0.0.1:5432/test";
+
+  final String url;
+  final String user;
+  final String schema;
+  final HikariDataSource dataSource;
+
+  private PgTestDatabase(String url, String user, String schema, int poolSize) {
+    this.url = url;
+    this.user = user;
+    this.schema = schema;
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setUsername(user);
+    config.setMaximumPoolSize(poolSize);
+    config.setPoolName("test-" + schema);
+    this.dataSource = new HikariDataSource(config);
+  }
+
+  static String url() {
+    String url = System.getenv("CI_POLICY_PG_URL");
+    return url == null || url.isBlank() ? DEFAULT_URL : url;
+  }
+
+  static String user() {
+    String user = System.getenv("CI_POLICY_PG_USER");
+    return user == null || user.isBlank() ? "postgres" : user;
+  }
+
+  /**
+   * Connects, or skips (fails when required) with the reason; then creates a fresh schema.
+   *
+   * @param prefix the schema name prefix, e.g. the test class
+   * @param poolSize the pool size
+   * @return the database
+   */
+  static PgTestDatabase open(String prefix, int poolSize) {
+    String url = url();
+    String user = user();
+    try (Connection c = DriverManager.getConnection(url, user, null)) {
+      c.isValid(2);
+    } catch (SQLException e) {
+      String reason = "PostgreSQL is unreachable at " + url + " as " + user + " (" + e.getMessage()
+          + "); set CI_POLICY_PG_URL, or start the server (.ci/run starts it)";
+      if ("true".equalsIgnoreCase(System.getenv("CI_POLICY_PG_REQUIRED"))) {
+        fail("CI_POLICY_PG_REQUIRED=true but " + reason);
+      }
+      Assumptions.abort(reason);
+    }
+    String schema = (prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12))
+        .toLowerCase(Locale.ROOT);
+    return new PgTestDatabase(url, user, schema, poolSize);
+  }
+
+  /** Empties every queue table and restarts ids and tokens, as for a fresh store. */
+  void truncate() {
+    exec("TRUNCATE " + schema + ".queue_leases, " + schema + ".queue_jobs, " + schema + ".queue_requests, "
+        + schema + ".queue_collectors RESTART IDENTITY; ALTER SEQUENCE " + schema
+        + ".queue_lease_tokens RESTART");
+  }
+
+  void exec(String sql) {
+    try (Connection c = dataSource.getConnection(); PreparedStatement st = c.prepareStatement(sql)) {
+      st.execute();
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    } finally {
+      dataSource.close();
+    }
+  }
+}
