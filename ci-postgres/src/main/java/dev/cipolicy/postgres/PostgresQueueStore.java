@@ -406,15 +406,15 @@ public final class PostgresQueueStore implements QueueStore {
       Instant now = command.now();
       expire(c, tag, now, command.maxCrashRescues(), null);
       List<Job> candidates = new ArrayList<>(Math.min(command.limit(), 64));
-      try (PreparedStatement st = c.prepareStatement("SELECT " + JOB_COLS + jobFrom + "WHERE j.collector_tag = ?"
+      try (PreparedStatement st = c.prepareStatement("SELECT j.id FROM " + jobs + " j WHERE j.collector_tag = ?"
           + " AND j.state = 'QUEUED' AND j.affinity = ? ORDER BY j.id LIMIT ? FOR UPDATE OF j SKIP LOCKED")) {
         st.setString(1, tag);
         st.setString(2, command.collector());
         st.setInt(3, command.limit());
-        readJobs(st, candidates);
+        readLockedJobs(c, st, candidates);
       }
       if (candidates.size() < command.limit()) {
-        try (PreparedStatement st = c.prepareStatement("SELECT " + JOB_COLS + jobFrom + "WHERE j.collector_tag = ?"
+        try (PreparedStatement st = c.prepareStatement("SELECT j.id FROM " + jobs + " j WHERE j.collector_tag = ?"
             + " AND j.state = 'QUEUED' AND (j.affinity IS NULL OR (j.affinity <> ? AND NOT EXISTS (SELECT 1 FROM "
             + collectors + " c WHERE c.name = j.affinity AND c.active AND c.last_heartbeat_at > ?)))"
             + " ORDER BY j.id LIMIT ? FOR UPDATE OF j SKIP LOCKED")) {
@@ -422,7 +422,7 @@ public final class PostgresQueueStore implements QueueStore {
           st.setString(2, command.collector());
           setInstant(st, 3, now.minus(command.collectorTimeout()));
           st.setInt(4, command.limit() - candidates.size());
-          readJobs(st, candidates);
+          readLockedJobs(c, st, candidates);
         }
       }
       List<Claim> claims = new ArrayList<>(candidates.size());
@@ -820,13 +820,40 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   private Optional<Job> loadJob(Connection c, JobId id, boolean lock) throws SQLException {
+    if (lock) {
+      try (PreparedStatement st = c.prepareStatement("SELECT id FROM " + jobs + " WHERE id = ? FOR UPDATE")) {
+        st.setLong(1, id.value());
+        try (ResultSet rs = st.executeQuery()) {
+          if (!rs.next()) {
+            return Optional.empty();
+          }
+        }
+      }
+    }
     List<Job> out = new ArrayList<>(1);
-    try (PreparedStatement st = c.prepareStatement("SELECT " + JOB_COLS + jobFrom + "WHERE j.id = ?"
-        + (lock ? " FOR UPDATE OF j" : ""))) {
+    try (PreparedStatement st = c.prepareStatement("SELECT " + JOB_COLS + jobFrom + "WHERE j.id = ?")) {
       st.setLong(1, id.value());
       readJobs(st, out);
     }
     return out.isEmpty() ? Optional.empty() : Optional.of(out.get(0));
+  }
+
+  /**
+   * Runs a query that locks job rows and returns their ids, then reads each locked job with its lease
+   * in a fresh statement. Locking and reading in one statement is not safe: under READ COMMITTED a
+   * re-checked locked job row is paired with the lease row of the statement's older snapshot, which can
+   * belong to the job's previous state.
+   */
+  private void readLockedJobs(Connection c, PreparedStatement lockIds, List<Job> out) throws SQLException {
+    List<Long> ids = new ArrayList<>();
+    try (ResultSet rs = lockIds.executeQuery()) {
+      while (rs.next()) {
+        ids.add(rs.getLong(1));
+      }
+    }
+    for (long id : ids) {
+      loadJob(c, JobId.of(id), false).ifPresent(out::add);
+    }
   }
 
   private void readJobs(PreparedStatement st, List<Job> out) throws SQLException {
