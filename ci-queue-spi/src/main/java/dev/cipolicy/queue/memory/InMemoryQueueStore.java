@@ -438,8 +438,13 @@ public final class InMemoryQueueStore implements QueueStore {
     }
   }
 
-  @Override
-  public LeaseResult heartbeat(JobId job, int attempt, long token, Duration leaseDuration, Instant now) {
+  /**
+   * Runs {@code action} on a job under the store's lock once the lease fence passed: a wrong attempt or
+   * token (or an expired lease) changes nothing and says so, and a job flagged for cancellation ends its
+   * lease as cancelled instead.
+   */
+  private LeaseResult fenced(JobId job, int attempt, long token, Instant now,
+      java.util.function.Function<JobRow, LeaseResult> action) {
     synchronized (lock) {
       JobRow row = row(job);
       LeaseResult refused = fence(row, job, attempt, token, now);
@@ -449,44 +454,35 @@ public final class InMemoryQueueStore implements QueueStore {
       if (row.job.cancelRequested()) {
         return cancelFlagged(row, now);
       }
+      return action.apply(row);
+    }
+  }
+
+  @Override
+  public LeaseResult heartbeat(JobId job, int attempt, long token, Duration leaseDuration, Instant now) {
+    return fenced(job, attempt, token, now, row -> {
       Instant expiry = now.plus(leaseDuration);
       row.job = row.job.renewed(expiry);
       row.leaseExpiry = expiry;
       row.pool.leases.update(row);
       holderHeartbeat(row.job.lease().orElseThrow(), now);
       return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
-    }
+    });
   }
 
   @Override
   public LeaseResult complete(JobId job, int attempt, long token, Instant now) {
-    synchronized (lock) {
-      JobRow row = row(job);
-      LeaseResult refused = fence(row, job, attempt, token, now);
-      if (refused != null) {
-        return refused;
-      }
-      if (row.job.cancelRequested()) {
-        return cancelFlagged(row, now);
-      }
+    return fenced(job, attempt, token, now, row -> {
       endLease(row, now);
       finish(row, row.job.succeeded(now));
       return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
-    }
+    });
   }
 
   @Override
   public LeaseResult fail(JobId job, int attempt, long token, Failure failure, int maxTransientRetries,
       Instant now) {
-    synchronized (lock) {
-      JobRow row = row(job);
-      LeaseResult refused = fence(row, job, attempt, token, now);
-      if (refused != null) {
-        return refused;
-      }
-      if (row.job.cancelRequested()) {
-        return cancelFlagged(row, now);
-      }
+    return fenced(job, attempt, token, now, row -> {
       Lease lease = endLease(row, now);
       Job current = row.job;
       if (failure.kind() == Failure.Kind.PERMANENT) {
@@ -499,25 +495,17 @@ public final class InMemoryQueueStore implements QueueStore {
             current.transientRetries(), failure.detail(), now)));
       }
       return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
-    }
+    });
   }
 
   @Override
   public LeaseResult release(JobId job, int attempt, long token, Instant now) {
-    synchronized (lock) {
-      JobRow row = row(job);
-      LeaseResult refused = fence(row, job, attempt, token, now);
-      if (refused != null) {
-        return refused;
-      }
-      if (row.job.cancelRequested()) {
-        return cancelFlagged(row, now);
-      }
+    return fenced(job, attempt, token, now, row -> {
       endLease(row, now);
       row.job = row.job.released();
       enqueue(row);
       return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
-    }
+    });
   }
 
   /** Null when the row's job is leased under this live lease, else the refusal to return. */
