@@ -275,14 +275,9 @@ public final class PostgresQueueStore implements QueueStore {
     }
     Request parent = found.get();
     Optional<RequestId> parentId = Optional.of(parent.id());
-    switch (parent.state()) {
-      case CANCELLED:
-        return Backfill.none(Backfill.Status.PARENT_CANCELLED, parentId);
-      case WAITING_FOR_ARTIFACTS:
-      case ARTIFACTS_READY:
-        return Backfill.none(Backfill.Status.PARENT_NOT_STARTED, parentId);
-      default:
-        break;
+    Optional<Backfill> refused = Backfill.refusedBy(parent);
+    if (refused.isPresent()) {
+      return refused.get();
     }
     List<Job> created = new ArrayList<>();
     int existing = 0;

@@ -191,14 +191,9 @@ public final class InMemoryQueueStore implements QueueStore {
       return Backfill.none(Backfill.Status.PARENT_UNKNOWN, Optional.empty());
     }
     Optional<RequestId> parentId = Optional.of(parent.request.id());
-    switch (parent.request.state()) {
-      case CANCELLED:
-        return Backfill.none(Backfill.Status.PARENT_CANCELLED, parentId);
-      case WAITING_FOR_ARTIFACTS:
-      case ARTIFACTS_READY:
-        return Backfill.none(Backfill.Status.PARENT_NOT_STARTED, parentId);
-      default:
-        break;
+    Optional<Backfill> refused = Backfill.refusedBy(parent.request);
+    if (refused.isPresent()) {
+      return refused.get();
     }
     List<Job> created = new ArrayList<>();
     int existing = 0;

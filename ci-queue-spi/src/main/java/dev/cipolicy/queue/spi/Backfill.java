@@ -48,4 +48,20 @@ public record Backfill(Status status, Optional<RequestId> parent, List<Job> crea
   public static Backfill none(Status status, Optional<RequestId> parent) {
     return new Backfill(status, parent, List.of(), 0);
   }
+
+  /**
+   * Why a parent in this state takes no backfilled jobs: only a parent that is in progress or completed
+   * does (a cancelled parent never runs again; one not yet started gets its jobs when it starts).
+   *
+   * @param parent the parent request
+   * @return the refusal, or empty when the parent accepts backfill
+   */
+  public static Optional<Backfill> refusedBy(Request parent) {
+    Optional<RequestId> id = Optional.of(parent.id());
+    return switch (parent.state()) {
+      case CANCELLED -> Optional.of(none(Status.PARENT_CANCELLED, id));
+      case WAITING_FOR_ARTIFACTS, ARTIFACTS_READY -> Optional.of(none(Status.PARENT_NOT_STARTED, id));
+      default -> Optional.empty();
+    };
+  }
 }
