@@ -1,0 +1,167 @@
+package dev.cipolicy.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cipolicy.queue.JobQueue;
+import dev.cipolicy.queue.QueueSettings;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.SubmitResult;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Several collector JVMs and two site JVMs on one schema, thousands of jobs: every job reaches exactly one
+ * terminal state, and a sampler never sees more than K requests in progress.
+ */
+class CrossProcessQueueTest {
+
+  private static final int GROUPS = 50;
+  private static final List<String> TAGS = List.of("x86", "arm");
+  private static final int REQUESTS = 24;
+  private static final int K = 2;
+  private static final int COLLECTORS_PER_TAG = 2;
+
+  private PgTestDatabase db;
+  private final List<WorkerProcess> workers = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() {
+    db = PgTestDatabase.open("xproc", 4);
+    PostgresQueueStore.create(db.dataSource, db.schema);
+    db.exec("CREATE TABLE " + db.schema + ".worker_outcomes (job_id bigint NOT NULL, attempt integer NOT NULL,"
+        + " collector text NOT NULL, outcome text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())");
+  }
+
+  @AfterEach
+  void tearDown() {
+    workers.forEach(WorkerProcess::kill);
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  @Test
+  @Timeout(120)
+  void collectorAndSiteProcessesBringEveryJobToExactlyOneTerminalState(@TempDir Path logs) throws Exception {
+    Map<String, String> common = new HashMap<>();
+    common.put("url", db.url);
+    common.put("user", db.user);
+    common.put("schema", db.schema);
+    common.put("groups", Integer.toString(GROUPS));
+    common.put("tags", String.join(",", TAGS));
+    common.put("k", Integer.toString(K));
+    common.put("leaseMs", "10000");
+    common.put("timeoutMs", "10000");
+    common.put("durationMs", "50000");
+    common.put("maxIterations", "200000");
+    QueueSettings settings = QueueWorkerMain.settings(common);
+    JobQueue queue = JobQueue.of(PostgresQueueStore.attach(db.dataSource, db.schema), Clock.systemUTC(), settings);
+    for (int i = 0; i < REQUESTS; i++) {
+      SubmitResult submitted = queue.submit(NewRequest.master(String.format("sha%04d", i), null));
+      assertThat(submitted.status()).isEqualTo(SubmitResult.Status.CREATED);
+    }
+    int expectedJobs = REQUESTS * GROUPS * TAGS.size();
+    assertThat(expectedJobs).isGreaterThanOrEqualTo(2000);
+
+    AtomicBoolean sampling = new AtomicBoolean(true);
+    AtomicInteger maxInProgress = new AtomicInteger();
+    AtomicInteger samples = new AtomicInteger();
+    AtomicReference<Throwable> samplerError = new AtomicReference<>();
+    Thread sampler = new Thread(() -> {
+      String sql = "SELECT count(*) FROM " + db.schema + ".queue_requests WHERE state = 'IN_PROGRESS'";
+      try (Connection c = db.dataSource.getConnection(); PreparedStatement st = c.prepareStatement(sql)) {
+        while (sampling.get()) {
+          try (ResultSet rs = st.executeQuery()) {
+            rs.next();
+            maxInProgress.accumulateAndGet(rs.getInt(1), Math::max);
+            samples.incrementAndGet();
+          }
+          Thread.sleep(2);
+        }
+      } catch (SQLException | InterruptedException e) {
+        samplerError.set(e);
+      }
+    }, "in-progress-sampler");
+    sampler.setDaemon(true);
+    sampler.start();
+
+    long started = System.nanoTime();
+    for (int s = 1; s <= 2; s++) {
+      workers.add(WorkerProcess.start("site" + s, logs, args(common, "role=site", "name=site" + s)));
+    }
+    for (String tag : TAGS) {
+      for (int c = 1; c <= COLLECTORS_PER_TAG; c++) {
+        String name = tag + "-c" + c;
+        workers.add(WorkerProcess.start(name, logs, args(common, "role=collector", "name=" + name, "tag=" + tag)));
+      }
+    }
+    StringBuilder report = new StringBuilder();
+    boolean allExited = true;
+    for (WorkerProcess w : workers) {
+      int code = w.await(Math.max(1000, 90_000 - (System.nanoTime() - started) / 1_000_000));
+      report.append("--- ").append(w.label).append(" exit ").append(code).append('\n').append(w.output());
+      allExited &= code == 0;
+    }
+    sampling.set(false);
+    sampler.join(5000);
+    long millis = (System.nanoTime() - started) / 1_000_000;
+
+    assertThat(allExited).as("every worker exits 0 by itself:\n%s", report).isTrue();
+    assertThat(samplerError.get()).as("sampler").isNull();
+    assertThat(samples.get()).isGreaterThan(10);
+    assertThat(maxInProgress.get()).as("most requests ever seen in progress").isBetween(1, K);
+
+    String s = db.schema;
+    assertThat(count("SELECT count(*) FROM " + s + ".queue_jobs")).isEqualTo(expectedJobs);
+    assertThat(count("SELECT count(*) FROM " + s + ".queue_requests WHERE state <> 'COMPLETED'"))
+        .as("requests not completed").isZero();
+    assertThat(count("SELECT count(*) FROM " + s + ".queue_jobs WHERE state NOT IN ('SUCCEEDED', 'FAILED')"))
+        .as("jobs lost (not terminal):\n%s", report).isZero();
+    assertThat(count("SELECT count(*) FROM " + s + ".queue_leases")).as("leases left").isZero();
+    assertThat(count("SELECT count(*) FROM (SELECT job_id FROM " + s + ".worker_outcomes GROUP BY job_id"
+        + " HAVING count(*) > 1) d")).as("jobs brought to a terminal state twice").isZero();
+    assertThat(count("SELECT count(*) FROM " + s + ".queue_jobs j LEFT JOIN " + s + ".worker_outcomes o"
+        + " ON o.job_id = j.id WHERE o.job_id IS NULL OR o.outcome <> j.state"))
+        .as("jobs whose recorded terminal transition is missing or differs from the store").isZero();
+    assertThat(count("SELECT count(*) FROM " + s + ".queue_jobs WHERE state = 'FAILED'"))
+        .isEqualTo(count("SELECT count(*) FROM " + s + ".queue_jobs WHERE id % 29 = 0"));
+    assertThat(count("SELECT count(*) FROM " + s + ".queue_jobs WHERE id % 13 = 0 AND id % 29 <> 0"
+        + " AND (state <> 'SUCCEEDED' OR transient_retries <> 1)")).as("transiently failed jobs retried once").isZero();
+    assertThat(count("SELECT count(DISTINCT collector) FROM " + s + ".worker_outcomes"))
+        .as("collectors that did work").isGreaterThan(TAGS.size());
+    System.out.println("CrossProcessQueueTest: " + expectedJobs + " jobs, " + REQUESTS + " requests, "
+        + workers.size() + " JVMs in " + millis + " ms; max in progress " + maxInProgress.get() + " over "
+        + samples.get() + " samples");
+  }
+
+  private static List<String> args(Map<String, String> common, String... extra) {
+    List<String> out = new ArrayList<>();
+    common.forEach((k, v) -> out.add(k + "=" + v));
+    out.addAll(List.of(extra));
+    return out;
+  }
+
+  private long count(String sql) throws SQLException {
+    try (Connection c = db.dataSource.getConnection(); PreparedStatement st = c.prepareStatement(sql);
+        ResultSet rs = st.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package dev.cipolicy.postgres;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** One {@link QueueWorkerMain} JVM started with the current {@code java} and the test class path. */
+final class WorkerProcess {
+
+  final String label;
+  final Process process;
+  final Path log;
+
+  private WorkerProcess(String label, Process process, Path log) {
+    this.label = label;
+    this.process = process;
+    this.log = log;
+  }
+
+  static WorkerProcess start(String label, Path logDir, List<String> args) throws IOException {
+    String java = ProcessHandle.current().info().command()
+        .orElse(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+    List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-cp", System.getProperty("java.class.path"), QueueWorkerMain.class.getName()));
+    command.addAll(args);
+    Path log = logDir.resolve(label + ".log");
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    return new WorkerProcess(label, process, log);
+  }
+
+  /** Waits up to the timeout; returns the exit code, or -1 (after killing it) when it did not end. */
+  int await(long timeoutMillis) throws InterruptedException {
+    if (!process.waitFor(timeoutMillis, TimeUnit.MILLISECONDS)) {
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      return -1;
+    }
+    return process.exitValue();
+  }
+
+  String output() {
+    try {
+      return Files.readString(log, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
+  }
+
+  void kill() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+    }
+  }
+}
