@@ -23,7 +23,6 @@ import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -62,10 +61,7 @@ class CollectorKilledTest {
   @Test
   @Timeout(90)
   void aJobOfAKilledCollectorIsReclaimedAfterTheLeaseAndCompletesOnce(@TempDir Path logs) throws Exception {
-    Map<String, String> common = new HashMap<>();
-    common.put("url", db.url);
-    common.put("user", db.user);
-    common.put("schema", db.schema);
+    Map<String, String> common = db.workerArgs();
     common.put("groups", "1");
     common.put("tags", "x86");
     common.put("k", "1");
@@ -77,10 +73,8 @@ class CollectorKilledTest {
     Request request = queue.submit(NewRequest.master("killsha", null)).request();
     assertThat(queue.tick().started()).hasSize(1);
 
-    List<String> args = new ArrayList<>();
-    common.forEach((k, v) -> args.add(k + "=" + v));
-    args.addAll(List.of("role=hold", "name=doomed", "tag=x86", "durationMs=60000", "maxIterations=100000"));
-    WorkerProcess doomed = WorkerProcess.start("doomed", logs, args);
+    WorkerProcess doomed = WorkerProcess.start("doomed", logs, WorkerProcess.args(common, "role=hold", "name=doomed",
+        "tag=x86", "durationMs=60000", "maxIterations=100000"));
     workers.add(doomed);
 
     String claimedLine = null;

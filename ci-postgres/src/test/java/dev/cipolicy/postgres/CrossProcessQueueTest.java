@@ -13,7 +13,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -59,10 +58,7 @@ class CrossProcessQueueTest {
   @Test
   @Timeout(120)
   void collectorAndSiteProcessesBringEveryJobToExactlyOneTerminalState(@TempDir Path logs) throws Exception {
-    Map<String, String> common = new HashMap<>();
-    common.put("url", db.url);
-    common.put("user", db.user);
-    common.put("schema", db.schema);
+    Map<String, String> common = db.workerArgs();
     common.put("groups", Integer.toString(GROUPS));
     common.put("tags", String.join(",", TAGS));
     common.put("k", Integer.toString(K));
@@ -103,12 +99,12 @@ class CrossProcessQueueTest {
 
     long started = System.nanoTime();
     for (int s = 1; s <= 2; s++) {
-      workers.add(WorkerProcess.start("site" + s, logs, args(common, "role=site", "name=site" + s)));
+      workers.add(WorkerProcess.start("site" + s, logs, WorkerProcess.args(common, "role=site", "name=site" + s)));
     }
     for (String tag : TAGS) {
       for (int c = 1; c <= COLLECTORS_PER_TAG; c++) {
         String name = tag + "-c" + c;
-        workers.add(WorkerProcess.start(name, logs, args(common, "role=collector", "name=" + name, "tag=" + tag)));
+        workers.add(WorkerProcess.start(name, logs, WorkerProcess.args(common, "role=collector", "name=" + name, "tag=" + tag)));
       }
     }
     StringBuilder report = new StringBuilder();
@@ -148,13 +144,6 @@ class CrossProcessQueueTest {
     System.out.println("CrossProcessQueueTest: " + expectedJobs + " jobs, " + REQUESTS + " requests, "
         + workers.size() + " JVMs in " + millis + " ms; max in progress " + maxInProgress.get() + " over "
         + samples.get() + " samples");
-  }
-
-  private static List<String> args(Map<String, String> common, String... extra) {
-    List<String> out = new ArrayList<>();
-    common.forEach((k, v) -> out.add(k + "=" + v));
-    out.addAll(List.of(extra));
-    return out;
   }
 
   private long count(String sql) throws SQLException {

@@ -39,6 +39,18 @@ final class PgTestDatabase implements AutoCloseable {
     this.dataSource = new HikariDataSource(config);
   }
 
+  /**
+   * The connection arguments a {@code QueueWorkerMain} process needs to reach this database, in a
+   * mutable map to which a test adds its own settings.
+   */
+  java.util.Map<String, String> workerArgs() {
+    java.util.Map<String, String> args = new java.util.LinkedHashMap<>();
+    args.put("url", url);
+    args.put("user", user);
+    args.put("schema", schema);
+    return args;
+  }
+
   static String url() {
     String url = System.getenv("CI_POLICY_PG_URL");
     return url == null || url.isBlank() ? DEFAULT_URL : url;

@@ -22,6 +22,14 @@ final class WorkerProcess {
     this.log = log;
   }
 
+  /** Worker arguments: {@code key=value} for each shared setting, then the worker's own. */
+  static List<String> args(java.util.Map<String, String> common, String... extra) {
+    List<String> out = new java.util.ArrayList<>();
+    common.forEach((k, v) -> out.add(k + "=" + v));
+    out.addAll(List.of(extra));
+    return out;
+  }
+
   static WorkerProcess start(String label, Path logDir, List<String> args) throws IOException {
     String java = ProcessHandle.current().info().command()
         .orElse(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");

@@ -1,6 +1,5 @@
 package dev.cipolicy.cli;
 
-import dev.cipolicy.api.CiPolicyException;
 import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.api.internal.Json;
 import dev.cipolicy.api.suite.Registration;
@@ -35,11 +34,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code ci-policy gate}: the metric gate of one test file's run (SPEC §11). Prints the verdict line and the
@@ -56,13 +53,7 @@ import picocli.CommandLine.ParentCommand;
         "Record JSON: {\"train/grad_norm\": [[0, 1.02], [1, 0.97]], \"rollout/raw_reward\": [[0, \"NaN\"]]}.",
         "Exit code 0 whatever the verdicts; 1 only when the policy, gates or history file is unusable."
     })
-final class GateCommand implements Callable<Integer> {
-
-  @ParentCommand
-  private @Nullable CiPolicyCli cli;
-
-  @Option(names = "--policy", required = true, paramLabel = "FILE", description = "The policy document (gates.defaults).")
-  private @Nullable String policy;
+final class GateCommand extends PolicyCommand {
 
   @Option(names = "--test-file", required = true, paramLabel = "PATH", description = "The test file, e.g. tests/e2e/test_a.py.")
   private @Nullable String testFile;
@@ -132,42 +123,36 @@ final class GateCommand implements Callable<Integer> {
   private boolean json;
 
   @Override
-  public Integer call() {
-    CiPolicyCli c = Objects.requireNonNull(cli);
+  int run(CiPolicyCli c, LoadedPolicy loaded) throws IOException {
     Map<String, String> env = c.environment();
-    try {
-      GateOptions options = options();
-      LoadedPolicy loaded = Inputs.loadPolicy(c, Objects.requireNonNull(policy));
-      String test = Objects.requireNonNull(testFile);
-      List<GateDeclaration> declared = declarations(c, test);
-      SeriesKey series = series(c, loaded, test);
-      Optional<Path> historyPath = Optional.ofNullable(history).map(c::resolvePath);
-      InMemoryMetricHistoryStore store = loadHistory(historyPath, history);
-      Clock clock = createdAt == null ? Clock.systemUTC() : Clock.fixed(instant(createdAt), ZoneOffset.UTC);
-      Provenance provenance = new Provenance(Inputs.flagOrEnv(ciRunId, env, "GITHUB_RUN_ID"),
-          Inputs.flagOrEnv(commit, env, "GITHUB_SHA"), Optional.ofNullable(cadence));
-      String recordFlag = Objects.requireNonNull(record);
-      Path recordPath = c.resolvePath(recordFlag);
-      HookOutcome outcome = GateHook.of(store, GateEvaluator.of(options), clock).run(new HookRequest(series, declared,
-          loaded.policy().gateDefaults(), () -> GateFiles.record(recordFlag, Inputs.readText(recordPath, "record file")),
-          writeBaseline ? GateMode.BASELINE : GateMode.SHADOW, provenance, acceptLevelShifts));
-      if (outcome.action() == HookAction.WROTE_BASELINE && historyPath.isPresent()) {
-        save(historyPath.get(), GateFiles.history(store));
-      }
-      if (outcome.action() == HookAction.WROTE_BASELINE && historyPath.isEmpty()) {
-        c.err().println("::warning::--write-baseline without --history: the baseline was written to memory only");
-      }
-      String summaryPath = Inputs.flagOrEnv(stepSummary, env, "GITHUB_STEP_SUMMARY").orElse("");
-      if (!summaryPath.isEmpty() && !outcome.stepSummary().isEmpty()) {
-        Inputs.appendOutput(c.resolvePath(summaryPath), outcome.stepSummary());
-      }
-      print(c, outcome, summaryPath.isEmpty());
-      return 0;
-    } catch (CiPolicyException e) {
-      c.err().println("::error::" + e.getMessage());
-      return CiPolicyCli.EXIT_ERROR;
+    GateOptions options = options();
+    String test = Objects.requireNonNull(testFile);
+    List<GateDeclaration> declared = declarations(c, test);
+    SeriesKey series = series(c, loaded, test);
+    Optional<Path> historyPath = Optional.ofNullable(history).map(c::resolvePath);
+    InMemoryMetricHistoryStore store = loadHistory(historyPath, history);
+    Clock clock = createdAt == null ? Clock.systemUTC() : Clock.fixed(instant(createdAt), ZoneOffset.UTC);
+    Provenance provenance = new Provenance(Inputs.flagOrEnv(ciRunId, env, "GITHUB_RUN_ID"),
+        Inputs.flagOrEnv(commit, env, "GITHUB_SHA"), Optional.ofNullable(cadence));
+    String recordFlag = Objects.requireNonNull(record);
+    Path recordPath = c.resolvePath(recordFlag);
+    HookOutcome outcome = GateHook.of(store, GateEvaluator.of(options), clock).run(new HookRequest(series, declared,
+        loaded.policy().gateDefaults(), () -> GateFiles.record(recordFlag, Inputs.readText(recordPath, "record file")),
+        writeBaseline ? GateMode.BASELINE : GateMode.SHADOW, provenance, acceptLevelShifts));
+    if (outcome.action() == HookAction.WROTE_BASELINE && historyPath.isPresent()) {
+      save(historyPath.get(), GateFiles.history(store));
     }
+    if (outcome.action() == HookAction.WROTE_BASELINE && historyPath.isEmpty()) {
+      c.err().println("::warning::--write-baseline without --history: the baseline was written to memory only");
+    }
+    String summaryPath = Inputs.flagOrEnv(stepSummary, env, "GITHUB_STEP_SUMMARY").orElse("");
+    if (!summaryPath.isEmpty() && !outcome.stepSummary().isEmpty()) {
+      Inputs.appendOutput(c.resolvePath(summaryPath), outcome.stepSummary());
+    }
+    print(c, outcome, summaryPath.isEmpty());
+    return 0;
   }
+
 
   private GateOptions options() {
     if (!historyStore.equals("memory")) {

@@ -1,6 +1,5 @@
 package dev.cipolicy.cli;
 
-import dev.cipolicy.api.CiPolicyException;
 import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.api.internal.Json;
 import dev.cipolicy.core.load.GateDeclarationsLoader;
@@ -14,6 +13,7 @@ import dev.cipolicy.gate.Replay;
 import dev.cipolicy.gate.ReplayReport;
 import dev.cipolicy.gate.SeriesKey;
 import dev.cipolicy.gate.memory.InMemoryMetricHistoryStore;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,11 +23,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code ci-policy gate-replay}: backtests a rule for one metric over the stored history of a series, step
@@ -39,13 +37,7 @@ import picocli.CommandLine.ParentCommand;
     name = "gate-replay",
     mixinStandardHelpOptions = true,
     description = "Backtests a gate rule over stored history and prints the would-be alerts.")
-final class GateReplayCommand implements Callable<Integer> {
-
-  @ParentCommand
-  private @Nullable CiPolicyCli cli;
-
-  @Option(names = "--policy", required = true, paramLabel = "FILE", description = "The policy document (gates.defaults).")
-  private @Nullable String policy;
+final class GateReplayCommand extends PolicyCommand {
 
   @Option(names = "--history", required = true, paramLabel = "FILE", description = "The history file of the memory store.")
   private @Nullable String history;
@@ -82,86 +74,80 @@ final class GateReplayCommand implements Callable<Integer> {
   private boolean json;
 
   @Override
-  public Integer call() {
-    CiPolicyCli c = Objects.requireNonNull(cli);
-    try {
-      LoadedPolicy loaded = Inputs.loadPolicy(c, Objects.requireNonNull(policy));
-      String test = Objects.requireNonNull(testFile);
-      String key = Objects.requireNonNull(metric);
-      SeriesKey series = GateCommand.series(c, loaded, test, hw, suite, registrations);
-      GateDeclaration declared = GateDeclaration.builder().metricKey(key).build();
-      if (gates != null) {
-        declared = GateDeclarationsLoader.load(gates, Inputs.readText(c.resolvePath(gates), "gates file"))
-            .getOrDefault(test, List.of()).stream().filter(d -> d.metricKey().equals(key)).findFirst().orElse(declared);
-      }
-      GateSpec spec = Gates.resolve(List.of(declared), loaded.policy().gateDefaults()).get(0);
-      if (levelShiftAfter < 0 || levelShiftAfter == 1) {
-        throw new Inputs.InputException("--level-shift-after must be 0 (off) or at least 2, got " + levelShiftAfter);
-      }
-      GateRule rule = new GateRule(spec, GateCommand.model(model), levelShiftAfter, acceptLevelShifts);
-      String flag = Objects.requireNonNull(history);
-      Path path = c.resolvePath(flag);
-      if (!Files.exists(path)) {
-        throw new Inputs.InputException("cannot read history file " + flag + ": no such file");
-      }
-      InMemoryMetricHistoryStore store = GateCommand.loadHistory(Optional.of(path), flag);
-      List<Map<String, Object>> reports = new ArrayList<>();
-      List<String> lines = new ArrayList<>();
-      lines.add("Replaying " + rule.model().name() + " on " + key + " (steps=" + spec.stepsKey() + " constraint="
-          + spec.constraintKey() + ") over " + series);
-      for (Coordinate coordinate : store.coordinates(series)) {
-        if (!coordinate.metricKey().equals(key)) {
-          continue;
-        }
-        ReplayReport r = Replay.replay(rule, store.history(series, coordinate));
-        lines.add("  step " + coordinate.stepLabel() + " (stored as steps=" + coordinate.stepsKey() + "): "
-            + r.evaluated() + " values, " + r.alerts().size() + " alert(s) ("
-            + String.format(Locale.ROOT, "%.2f", 100 * r.alertRate()) + " %), " + r.shifts().size() + " level shift(s) proposed");
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("step", coordinate.step());
-        m.put("stored_steps", coordinate.stepsKey());
-        m.put("stored_constraint", coordinate.constraintKey());
-        m.put("evaluated", r.evaluated());
-        Map<String, Object> counts = new LinkedHashMap<>();
-        r.counts().entrySet().stream().sorted(Map.Entry.comparingByKey())
-            .forEach(e -> counts.put(e.getKey().name(), e.getValue()));
-        m.put("counts", counts);
-        List<Object> alerts = new ArrayList<>();
-        for (ReplayReport.Alert a : r.alerts()) {
-          lines.add("    alert: " + a.describe());
-          Map<String, Object> am = new LinkedHashMap<>();
-          am.put("index", a.index());
-          am.put("run_id", a.runId().value());
-          am.put("created_at", a.createdAt().toString());
-          am.put("finding", a.finding().name());
-          am.put("evidence", a.evidence().toMap());
-          alerts.add(am);
-        }
-        for (ReplayReport.Shift s : r.shifts()) {
-          lines.add("    level shift: " + s.describe());
-        }
-        m.put("alerts", alerts);
-        m.put("level_shifts", r.shifts().size());
-        reports.add(m);
-      }
-      if (reports.isEmpty()) {
-        lines.add("  no stored history for " + key);
-      }
-      if (json) {
-        Map<String, Object> root = new LinkedHashMap<>();
-        root.put("metric", key);
-        root.put("model", rule.model().name());
-        root.put("steps", spec.stepsKey());
-        root.put("constraint", spec.constraintKey());
-        root.put("coordinates", new ArrayList<Object>(reports));
-        c.out().println(GateFiles.pretty(Json.write(root)));
-      } else {
-        lines.forEach(c.out()::println);
-      }
-      return 0;
-    } catch (CiPolicyException e) {
-      c.err().println("::error::" + e.getMessage());
-      return CiPolicyCli.EXIT_ERROR;
+  int run(CiPolicyCli c, LoadedPolicy loaded) throws IOException {
+    String test = Objects.requireNonNull(testFile);
+    String key = Objects.requireNonNull(metric);
+    SeriesKey series = GateCommand.series(c, loaded, test, hw, suite, registrations);
+    GateDeclaration declared = GateDeclaration.builder().metricKey(key).build();
+    if (gates != null) {
+      declared = GateDeclarationsLoader.load(gates, Inputs.readText(c.resolvePath(gates), "gates file"))
+          .getOrDefault(test, List.of()).stream().filter(d -> d.metricKey().equals(key)).findFirst().orElse(declared);
     }
+    GateSpec spec = Gates.resolve(List.of(declared), loaded.policy().gateDefaults()).get(0);
+    if (levelShiftAfter < 0 || levelShiftAfter == 1) {
+      throw new Inputs.InputException("--level-shift-after must be 0 (off) or at least 2, got " + levelShiftAfter);
+    }
+    GateRule rule = new GateRule(spec, GateCommand.model(model), levelShiftAfter, acceptLevelShifts);
+    String flag = Objects.requireNonNull(history);
+    Path path = c.resolvePath(flag);
+    if (!Files.exists(path)) {
+      throw new Inputs.InputException("cannot read history file " + flag + ": no such file");
+    }
+    InMemoryMetricHistoryStore store = GateCommand.loadHistory(Optional.of(path), flag);
+    List<Map<String, Object>> reports = new ArrayList<>();
+    List<String> lines = new ArrayList<>();
+    lines.add("Replaying " + rule.model().name() + " on " + key + " (steps=" + spec.stepsKey() + " constraint="
+        + spec.constraintKey() + ") over " + series);
+    for (Coordinate coordinate : store.coordinates(series)) {
+      if (!coordinate.metricKey().equals(key)) {
+        continue;
+      }
+      ReplayReport r = Replay.replay(rule, store.history(series, coordinate));
+      lines.add("  step " + coordinate.stepLabel() + " (stored as steps=" + coordinate.stepsKey() + "): "
+          + r.evaluated() + " values, " + r.alerts().size() + " alert(s) ("
+          + String.format(Locale.ROOT, "%.2f", 100 * r.alertRate()) + " %), " + r.shifts().size() + " level shift(s) proposed");
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("step", coordinate.step());
+      m.put("stored_steps", coordinate.stepsKey());
+      m.put("stored_constraint", coordinate.constraintKey());
+      m.put("evaluated", r.evaluated());
+      Map<String, Object> counts = new LinkedHashMap<>();
+      r.counts().entrySet().stream().sorted(Map.Entry.comparingByKey())
+          .forEach(e -> counts.put(e.getKey().name(), e.getValue()));
+      m.put("counts", counts);
+      List<Object> alerts = new ArrayList<>();
+      for (ReplayReport.Alert a : r.alerts()) {
+        lines.add("    alert: " + a.describe());
+        Map<String, Object> am = new LinkedHashMap<>();
+        am.put("index", a.index());
+        am.put("run_id", a.runId().value());
+        am.put("created_at", a.createdAt().toString());
+        am.put("finding", a.finding().name());
+        am.put("evidence", a.evidence().toMap());
+        alerts.add(am);
+      }
+      for (ReplayReport.Shift s : r.shifts()) {
+        lines.add("    level shift: " + s.describe());
+      }
+      m.put("alerts", alerts);
+      m.put("level_shifts", r.shifts().size());
+      reports.add(m);
+    }
+    if (reports.isEmpty()) {
+      lines.add("  no stored history for " + key);
+    }
+    if (json) {
+      Map<String, Object> root = new LinkedHashMap<>();
+      root.put("metric", key);
+      root.put("model", rule.model().name());
+      root.put("steps", spec.stepsKey());
+      root.put("constraint", spec.constraintKey());
+      root.put("coordinates", new ArrayList<Object>(reports));
+      c.out().println(GateFiles.pretty(Json.write(root)));
+    } else {
+      lines.forEach(c.out()::println);
+    }
+    return 0;
   }
+
 }
