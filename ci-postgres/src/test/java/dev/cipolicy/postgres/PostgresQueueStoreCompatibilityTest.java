@@ -26,16 +26,6 @@ class PostgresQueueStoreCompatibilityTest extends QueueStoreCompatibilityKit {
     return 60;
   }
 
-  /**
-   * Fewer requests per site in the concurrency test: the check assumes both sites stay close in the chain
-   * (a try request completed before the lagging site re-submits it becomes a new request whose attach finds
-   * its SHA taken), and round trips make the sites drift further apart than in memory.
-   */
-  @Override
-  protected int concurrentRequests() {
-    return 60;
-  }
-
   @AfterAll
   static void dropSchema() {
     if (db != null) {

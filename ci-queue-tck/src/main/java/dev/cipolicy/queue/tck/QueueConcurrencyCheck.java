@@ -157,7 +157,14 @@ final class QueueConcurrencyCheck {
           record(t);
           AttachResult attached = queue.attachArtifacts(t.request().id(), "t" + i, "m" + i);
           if (attached.status() == AttachResult.Status.DUPLICATE_TAG) {
-            violations.add("attach of t" + i + " found its SHA taken");
+            // Legitimate only when the other site's try for this PR already finished, so this site's
+            // submission opened a second request; the SHA's owner must be a different, terminal request.
+            Request owner = store.requestByTag("t" + i).orElse(null);
+            if (owner == null || owner.id().equals(t.request().id()) || !owner.state().isTerminal()) {
+              violations.add("attach of t" + i + " found its SHA taken by "
+                  + (owner == null ? "no request" : owner.id() + " in state " + owner.state()));
+            }
+            queue.cancel(t.request().id(), "superseded: SHA t" + i + " already benchmarked");
           }
         }
         tick(queue, random);
