@@ -55,7 +55,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link #revoke} locks the matching runs ({@code FOR UPDATE}, in id order), so two stores revoking at
  *       once count each run once; {@link #acceptLevelShift} locks its runs {@code FOR SHARE}, so a run revoked
  *       meanwhile is refused.
- *   <li>Times keep their nanoseconds ({@code created_at} to the microsecond plus {@code created_nano}); a run's
+ *   <li>Times keep their nanoseconds (a run: {@code created_at} to the microsecond for operators plus
+ *       {@code created_nano}; its values and level starts: epoch seconds plus {@code created_nano}); a run's
  *       time must lie in years 1 to 9999. Strings must be storable as PostgreSQL text (no NUL character, no
  *       unpaired surrogate); such a run is refused, and a read or revocation that names such a string finds
  *       nothing, since nothing can have been stored under it.
@@ -76,6 +77,9 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
   /** Serialization failure and deadlock: the transaction re-runs. */
   private static final Set<String> RETRYABLE = Set.of("40001", "40P01");
   private static final int HISTORY_FETCH_SIZE = 1000;
+  /** Newest first: latest time, ties by the later write (the larger id). */
+  private static final Comparator<HistorySample> NEWEST_FIRST = Comparator.comparing(HistorySample::createdAt)
+      .thenComparingLong(h -> h.runId().value()).reversed();
 
   private final DataSource dataSource;
   private final String schema;
@@ -137,27 +141,30 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
 
   // ----------------------------------------------------------------------------------------------- reading
 
+  /**
+   * The read: the wanted coordinates' ids and level starts, then per coordinate two bounded backward index
+   * scans. Rows come unordered (ordering ≤ 22 rows per coordinate is the client's cheaper job).
+   */
   private String readSql() {
     String lateral = " FROM " + valuesTable + " v WHERE v.coordinate_id = w.id AND NOT v.revoked%s"
-        + " AND (v.created_at, v.created_nano, v.run_id) >= (w.from_at, w.from_nano, w.from_run)"
-        + " ORDER BY v.created_at DESC, v.created_nano DESC, v.run_id DESC LIMIT ?";
-    return "WITH w AS (SELECT c.id, u.ord,"
-        + " coalesce(l.created_at, '-infinity'::timestamptz) AS from_at, coalesce(l.created_nano, 0) AS from_nano,"
-        + " coalesce(l.run_id, 0) AS from_run"
+        + " AND (v.created_s, v.created_nano, v.run_id) >= (w.from_s, w.from_nano, w.from_run)"
+        + " ORDER BY v.created_s DESC, v.created_nano DESC, v.run_id DESC LIMIT ?";
+    return "WITH w AS (SELECT c.id, u.ord, coalesce(l.created_s, CAST(" + (Long.MIN_VALUE + 1)
+        + " AS bigint)) AS from_s,"
+        + " coalesce(l.created_nano, 0) AS from_nano, coalesce(l.run_id, 0) AS from_run"
         + " FROM unnest(?::text[], ?::text[], ?::text[], ?::int[]) WITH ORDINALITY AS u(metric_key, steps_key,"
         + " constraint_key, step, ord)"
-        + " JOIN " + seriesTable + " s ON s.test_path = ? AND s.backend = ? AND s.suite = ?"
-        + " JOIN " + coordinatesTable + " c ON c.series_id = s.id AND c.metric_key = u.metric_key"
+        + " JOIN " + coordinatesTable + " c ON c.series_id = (SELECT s.id FROM " + seriesTable + " s"
+        + " WHERE s.test_path = ? AND s.backend = ? AND s.suite = ?) AND c.metric_key = u.metric_key"
         + " AND c.steps_key = u.steps_key AND c.constraint_key = u.constraint_key AND c.step = u.step"
         + " LEFT JOIN " + levelStartsTable + " l ON l.coordinate_id = c.id)"
-        + " SELECT w.ord, true AS baseline, t.run_id, t.created_at, t.created_nano, t.value, true AS trusted"
-        + " FROM w CROSS JOIN LATERAL (SELECT v.run_id, v.created_at, v.created_nano, v.value"
+        + " SELECT w.ord, true AS baseline, t.run_id, t.created_s, t.created_nano, t.value, true AS trusted"
+        + " FROM w CROSS JOIN LATERAL (SELECT v.run_id, v.created_s, v.created_nano, v.value"
         + String.format(lateral, " AND v.trusted") + ") t"
         + " UNION ALL"
-        + " SELECT w.ord, false, r.run_id, r.created_at, r.created_nano, r.value, r.trusted"
-        + " FROM w CROSS JOIN LATERAL (SELECT v.run_id, v.created_at, v.created_nano, v.value, v.trusted"
-        + String.format(lateral, "") + ") r"
-        + " ORDER BY 1, 2 DESC, 4 DESC, 5 DESC, 3 DESC";
+        + " SELECT w.ord, false, r.run_id, r.created_s, r.created_nano, r.value, r.trusted"
+        + " FROM w CROSS JOIN LATERAL (SELECT v.run_id, v.created_s, v.created_nano, v.value, v.trusted"
+        + String.format(lateral, "") + ") r";
   }
 
   private void bindRead(Connection c, PreparedStatement st, SeriesKey series, List<Coordinate> wanted,
@@ -219,8 +226,10 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
       for (int i = 0; i < wanted.size(); i++) {
         List<HistorySample> r = recent.get(i);
         if (r != null) { // the coordinate has at least one visible value
-          out.put(wanted.get(i), new CoordinateHistory(trusted.get(i),
-              r.subList(0, Math.min(r.size(), Math.max(0, recentLimit)))));
+          List<HistorySample> t = trusted.get(i);
+          t.sort(NEWEST_FIRST);
+          r.sort(NEWEST_FIRST);
+          out.put(wanted.get(i), new CoordinateHistory(t, r.subList(0, Math.min(r.size(), Math.max(0, recentLimit)))));
         }
       }
       return out;
@@ -261,12 +270,12 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
     }
     return tx("read the full history of " + coordinate + " in " + series, c -> {
       List<HistorySample> out = new ArrayList<>();
-      try (PreparedStatement st = c.prepareStatement("SELECT v.run_id, v.created_at, v.created_nano, v.value,"
+      try (PreparedStatement st = c.prepareStatement("SELECT v.run_id, v.created_s, v.created_nano, v.value,"
           + " v.trusted FROM " + valuesTable + " v JOIN " + coordinatesTable + " c ON c.id = v.coordinate_id"
           + " JOIN " + seriesTable + " s ON s.id = c.series_id"
           + " WHERE s.test_path = ? AND s.backend = ? AND s.suite = ? AND c.metric_key = ? AND c.steps_key = ?"
           + " AND c.constraint_key = ? AND c.step = ? AND NOT v.revoked"
-          + " ORDER BY v.created_at, v.created_nano, v.run_id")) {
+          + " ORDER BY v.created_s, v.created_nano, v.run_id")) {
         setSeries(st, 1, series);
         setCoordinate(st, 4, coordinate);
         st.setFetchSize(HISTORY_FETCH_SIZE);
@@ -363,14 +372,14 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
         st.executeUpdate();
       }
       try (PreparedStatement st = c.prepareStatement("INSERT INTO " + valuesTable + " (run_id, coordinate_id, value,"
-          + " trusted, created_at, created_nano)"
+          + " trusted, created_s, created_nano)"
           + " SELECT ?, c.id, u.value, u.trusted, ?, ?"
           + " FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::float8[], ?::boolean[])"
           + " AS u(metric_key, steps_key, constraint_key, step, value, trusted)"
           + " JOIN " + coordinatesTable + " c ON c.series_id = ? AND c.metric_key = u.metric_key"
           + " AND c.steps_key = u.steps_key AND c.constraint_key = u.constraint_key AND c.step = u.step")) {
         st.setLong(1, runId);
-        setInstant(st, 2, at);
+        st.setLong(2, at.getEpochSecond());
         st.setInt(3, at.getNano());
         st.setArray(4, c.createArrayOf("text", samples.stream().map(s -> s.coordinate().metricKey()).toArray()));
         st.setArray(5, c.createArrayOf("text", samples.stream().map(s -> s.coordinate().stepsKey()).toArray()));
@@ -542,13 +551,13 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
       }
       LevelRun start = Objects.requireNonNull(first);
       try (PreparedStatement st = c.prepareStatement("INSERT INTO " + levelStartsTable + " AS l (coordinate_id,"
-          + " run_id, created_at, created_nano) VALUES (?, ?, ?, ?) ON CONFLICT (coordinate_id) DO UPDATE"
-          + " SET run_id = excluded.run_id, created_at = excluded.created_at, created_nano = excluded.created_nano"
-          + " WHERE (excluded.created_at, excluded.created_nano, excluded.run_id)"
-          + " > (l.created_at, l.created_nano, l.run_id)")) {
+          + " run_id, created_s, created_nano) VALUES (?, ?, ?, ?) ON CONFLICT (coordinate_id) DO UPDATE"
+          + " SET run_id = excluded.run_id, created_s = excluded.created_s, created_nano = excluded.created_nano"
+          + " WHERE (excluded.created_s, excluded.created_nano, excluded.run_id)"
+          + " > (l.created_s, l.created_nano, l.run_id)")) {
         st.setLong(1, cid);
         st.setLong(2, start.id());
-        setInstant(st, 3, start.at());
+        st.setLong(3, start.at().getEpochSecond());
         st.setInt(4, start.at().getNano());
         st.executeUpdate();
       }
@@ -629,16 +638,22 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
     return true;
   }
 
+  /** A value row: run_id, created_s, created_nano, value, trusted from column {@code first} on. */
   private HistorySample sample(ResultSet rs, int first, Coordinate coordinate) throws SQLException {
     long runId = rs.getLong(first);
-    String rowKey = "run_id = " + runId + ", " + coordinate;
-    Instant at = instant(rs, first + 1, "gate_values", rowKey);
+    long seconds = rs.getLong(first + 1);
+    int nano = rs.getInt(first + 2);
     double value = rs.getDouble(first + 3);
     boolean trusted = rs.getBoolean(first + 4);
-    return row("gate_values", rowKey, () -> new HistorySample(new RunId(runId), at, value, trusted));
+    return row("gate_values", "run_id = " + runId + ", " + coordinate, () -> {
+      if (nano < 0 || nano > 999_999_999) {
+        throw new IllegalStateException("created_nano " + nano + " is not a nano-of-second");
+      }
+      return new HistorySample(new RunId(runId), Instant.ofEpochSecond(seconds, nano), value, trusted);
+    });
   }
 
-  /** Reads (created_at, created_nano) at {@code i, i + 1} back into the exact instant. */
+  /** Reads a run's (created_at, created_nano) at {@code i, i + 1} back into the exact instant. */
   private Instant instant(ResultSet rs, int i, String table, String rowKey) throws SQLException {
     OffsetDateTime micros = rs.getObject(i, OffsetDateTime.class);
     int nano = rs.getInt(i + 1);

@@ -249,9 +249,14 @@ class PostgresMetricHistoryStoreTest {
     assertThatThrownBy(() -> store.read(A, Set.of(X), 20, 20)).isInstanceOf(MetricStoreException.class)
         .hasMessageStartingWith("row " + db.schema + ".gate_values (run_id = " + id + ", " + X + ") is impossible"
             + " (edited by hand?): a history sample needs");
-    db.exec("UPDATE " + db.schema + ".gate_values SET value = 1, created_nano = 5000");
+    db.exec("ALTER TABLE " + db.schema + ".gate_values DROP CONSTRAINT gate_values_created_nano_check");
+    db.exec("UPDATE " + db.schema + ".gate_values SET value = 1, created_nano = 1000000000");
     assertThatThrownBy(() -> store.history(A, X)).isInstanceOf(MetricStoreException.class)
-        .hasMessageContaining("created_nano 5000 disagree");
+        .hasMessageContaining("created_nano 1000000000 is not a nano-of-second");
+    db.exec("UPDATE " + db.schema + ".gate_runs SET created_nano = 5000");
+    assertThatThrownBy(() -> store.acceptLevelShift(A, X, List.of(id))).isInstanceOf(MetricStoreException.class)
+        .hasMessageStartingWith("row " + db.schema + ".gate_runs (id = " + id + ") is impossible (edited by hand?):"
+            + " created_at 2026-11-01T15:00Z and created_nano 5000 disagree");
     db.exec("ALTER TABLE " + db.schema + ".gate_coordinates DROP CONSTRAINT gate_coordinates_step_check");
     db.exec("UPDATE " + db.schema + ".gate_coordinates SET step = -7");
     assertThatThrownBy(() -> store.coordinates(A)).isInstanceOf(MetricStoreException.class)

@@ -48,31 +48,32 @@ CREATE TABLE ${schema}.gate_runs (
 CREATE INDEX gate_runs_ci_run_id ON ${schema}.gate_runs (ci_run_id) WHERE ci_run_id IS NOT NULL;
 CREATE INDEX gate_runs_commit ON ${schema}.gate_runs (commit_sha) WHERE commit_sha IS NOT NULL;
 
--- One value of a run at a coordinate. created_at/created_nano and revoked are copies of the run's (the run
--- row's are the truth; the store writes both in one transaction) so that one index serves each read.
--- trusted is the value's current trust: as written, or made true by an accepted level shift.
+-- One value of a run at a coordinate. created_s/created_nano (the run's time as epoch seconds and
+-- nano-of-second: exact, and cheap to read back) and revoked are copies of the run's (the run row's are the
+-- truth; the store writes both in one transaction) so that one index serves each read. trusted is the
+-- value's current trust: as written, or made true by an accepted level shift.
 CREATE TABLE ${schema}.gate_values (
   run_id bigint NOT NULL REFERENCES ${schema}.gate_runs (id),
   coordinate_id bigint NOT NULL REFERENCES ${schema}.gate_coordinates (id),
   value double precision NOT NULL CHECK (value NOT IN ('NaN', 'Infinity', '-Infinity')),
   trusted boolean NOT NULL,
-  created_at timestamptz NOT NULL,
-  created_nano integer NOT NULL,
+  created_s bigint NOT NULL,
+  created_nano integer NOT NULL CHECK (created_nano BETWEEN 0 AND 999999999),
   revoked boolean NOT NULL DEFAULT false,
   PRIMARY KEY (run_id, coordinate_id)
 );
 -- The newest trusted values of a coordinate (the baseline): a backward scan of this partial index, which
 -- holds only trusted values of unrevoked runs, stops after the limit; the value is in the index.
 CREATE INDEX gate_values_newest_trusted ON ${schema}.gate_values
-  (coordinate_id, created_at, created_nano, run_id) INCLUDE (value) WHERE trusted AND NOT revoked;
+  (coordinate_id, created_s, created_nano, run_id) INCLUDE (value) WHERE trusted AND NOT revoked;
 -- The newest values of any trust (quarantine, level shifts) and the full history (replay), oldest first.
 CREATE INDEX gate_values_newest ON ${schema}.gate_values
-  (coordinate_id, created_at, created_nano, run_id) INCLUDE (value, trusted) WHERE NOT revoked;
+  (coordinate_id, created_s, created_nano, run_id) INCLUDE (value, trusted) WHERE NOT revoked;
 
--- An accepted level shift: the coordinate's visible history starts at this run's value.
+-- An accepted level shift: the coordinate's visible history starts at this run's value (its time and id).
 CREATE TABLE ${schema}.gate_level_starts (
   coordinate_id bigint PRIMARY KEY REFERENCES ${schema}.gate_coordinates (id),
   run_id bigint NOT NULL REFERENCES ${schema}.gate_runs (id),
-  created_at timestamptz NOT NULL,
+  created_s bigint NOT NULL,
   created_nano integer NOT NULL
 );
