@@ -1,7 +1,8 @@
 /**
- * The PostgreSQL {@link dev.cipolicy.queue.spi.QueueStore}: the job queue over plain JDBC on a host-supplied
- * {@link javax.sql.DataSource}, with every invariant enforced inside the database and its schema shipped as
- * versioned SQL migrations.
+ * The PostgreSQL adapters: the job queue's {@link dev.cipolicy.queue.spi.QueueStore} and the metric gate's
+ * {@link dev.cipolicy.gate.MetricHistoryStore}, each over plain JDBC on a host-supplied
+ * {@link javax.sql.DataSource}, with invariants enforced inside the database and schemas shipped as versioned
+ * SQL migrations.
  */
 @NullMarked
 package dev.cipolicy.postgres;

@@ -36,14 +36,18 @@ import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * {@code ci-policy gate}: the metric gate of one test file's run (SPEC §11). Prints the verdict line and the
- * step summary (to the step-summary file when one is set, else to standard output); in a baseline-writing run ({@code --write-baseline}) it also writes one baseline run into
- * the history. The exit code is 0 whatever the verdicts and whatever fails inside the gate — the gate
- * never changes a test's pass/fail; only unusable arguments (a policy, gate declarations or history file
- * that cannot be read) exit 1, and usage errors 2.
+ * step summary (to the step-summary file when one is set, else to standard output); in a baseline-writing run
+ * ({@code --write-baseline}) it also writes one baseline run into the history ({@link HistoryStoreOptions}:
+ * a JSON file, or PostgreSQL). The exit code is 0 whatever the verdicts and whatever fails inside the gate —
+ * the gate never changes a test's pass/fail; a history database that cannot be reached is such a failure
+ * inside the gate: reported (the hook's failure line, and a {@code ::warning::} annotation), exit 0. Only
+ * unusable arguments (a policy, gate declarations or history file that cannot be read, a missing or malformed
+ * database URL) exit 1, and usage errors 2.
  */
 @Command(
     name = "gate",
@@ -51,7 +55,8 @@ import picocli.CommandLine.Option;
     description = {
         "Judges a test run's metric record against the trusted baseline history (SPEC §11).",
         "Record JSON: {\"train/grad_norm\": [[0, 1.02], [1, 0.97]], \"rollout/raw_reward\": [[0, \"NaN\"]]}.",
-        "Exit code 0 whatever the verdicts; 1 only when the policy, gates or history file is unusable."
+        "Exit code 0 whatever the verdicts, also when the history database cannot be reached;",
+        "1 only when the policy, gates, history file or database arguments are unusable."
     })
 final class GateCommand extends PolicyCommand {
 
@@ -75,13 +80,8 @@ final class GateCommand extends PolicyCommand {
       description = "The registration manifest; gives --hw and --suite when the test file has one registration.")
   private @Nullable String registrations;
 
-  @Option(names = "--history", paramLabel = "FILE",
-      description = "The history of the memory store (JSON); created by the first baseline write.")
-  private @Nullable String history;
-
-  @Option(names = "--history-store", defaultValue = "memory", paramLabel = "KIND",
-      description = "Where history lives: memory (default; persisted in --history).")
-  private String historyStore = "memory";
+  @Mixin
+  private HistoryStoreOptions historyStore = new HistoryStoreOptions();
 
   @Option(names = "--write-baseline", description = "A baseline-writing run (nightly, weekly); else shadow.")
   private boolean writeBaseline;
@@ -129,21 +129,24 @@ final class GateCommand extends PolicyCommand {
     String test = Objects.requireNonNull(testFile);
     List<GateDeclaration> declared = declarations(c, test);
     SeriesKey series = series(c, loaded, test);
-    Optional<Path> historyPath = Optional.ofNullable(history).map(c::resolvePath);
-    InMemoryMetricHistoryStore store = loadHistory(historyPath, history);
+    HistoryStoreOptions.OpenedHistory opened = historyStore.open(c, false, true);
     Clock clock = createdAt == null ? Clock.systemUTC() : Clock.fixed(instant(createdAt), ZoneOffset.UTC);
     Provenance provenance = new Provenance(Inputs.flagOrEnv(ciRunId, env, "GITHUB_RUN_ID"),
         Inputs.flagOrEnv(commit, env, "GITHUB_SHA"), Optional.ofNullable(cadence));
     String recordFlag = Objects.requireNonNull(record);
     Path recordPath = c.resolvePath(recordFlag);
-    HookOutcome outcome = GateHook.of(store, GateEvaluator.of(options), clock).run(new HookRequest(series, declared,
+    HookOutcome outcome = GateHook.of(opened.store(), GateEvaluator.of(options), clock).run(new HookRequest(series, declared,
         loaded.policy().gateDefaults(), () -> GateFiles.record(recordFlag, Inputs.readText(recordPath, "record file")),
         writeBaseline ? GateMode.BASELINE : GateMode.SHADOW, provenance, acceptLevelShifts));
-    if (outcome.action() == HookAction.WROTE_BASELINE && historyPath.isPresent()) {
-      save(historyPath.get(), GateFiles.history(store));
+    if (outcome.action() == HookAction.WROTE_BASELINE && opened.persistent()) {
+      opened.save();
     }
-    if (outcome.action() == HookAction.WROTE_BASELINE && historyPath.isEmpty()) {
+    if (outcome.action() == HookAction.WROTE_BASELINE && !opened.persistent()) {
       c.err().println("::warning::--write-baseline without --history: the baseline was written to memory only");
+    }
+    if (outcome.action() == HookAction.FAILED) {
+      // the gate never fails the test: reported as an annotation, exit code 0
+      c.err().println("::warning::" + outcome.verdictLine());
     }
     String summaryPath = Inputs.flagOrEnv(stepSummary, env, "GITHUB_STEP_SUMMARY").orElse("");
     if (!summaryPath.isEmpty() && !outcome.stepSummary().isEmpty()) {
@@ -155,10 +158,6 @@ final class GateCommand extends PolicyCommand {
 
 
   private GateOptions options() {
-    if (!historyStore.equals("memory")) {
-      throw new Inputs.InputException("--history-store " + historyStore + " is not available in this build;"
-          + " expected memory (the PostgreSQL store is not part of ci-policy-cli yet)");
-    }
     ImmutableGateOptions.Builder b = GateOptions.builder().model(model(model));
     advisories.forEach(a -> b.addAdvisories(model(a)));
     b.trust(switch (trust) {

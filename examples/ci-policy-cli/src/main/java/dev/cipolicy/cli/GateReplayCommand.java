@@ -8,23 +8,21 @@ import dev.cipolicy.gate.Coordinate;
 import dev.cipolicy.gate.GateModel;
 import dev.cipolicy.gate.GateRule;
 import dev.cipolicy.gate.GateSpec;
+import dev.cipolicy.gate.MetricHistoryStore;
 import dev.cipolicy.gate.Gates;
 import dev.cipolicy.gate.Replay;
 import dev.cipolicy.gate.ReplayReport;
 import dev.cipolicy.gate.SeriesKey;
-import dev.cipolicy.gate.memory.InMemoryMetricHistoryStore;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -39,8 +37,8 @@ import picocli.CommandLine.Option;
     description = "Backtests a gate rule over stored history and prints the would-be alerts.")
 final class GateReplayCommand extends PolicyCommand {
 
-  @Option(names = "--history", required = true, paramLabel = "FILE", description = "The history file of the memory store.")
-  private @Nullable String history;
+  @Mixin
+  private HistoryStoreOptions historyStore = new HistoryStoreOptions();
 
   @Option(names = "--test-file", required = true, paramLabel = "PATH", description = "The test file.")
   private @Nullable String testFile;
@@ -88,12 +86,7 @@ final class GateReplayCommand extends PolicyCommand {
       throw new Inputs.InputException("--level-shift-after must be 0 (off) or at least 2, got " + levelShiftAfter);
     }
     GateRule rule = new GateRule(spec, GateCommand.model(model), levelShiftAfter, acceptLevelShifts);
-    String flag = Objects.requireNonNull(history);
-    Path path = c.resolvePath(flag);
-    if (!Files.exists(path)) {
-      throw new Inputs.InputException("cannot read history file " + flag + ": no such file");
-    }
-    InMemoryMetricHistoryStore store = GateCommand.loadHistory(Optional.of(path), flag);
+    MetricHistoryStore store = historyStore.open(c, true, false).store();
     List<Map<String, Object>> reports = new ArrayList<>();
     List<String> lines = new ArrayList<>();
     lines.add("Replaying " + rule.model().name() + " on " + key + " (steps=" + spec.stepsKey() + " constraint="

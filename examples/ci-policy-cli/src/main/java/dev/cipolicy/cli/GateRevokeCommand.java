@@ -4,20 +4,20 @@ import dev.cipolicy.api.CiPolicyException;
 import dev.cipolicy.gate.Revocation;
 import dev.cipolicy.gate.RevocationResult;
 import dev.cipolicy.gate.RunId;
-import dev.cipolicy.gate.memory.InMemoryMetricHistoryStore;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code ci-policy gate-revoke}: marks stored baseline runs untrusted by exactly one of run id, CI run id or
- * commit (SPEC §11). Idempotent; prints what it matched and changed.
+ * commit (SPEC §11), in a history file or in PostgreSQL ({@link HistoryStoreOptions}). Idempotent; prints what
+ * it matched and changed. An operator's command, not the test's: a database that cannot be reached (or a
+ * schema that was never migrated) is an error, exit 1.
  */
 @Command(
     name = "gate-revoke",
@@ -28,8 +28,8 @@ final class GateRevokeCommand implements Callable<Integer> {
   @ParentCommand
   private @Nullable CiPolicyCli cli;
 
-  @Option(names = "--history", required = true, paramLabel = "FILE", description = "The history file of the memory store.")
-  private @Nullable String history;
+  @Mixin
+  private HistoryStoreOptions historyStore = new HistoryStoreOptions();
 
   @Option(names = "--run-id", paramLabel = "N", description = "A stored run id.")
   private @Nullable Long runId;
@@ -52,15 +52,10 @@ final class GateRevokeCommand implements Callable<Integer> {
             return new RunId(id);
           }),
           Optional.ofNullable(ciRunId), Optional.ofNullable(commit));
-      String flag = Objects.requireNonNull(history);
-      Path path = c.resolvePath(flag);
-      if (!Files.exists(path)) {
-        throw new Inputs.InputException("cannot read history file " + flag + ": no such file");
-      }
-      InMemoryMetricHistoryStore store = GateCommand.loadHistory(Optional.of(path), flag);
-      RevocationResult r = store.revoke(revocation);
+      HistoryStoreOptions.OpenedHistory opened = historyStore.open(c, true, false);
+      RevocationResult r = opened.store().revoke(revocation);
       if (r.runsRevoked() > 0) {
-        GateCommand.save(path, GateFiles.history(store));
+        opened.save();
       }
       c.out().println("Revoked " + revocation.describe() + ": " + r.runsMatched() + " run(s) matched, "
           + r.runsRevoked() + " newly revoked, " + r.samplesUntrusted() + " trusted sample(s) left the baseline");

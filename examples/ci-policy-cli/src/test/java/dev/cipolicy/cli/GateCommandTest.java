@@ -202,7 +202,9 @@ class GateCommandTest {
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err()).isEqualTo("::error::" + history + ": runs[0].test_path: missing required field\n");
 
-    assertThat(gate("examples/gate/nightly-1.json", "--history-store", "postgres").code()).isEqualTo(1);
+    r = gate("examples/gate/nightly-1.json", "--history-store", "postgres");
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).startsWith("::error::--history names the memory store's file;");
     assertThat(gate("examples/gate/nightly-1.json", "--model", "zscore").err())
         .isEqualTo("::error::unknown model 'zscore'; expected one of [band, median-mad, iqr-fence, adjacent-delta]\n");
     assertThat(run("gate", "--policy", POLICY, "--test-file", "tests/e2e/test_megatron_short.py", "--registrations",
