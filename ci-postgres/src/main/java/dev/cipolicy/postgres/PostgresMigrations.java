@@ -66,9 +66,14 @@ public final class PostgresMigrations {
    * @param dataSource the database
    * @param options the schema and table prefix
    * @return the version those tables had before (0 when there were none)
+   * @throws InvalidQueueInputException when the data source or the options are missing
    * @throws QueueStoreException when the database fails or a script is missing
    */
   public static int migrate(DataSource dataSource, PostgresQueueOptions options) {
+    if (dataSource == null || options == null) {
+      throw new InvalidQueueInputException("migrating the PostgreSQL queue tables needs a DataSource and options;"
+          + " got " + (dataSource == null ? "no DataSource" : "no options"));
+    }
     String schema = options.schema();
     String s = '"' + schema + '"';
     String versions = options.sql("schema_version");

@@ -47,7 +47,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -109,8 +108,12 @@ public final class PostgresQueueStore implements QueueStore {
     if (dataSource == null) {
       throw new InvalidQueueInputException("the PostgreSQL queue store needs a DataSource; got none");
     }
+    if (options == null) {
+      throw new InvalidQueueInputException("the PostgreSQL queue store needs its options (schema, table prefix);"
+          + " got none");
+    }
     this.dataSource = dataSource;
-    this.options = Objects.requireNonNull(options, "options");
+    this.options = options;
     this.schema = options.schema();
     this.rows = new PostgresRows(options);
     this.requests = options.sql("requests");
@@ -143,6 +146,7 @@ public final class PostgresQueueStore implements QueueStore {
    * @param dataSource the database; the store opens one connection per operation and closes it
    * @param options the schema and table prefix
    * @return the store
+   * @throws InvalidQueueInputException when the data source or the options are missing
    * @throws QueueStoreException when the migration fails
    */
   public static PostgresQueueStore create(DataSource dataSource, PostgresQueueOptions options) {
