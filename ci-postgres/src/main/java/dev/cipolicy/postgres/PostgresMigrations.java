@@ -1,5 +1,6 @@
 package dev.cipolicy.postgres;
 
+import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,21 +10,20 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
  * The schema migrator of the PostgreSQL store: applies the versioned SQL scripts shipped in this jar
- * ({@code dev/cipolicy/postgres/migrations/V<n>__<name>.sql}) that a schema lacks, in order, each in one
- * transaction with its version recorded in {@code queue_schema_version}, serialized across processes by an
- * advisory transaction lock, so that running it again (or from several processes at once) is a no-op.
+ * ({@code dev/cipolicy/postgres/migrations/V<n>__<name>.sql}) that a schema lacks, in order, all in one
+ * transaction with each version recorded in {@code <prefix>schema_version}, serialized across processes by
+ * an advisory transaction lock on the schema, so that running it again (or from several processes at once) is
+ * a no-op. In the scripts {@code ${schema}} stands for the quoted schema and {@code ${prefix}} for the table
+ * prefix ({@link PostgresQueueOptions}).
  */
 public final class PostgresMigrations {
 
   /** The migrations, in version order. */
-  static final List<String> SCRIPTS = List.of("V1__queue.sql");
-
-  private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+  static final List<String> SCRIPTS = List.of("V1__queue.sql", "V2__row_checks.sql");
 
   private PostgresMigrations() {}
 
@@ -42,18 +42,14 @@ public final class PostgresMigrations {
    *
    * @param schema the name
    * @return the name
-   * @throws IllegalArgumentException when the name is not such an identifier
+   * @throws InvalidQueueInputException when the name is not such an identifier
    */
   public static String validSchema(String schema) {
-    if (schema == null || !IDENTIFIER.matcher(schema).matches()) {
-      throw new IllegalArgumentException("schema name '" + schema
-          + "' is not a plain PostgreSQL identifier (expected [a-z_][a-z0-9_]{0,62})");
-    }
-    return schema;
+    return PostgresQueueOptions.validSchema(schema);
   }
 
   /**
-   * Brings a schema to the latest version, creating it if needed.
+   * Brings a schema with the default table prefix to the latest version, creating it if needed.
    *
    * @param dataSource the database
    * @param schema the schema name (see {@link #validSchema})
@@ -61,7 +57,26 @@ public final class PostgresMigrations {
    * @throws QueueStoreException when the database fails or a script is missing
    */
   public static int migrate(DataSource dataSource, String schema) {
-    String s = '"' + validSchema(schema) + '"';
+    return migrate(dataSource, PostgresQueueOptions.inSchema(schema));
+  }
+
+  /**
+   * Brings the tables of the given schema and prefix to the latest version, creating the schema if needed.
+   *
+   * @param dataSource the database
+   * @param options the schema and table prefix
+   * @return the version those tables had before (0 when there were none)
+   * @throws InvalidQueueInputException when the data source or the options are missing
+   * @throws QueueStoreException when the database fails or a script is missing
+   */
+  public static int migrate(DataSource dataSource, PostgresQueueOptions options) {
+    if (dataSource == null || options == null) {
+      throw new InvalidQueueInputException("migrating the PostgreSQL queue tables needs a DataSource and options;"
+          + " got " + (dataSource == null ? "no DataSource" : "no options"));
+    }
+    String schema = options.schema();
+    String s = '"' + schema + '"';
+    String versions = options.sql("schema_version");
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
@@ -70,23 +85,23 @@ public final class PostgresMigrations {
           lock.execute();
         }
         exec(c, "CREATE SCHEMA IF NOT EXISTS " + s);
-        exec(c, "CREATE TABLE IF NOT EXISTS " + s + ".queue_schema_version (version integer PRIMARY KEY,"
+        exec(c, "CREATE TABLE IF NOT EXISTS " + versions + " (version integer PRIMARY KEY,"
             + " script text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
         int current;
-        try (PreparedStatement q = c.prepareStatement("SELECT coalesce(max(version), 0) FROM " + s
-            + ".queue_schema_version"); ResultSet rs = q.executeQuery()) {
+        try (PreparedStatement q = c.prepareStatement("SELECT coalesce(max(version), 0) FROM " + versions);
+            ResultSet rs = q.executeQuery()) {
           rs.next();
           current = rs.getInt(1);
         }
         if (current > SCRIPTS.size()) {
-          throw new QueueStoreException("schema " + schema + " is at version " + current
+          throw new QueueStoreException("tables " + options.display("*") + " are at version " + current
               + ", newer than this ci-postgres (" + SCRIPTS.size() + "); upgrade the library");
         }
         for (int v = current + 1; v <= SCRIPTS.size(); v++) {
           String script = SCRIPTS.get(v - 1);
-          exec(c, load(script).replace("${schema}", s));
-          try (PreparedStatement ins = c.prepareStatement("INSERT INTO " + s
-              + ".queue_schema_version (version, script) VALUES (?, ?)")) {
+          exec(c, load(script).replace("${schema}", s).replace("${prefix}", options.tablePrefix()));
+          try (PreparedStatement ins = c.prepareStatement("INSERT INTO " + versions
+              + " (version, script) VALUES (?, ?)")) {
             ins.setInt(1, v);
             ins.setString(2, script);
             ins.executeUpdate();
@@ -99,7 +114,8 @@ public final class PostgresMigrations {
         throw e;
       }
     } catch (SQLException e) {
-      throw new QueueStoreException("could not migrate schema " + schema + ": " + e.getMessage(), e);
+      throw new QueueStoreException("could not migrate tables " + options.display("*") + " (SQLSTATE "
+          + e.getSQLState() + "): " + e.getMessage(), e);
     }
   }
 

@@ -11,11 +11,13 @@ import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.ImpossibleRow;
+import dev.cipolicy.queue.spi.ImpossibleRowException;
+import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobFailure;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
@@ -23,15 +25,16 @@ import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.Outcome;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
+import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
 import dev.cipolicy.queue.spi.RegisterResult;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.RequestKind;
+import dev.cipolicy.queue.spi.RequestScan;
 import dev.cipolicy.queue.spi.RequestState;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -44,7 +47,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -60,15 +62,20 @@ import org.jspecify.annotations.Nullable;
  *       inserts use {@code ON CONFLICT DO NOTHING} and report the existing row.
  *   <li>Unique job key (request, group, tag): a unique constraint; a duplicate job is
  *       {@code INSERT ... ON CONFLICT DO NOTHING}, counted as existing.
- *   <li>At most K requests in progress: {@link #startRequest} locks the single {@code queue_control} row
+ *   <li>At most K requests in progress: {@link #startRequest} locks the single control row
  *       ({@code SELECT ... FOR UPDATE}) before it counts and starts, so starts from all sites are serialized.
  *   <li>At most one live lease per job: claims lock queued rows with {@code FOR UPDATE SKIP LOCKED}; the
- *       lease is a row keyed by job id in the narrow {@code queue_leases} table.
+ *       lease is a row keyed by job id in the narrow leases table.
  *   <li>Fencing: lease updates and deletes are {@code WHERE job_id = ? AND attempt = ? AND token = ?}.
  * </ul>
  *
- * <p>A row that no legal sequence of operations produces (edited by hand) is reported as a
- * {@link QueueStoreException} naming the table and row; the store never reads a clock.
+ * <p>The tables live in a schema under a prefix the host chooses ({@link PostgresQueueOptions}). A row that
+ * no legal sequence of operations produces (edited by hand past the CHECK constraints, or across rows where
+ * no constraint reaches) is reported as an {@link ImpossibleRowException} naming the table, row key, column
+ * and value; {@link #scanOpenRequests()}, {@link #scanInProgressRequests()} and {@link #expireLeases} report
+ * such rows as values and go on with the others. A lost connection is a
+ * {@link QueueStoreUnavailableException} naming the operation and whether it may have committed. The store
+ * never reads a clock.
  */
 public final class PostgresQueueStore implements QueueStore {
 
@@ -76,15 +83,19 @@ public final class PostgresQueueStore implements QueueStore {
   /** Serialization failure, deadlock, unique violation: the operation re-runs and re-checks its condition. */
   private static final Set<String> RETRYABLE = Set.of("40001", "40P01", "23505");
 
-  private static final String REQUEST_COLS = "r.id, r.kind, r.state, r.tag, r.parent_sha, r.pr, r.benchmark_groups,"
-      + " r.created_at, r.started_at, r.finished_at, r.outcome, r.parent_request, r.cancel_reason";
-  private static final String JOB_COLS = "j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state,"
-      + " j.attempt, j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail,"
-      + " j.failure_at, j.last_error, j.created_at, j.finished_at, l.attempt, l.token, l.expires_at, l.collector,"
-      + " l.cancel_requested";
+  /**
+   * SQLSTATEs of a lost connection: class 08 (connection exception), and the server ending the session
+   * (admin_shutdown after pg_terminate_backend or a fast shutdown, crash_shutdown, cannot_connect_now).
+   */
+  private static final Set<String> CONNECTION_LOST = Set.of("57P01", "57P02", "57P03");
+
+  private static final String REQUEST_COLS = PostgresRows.REQUEST_COLS;
+  private static final String JOB_COLS = PostgresRows.JOB_COLS;
 
   private final DataSource dataSource;
+  private final PostgresQueueOptions options;
   private final String schema;
+  private final PostgresRows rows;
   private final String requests;
   private final String jobs;
   private final String leases;
@@ -93,42 +104,77 @@ public final class PostgresQueueStore implements QueueStore {
   private final String tokens;
   private final String jobFrom;
 
-  private PostgresQueueStore(DataSource dataSource, String schema) {
-    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-    this.schema = PostgresMigrations.validSchema(schema);
-    String s = '"' + schema + '"';
-    this.requests = s + ".queue_requests";
-    this.jobs = s + ".queue_jobs";
-    this.leases = s + ".queue_leases";
-    this.collectors = s + ".queue_collectors";
-    this.control = s + ".queue_control";
-    this.tokens = s + ".queue_lease_tokens";
+  private PostgresQueueStore(DataSource dataSource, PostgresQueueOptions options) {
+    if (dataSource == null) {
+      throw new InvalidQueueInputException("the PostgreSQL queue store needs a DataSource; got none");
+    }
+    if (options == null) {
+      throw new InvalidQueueInputException("the PostgreSQL queue store needs its options (schema, table prefix);"
+          + " got none");
+    }
+    this.dataSource = dataSource;
+    this.options = options;
+    this.schema = options.schema();
+    this.rows = new PostgresRows(options);
+    this.requests = options.sql("requests");
+    this.jobs = options.sql("jobs");
+    this.leases = options.sql("leases");
+    this.collectors = options.sql("collectors");
+    this.control = options.sql("control");
+    this.tokens = options.sql("lease_tokens");
     this.jobFrom = " FROM " + jobs + " j LEFT JOIN " + leases + " l ON l.job_id = j.id ";
   }
 
   /**
-   * A store on a schema, migrated to the latest version first (creating the schema if needed).
+   * A store on a schema with the default table prefix, migrated to the latest version first (creating the
+   * schema if needed).
    *
    * @param dataSource the database; the store opens one connection per operation and closes it
-   * @param schema the schema name, a plain lower-case identifier (see {@link PostgresMigrations#validSchema})
+   * @param schema the schema name, a plain lower-case identifier (see {@link PostgresQueueOptions#inSchema})
    * @return the store
-   * @throws IllegalArgumentException when the schema name is not a plain identifier
+   * @throws InvalidQueueInputException when the schema name is not a plain identifier
    * @throws QueueStoreException when the migration fails
    */
   public static PostgresQueueStore create(DataSource dataSource, String schema) {
-    PostgresMigrations.migrate(dataSource, schema);
-    return new PostgresQueueStore(dataSource, schema);
+    return create(dataSource, PostgresQueueOptions.inSchema(schema));
   }
 
   /**
-   * A store on a schema that is already migrated (no DDL is run).
+   * A store on the tables of the given schema and prefix, migrated to the latest version first (creating
+   * the schema and tables if needed).
+   *
+   * @param dataSource the database; the store opens one connection per operation and closes it
+   * @param options the schema and table prefix
+   * @return the store
+   * @throws InvalidQueueInputException when the data source or the options are missing
+   * @throws QueueStoreException when the migration fails
+   */
+  public static PostgresQueueStore create(DataSource dataSource, PostgresQueueOptions options) {
+    PostgresMigrations.migrate(dataSource, options);
+    return new PostgresQueueStore(dataSource, options);
+  }
+
+  /**
+   * A store on a schema with the default table prefix that is already migrated (no DDL is run).
    *
    * @param dataSource the database
    * @param schema the schema name
    * @return the store
+   * @throws InvalidQueueInputException when the schema name is not a plain identifier
    */
   public static PostgresQueueStore attach(DataSource dataSource, String schema) {
-    return new PostgresQueueStore(dataSource, schema);
+    return attach(dataSource, PostgresQueueOptions.inSchema(schema));
+  }
+
+  /**
+   * A store on already migrated tables of the given schema and prefix (no DDL is run).
+   *
+   * @param dataSource the database
+   * @param options the schema and table prefix
+   * @return the store
+   */
+  public static PostgresQueueStore attach(DataSource dataSource, PostgresQueueOptions options) {
+    return new PostgresQueueStore(dataSource, options);
   }
 
   /**
@@ -138,6 +184,15 @@ public final class PostgresQueueStore implements QueueStore {
    */
   public String schema() {
     return schema;
+  }
+
+  /**
+   * Where this store keeps its tables.
+   *
+   * @return the schema and table prefix
+   */
+  public PostgresQueueOptions options() {
+    return options;
   }
 
   // ---------------------------------------------------------------------------------------------- requests
@@ -222,6 +277,19 @@ public final class PostgresQueueStore implements QueueStore {
     return tx("inProgressRequests", c -> requestsWhere(c, "r.state = 'IN_PROGRESS' ORDER BY r.id"));
   }
 
+  /** Like {@link #openRequests()}, with rows edited into impossible states reported, not thrown. */
+  @Override
+  public RequestScan scanOpenRequests() {
+    return tx("scanOpenRequests", c -> scanRequests(c,
+        "r.state IN ('WAITING_FOR_ARTIFACTS', 'ARTIFACTS_READY', 'IN_PROGRESS') ORDER BY r.id"));
+  }
+
+  /** Like {@link #inProgressRequests()}, with rows edited into impossible states reported, not thrown. */
+  @Override
+  public RequestScan scanInProgressRequests() {
+    return tx("scanInProgressRequests", c -> scanRequests(c, "r.state = 'IN_PROGRESS' ORDER BY r.id"));
+  }
+
   @Override
   public StartResult startRequest(StartCommand command) {
     return tx("startRequest", c -> {
@@ -229,8 +297,8 @@ public final class PostgresQueueStore implements QueueStore {
       try (PreparedStatement lock = c.prepareStatement("SELECT id FROM " + control + " WHERE id = 1 FOR UPDATE");
           ResultSet rs = lock.executeQuery()) {
         if (!rs.next()) {
-          throw new QueueStoreException("the control row of schema " + schema + " (" + control
-              + " id = 1) is missing; re-create it with INSERT INTO " + control + " (id) VALUES (1)");
+          throw new QueueStoreException("the control row " + options.display("control")
+              + " (id = 1) is missing; re-create it with INSERT INTO " + control + " (id) VALUES (1)");
         }
       }
       int inProgress = countInProgress(c);
@@ -296,7 +364,7 @@ public final class PostgresQueueStore implements QueueStore {
   private @Nullable Job insertJob(Connection c, RequestId requestId, JobSpec spec, Instant now) throws SQLException {
     try (PreparedStatement st = c.prepareStatement("INSERT INTO " + jobs + " (request_id, benchmark_group,"
         + " collector_tag, optional, state, attempt, crash_rescues, transient_retries, created_at)"
-        + " VALUES (?, ?, ?, ?, 'QUEUED', 0, 0, 0, ?) ON CONFLICT ON CONSTRAINT queue_jobs_key DO NOTHING RETURNING id")) {
+        + " VALUES (?, ?, ?, ?, 'QUEUED', 0, 0, 0, ?) ON CONFLICT ON CONSTRAINT " + options.object("jobs_key") + " DO NOTHING RETURNING id")) {
       st.setLong(1, requestId.value());
       st.setString(2, spec.benchmarkGroup());
       st.setString(3, spec.collectorTag());
@@ -399,7 +467,8 @@ public final class PostgresQueueStore implements QueueStore {
         }
       }
       Instant now = command.now();
-      expire(c, tag, now, command.maxCrashRescues(), null);
+      // An impossible expired row is skipped here; the site's expireLeases reports it.
+      expire(c, tag, now, command.maxCrashRescues(), null, new ArrayList<>());
       List<Job> candidates = new ArrayList<>(Math.min(command.limit(), 64));
       try (PreparedStatement st = c.prepareStatement("SELECT j.id FROM " + jobs + " j WHERE j.collector_tag = ?"
           + " AND j.state = 'QUEUED' AND j.affinity = ? ORDER BY j.id LIMIT ? FOR UPDATE OF j SKIP LOCKED")) {
@@ -454,9 +523,13 @@ public final class PostgresQueueStore implements QueueStore {
     return out;
   }
 
-  /** Processes expired leases (of one tag, or all when null), locking their rows; collects changes if asked. */
+  /**
+   * Processes expired leases (of one tag, or all when null), locking their rows; collects changes if asked.
+   * A job whose rows are impossible (edited by hand) is left unchanged and added to {@code impossible}, so
+   * that it never blocks the others.
+   */
   private void expire(Connection c, @Nullable String tag, Instant now, int maxCrashRescues,
-      @Nullable List<List<Job>> changes) throws SQLException {
+      @Nullable List<List<Job>> changes, List<ImpossibleRow> impossible) throws SQLException {
     List<Job> expired = new ArrayList<>();
     try (PreparedStatement st = c.prepareStatement("SELECT " + JOB_COLS + " FROM " + leases + " l JOIN " + jobs
         + " j ON j.id = l.job_id WHERE " + (tag == null ? "" : "l.collector_tag = ? AND ")
@@ -466,7 +539,15 @@ public final class PostgresQueueStore implements QueueStore {
         st.setString(i++, tag);
       }
       setInstant(st, i, now);
-      readJobs(st, expired);
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          try {
+            expired.add(job(rs));
+          } catch (ImpossibleRowException e) {
+            impossible.add(e.row());
+          }
+        }
+      }
     }
     if (expired.isEmpty()) {
       return;
@@ -602,10 +683,11 @@ public final class PostgresQueueStore implements QueueStore {
   public ExpiryResult expireLeases(Instant now, int maxCrashRescues) {
     return tx("expireLeases", c -> {
       List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-      expire(c, null, now, maxCrashRescues, changes);
+      List<ImpossibleRow> impossible = new ArrayList<>();
+      expire(c, null, now, maxCrashRescues, changes, impossible);
       Comparator<Job> byId = Comparator.comparing(Job::id);
       changes.forEach(list -> list.sort(byId));
-      return new ExpiryResult(changes.get(0), changes.get(1), changes.get(2));
+      return new ExpiryResult(changes.get(0), changes.get(1), changes.get(2), impossible);
     });
   }
 
@@ -686,7 +768,7 @@ public final class PostgresQueueStore implements QueueStore {
   public List<Collector> collectors() {
     return tx("collectors", c -> {
       List<Collector> out = new ArrayList<>();
-      try (PreparedStatement st = c.prepareStatement("SELECT name, tag, active, registered_at, last_heartbeat_at FROM "
+      try (PreparedStatement st = c.prepareStatement("SELECT " + PostgresRows.COLLECTOR_COLS + " FROM "
           + collectors); ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
           out.add(collector(rs));
@@ -709,7 +791,7 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   private Optional<Collector> loadCollector(Connection c, String name) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement("SELECT name, tag, active, registered_at, last_heartbeat_at FROM "
+    try (PreparedStatement st = c.prepareStatement("SELECT " + PostgresRows.COLLECTOR_COLS + " FROM "
         + collectors + " WHERE name = ?")) {
       st.setString(1, name);
       try (ResultSet rs = st.executeQuery()) {
@@ -719,9 +801,7 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   private Collector collector(ResultSet rs) throws SQLException {
-    String name = rs.getString(1);
-    return mapped("queue_collectors", "name = '" + name + "'", () -> new Collector(name, rs.getString(2),
-        rs.getBoolean(3), instant(rs, 4), instant(rs, 5)));
+    return rows.collector(rs);
   }
 
   // ------------------------------------------------------------------------------------------------- rows
@@ -758,6 +838,22 @@ public final class PostgresQueueStore implements QueueStore {
     return out;
   }
 
+  private RequestScan scanRequests(Connection c, String where) throws SQLException {
+    List<Request> out = new ArrayList<>();
+    List<ImpossibleRow> impossible = new ArrayList<>();
+    try (PreparedStatement st = c.prepareStatement("SELECT " + REQUEST_COLS + " FROM " + requests + " r WHERE "
+        + where); ResultSet rs = st.executeQuery()) {
+      while (rs.next()) {
+        try {
+          out.add(request(rs));
+        } catch (ImpossibleRowException e) {
+          impossible.add(e.row());
+        }
+      }
+    }
+    return new RequestScan(out, impossible);
+  }
+
   private int countInProgress(Connection c) throws SQLException {
     try (PreparedStatement st = c.prepareStatement("SELECT count(*) FROM " + requests + " WHERE state = 'IN_PROGRESS'");
         ResultSet rs = st.executeQuery()) {
@@ -767,31 +863,7 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   private Request request(ResultSet rs) throws SQLException {
-    long id = rs.getLong(1);
-    return mapped("queue_requests", "id = " + id, () -> {
-      var b = Request.builder().id(RequestId.of(id)).kind(RequestKind.valueOf(rs.getString(2)))
-          .state(RequestState.valueOf(rs.getString(3))).tag(Optional.ofNullable(rs.getString(4)))
-          .parentSha(Optional.ofNullable(rs.getString(5)));
-      long pr = rs.getLong(6);
-      if (!rs.wasNull()) {
-        b.pr(pr);
-      }
-      Array groups = rs.getArray(7);
-      for (Object group : (Object[]) groups.getArray()) {
-        b.addBenchmarkGroups((String) group);
-      }
-      b.createdAt(instant(rs, 8)).startedAt(Optional.ofNullable(instantOrNull(rs, 9)))
-          .finishedAt(Optional.ofNullable(instantOrNull(rs, 10)));
-      String outcome = rs.getString(11);
-      if (outcome != null) {
-        b.outcome(Outcome.valueOf(outcome));
-      }
-      long parent = rs.getLong(12);
-      if (!rs.wasNull()) {
-        b.parentRequest(RequestId.of(parent));
-      }
-      return b.cancelReason(Optional.ofNullable(rs.getString(13))).build();
-    });
+    return rows.request(rs);
   }
 
   private void writeRequest(Connection c, Request r) throws SQLException {
@@ -860,27 +932,7 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   private Job job(ResultSet rs) throws SQLException {
-    long id = rs.getLong(1);
-    return mapped("queue_jobs", "id = " + id, () -> {
-      JobState state = JobState.valueOf(rs.getString(6));
-      var b = Job.builder().id(JobId.of(id)).requestId(RequestId.of(rs.getLong(2)))
-          .spec(new JobSpec(rs.getString(3), rs.getString(4), rs.getBoolean(5))).state(state)
-          .attempt(rs.getInt(7)).crashRescues(rs.getInt(8)).transientRetries(rs.getInt(9))
-          .affinity(Optional.ofNullable(rs.getString(10)));
-      String reason = rs.getString(11);
-      if (reason != null) {
-        b.failure(new JobFailure(JobFailure.Reason.valueOf(reason), rs.getString(12), instant(rs, 13)));
-      }
-      b.lastError(Optional.ofNullable(rs.getString(14))).createdAt(instant(rs, 15))
-          .finishedAt(Optional.ofNullable(instantOrNull(rs, 16)));
-      int attempt = rs.getInt(17);
-      boolean leased = !rs.wasNull();
-      if (leased) {
-        b.lease(new Lease(JobId.of(id), attempt, rs.getLong(18), instant(rs, 19), rs.getString(20)));
-      }
-      b.cancelRequested(leased && rs.getBoolean(21));
-      return b.build();
-    });
+    return rows.job(rs);
   }
 
   private void write(Connection c, Job before, Job after) throws SQLException {
@@ -972,39 +1024,78 @@ public final class PostgresQueueStore implements QueueStore {
 
   // ------------------------------------------------------------------------------------------ plumbing
 
-  /** Maps a row, turning an impossible row into a {@link QueueStoreException} that names it. */
-  private <T> T mapped(String table, String key, RowMapper<T> mapper) throws SQLException {
-    try {
-      return mapper.map();
-    } catch (RuntimeException e) {
-      throw new QueueStoreException("row " + schema + "." + table + " (" + key + ") is in an impossible state"
-          + " (edited by hand?): " + e.getMessage(), e);
-    }
-  }
-
+  /**
+   * Runs one operation as one transaction on a connection of the pool. Serialization failures, deadlocks and
+   * unique violations re-run it. A lost connection (no connection to be had, the session terminated, the
+   * server restarted) is a {@link QueueStoreUnavailableException} that names the operation and says whether
+   * the change may have been committed: only when the connection was lost during the commit itself.
+   */
   private <T> T tx(String op, SqlWork<T> work) {
     for (int attempt = 1; ; attempt++) {
-      try (Connection c = dataSource.getConnection()) {
+      Connection c;
+      try {
+        c = dataSource.getConnection();
+      } catch (SQLException e) {
+        throw new QueueStoreUnavailableException(op, false, op + " on " + options.display("*")
+            + ": could not get a database connection (SQLSTATE " + e.getSQLState() + ": " + e.getMessage()
+            + "); nothing was done, retry later", e);
+      }
+      boolean committing = false;
+      try {
         c.setAutoCommit(false);
-        try {
-          T result = work.run(c);
-          c.commit();
-          return result;
-        } catch (SQLException | RuntimeException e) {
-          rollbackQuietly(c, e);
-          throw e;
-        }
+        T result = work.run(c);
+        committing = true;
+        c.commit();
+        return result;
       } catch (Retry e) {
+        rollbackQuietly(c, e);
         if (attempt >= MAX_TRIES) {
-          throw new QueueStoreException(op + " in schema " + schema + " did not settle after " + attempt
+          throw new QueueStoreException(op + " on " + options.display("*") + " did not settle after " + attempt
               + " tries under contention");
         }
       } catch (SQLException e) {
-        if (attempt >= MAX_TRIES || e.getSQLState() == null || !RETRYABLE.contains(e.getSQLState())) {
-          throw new QueueStoreException(op + " in schema " + schema + " failed (SQLSTATE " + e.getSQLState()
-              + "): " + e.getMessage(), e);
+        rollbackQuietly(c, e);
+        if (connectionLost(e)) {
+          throw new QueueStoreUnavailableException(op, committing, op + " on " + options.display("*")
+              + ": the database connection was lost " + (committing
+                  ? "during the commit (SQLSTATE " + e.getSQLState() + ": " + e.getMessage() + "); the outcome is"
+                      + " unknown: the change may have been committed, so re-read before acting (a fenced retry"
+                      + " is safe: it reports a stale lease if the first one took effect)"
+                  : "before the commit (SQLSTATE " + e.getSQLState() + ": " + e.getMessage() + "); the database"
+                      + " rolled the transaction back, nothing changed, retry the operation"), e);
         }
+        if (attempt >= MAX_TRIES || e.getSQLState() == null || !RETRYABLE.contains(e.getSQLState())) {
+          throw new QueueStoreException(op + " on " + options.display("*") + " failed (SQLSTATE "
+              + e.getSQLState() + "): " + e.getMessage(), e);
+        }
+      } catch (RuntimeException e) {
+        rollbackQuietly(c, e);
+        throw e;
+      } finally {
+        closeQuietly(c);
       }
+    }
+  }
+
+  /** Whether an error means the session is gone (rather than a statement failing in a live session). */
+  private static boolean connectionLost(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.io.IOException) {
+        return true;
+      }
+      if (t instanceof SQLException sql && sql.getSQLState() != null
+          && (sql.getSQLState().startsWith("08") || CONNECTION_LOST.contains(sql.getSQLState()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException e) {
+      // The pool discards a broken connection; the operation's outcome is already decided.
     }
   }
 
@@ -1032,19 +1123,6 @@ public final class PostgresQueueStore implements QueueStore {
     }
   }
 
-  private static Instant instant(ResultSet rs, int i) throws SQLException {
-    Instant value = instantOrNull(rs, i);
-    if (value == null) {
-      throw new IllegalStateException("column " + rs.getMetaData().getColumnName(i) + " is null");
-    }
-    return value;
-  }
-
-  private static @Nullable Instant instantOrNull(ResultSet rs, int i) throws SQLException {
-    OffsetDateTime value = rs.getObject(i, OffsetDateTime.class);
-    return value == null ? null : value.toInstant();
-  }
-
   /** A unit of work in one transaction. */
   @FunctionalInterface
   private interface SqlWork<T> {
@@ -1055,12 +1133,6 @@ public final class PostgresQueueStore implements QueueStore {
   @FunctionalInterface
   private interface LeaseWork {
     LeaseResult run(Connection c, Job current) throws SQLException;
-  }
-
-  /** Builds a value from the current row. */
-  @FunctionalInterface
-  private interface RowMapper<T> {
-    T map() throws SQLException;
   }
 
   /** Re-runs the transaction: a concurrent writer won a race that the next run reports. */

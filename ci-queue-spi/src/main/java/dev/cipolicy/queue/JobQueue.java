@@ -10,15 +10,19 @@ import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.ImpossibleRow;
+import dev.cipolicy.queue.spi.ImpossibleRowException;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.RegisterResult;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.RequestScan;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
@@ -27,6 +31,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -152,32 +157,51 @@ public final class JobQueue {
    * progress. A start another site won is skipped; a reached cap (another site started one) ends the tick.
    * A request without jobs completes in the same tick.
    *
+   * <p>A row edited by hand into a state no operation produces never stops the tick: the store reports it
+   * (in its scans, or as an {@link ImpossibleRowException} for the one request an operation needed), the
+   * tick leaves that request alone, records the row in {@link TickResult#impossibleRows()} with a
+   * {@code queue.impossible-row} reason, and goes on with the others. Any other {@link QueueStoreException}
+   * (the database is unreachable) ends the tick; the site loop catches it and ticks again later.
+   *
    * @return what the tick did and why
    */
   public TickResult tick() {
     Instant now = now();
     List<Explanation.Reason> reasons = new ArrayList<>();
-    ExpiryResult expired = store.expireLeases(now, settings.maxCrashRescues());
+    List<ImpossibleRow> impossible = new ArrayList<>();
+    ExpiryResult expired;
+    try {
+      expired = store.expireLeases(now, settings.maxCrashRescues());
+    } catch (ImpossibleRowException e) {
+      expired = new ExpiryResult(List.of(), List.of(), List.of(), List.of(e.row()));
+    }
     if (!expired.isEmpty()) {
       reasons.add(new Explanation.Reason("queue.expire", expired.rescued().size() + " expired leases rescued, "
           + expired.failed().size() + " jobs out of crash budget failed, " + expired.cancelled().size()
           + " flagged jobs cancelled"));
     }
+    expired.impossibleRows().forEach(row -> impossible(row, "its expired lease is left alone", impossible, reasons));
     List<Request> completed = new ArrayList<>();
     List<ComparisonEvent> events = new ArrayList<>();
     int running = 0;
-    for (Request r : store.inProgressRequests()) {
-      if (!tryComplete(r, now, completed, events, reasons)) {
+    RequestScan inProgress = scan(store::scanInProgressRequests, "the request is not completed",
+        "no request in progress is completed this tick", impossible, reasons);
+    for (Request r : inProgress.requests()) {
+      if (!tryComplete(r, now, completed, events, reasons, impossible)) {
         running++;
       }
     }
+    // Impossible rows in progress are counted: they may hold a slot, and the store's start enforces the cap.
+    running += inProgress.impossibleRows().size();
     List<StartResult> started = new ArrayList<>();
     int cap = settings.maxInProgress();
     if (running >= cap) {
       reasons.add(new Explanation.Reason("queue.cap", running + " of at most " + cap
           + " requests in progress; nothing starts"));
     } else {
-      QueueOrder order = QueueOrder.of(store.openRequests());
+      RequestScan open = scan(store::scanOpenRequests, "the request is not started",
+          "no request is started this tick", impossible, reasons);
+      QueueOrder order = QueueOrder.of(open.requests());
       List<Request> ready = order.ready();
       if (ready.isEmpty()) {
         reasons.add(new Explanation.Reason("queue.empty", "no request is ready"));
@@ -187,15 +211,21 @@ public final class JobQueue {
           break;
         }
         List<JobSpec> jobs = settings.jobsFor(candidate);
-        StartResult result = store.startRequest(new StartCommand(candidate.id(), jobs,
-            settings.backfill() && !jobs.isEmpty(), cap, now));
+        StartResult result;
+        try {
+          result = store.startRequest(new StartCommand(candidate.id(), jobs,
+              settings.backfill() && !jobs.isEmpty(), cap, now));
+        } catch (ImpossibleRowException e) {
+          impossible(e.row(), candidate.label() + " is not started", impossible, reasons);
+          continue;
+        }
         if (result.status() == StartResult.Status.STARTED) {
           started.add(result);
           reasons.add(new Explanation.Reason("queue.start", "started " + candidate.label() + " with "
               + result.jobs().size() + " jobs; backfill " + result.backfill().status().name().toLowerCase(Locale.ROOT)
               + " (" + result.backfill().created().size() + " new, " + result.backfill().existing() + " existing)"));
           Request startedRequest = result.request().orElseThrow();
-          if (result.jobs().isEmpty() && tryComplete(startedRequest, now, completed, events, reasons)) {
+          if (result.jobs().isEmpty() && tryComplete(startedRequest, now, completed, events, reasons, impossible)) {
             continue;
           }
           running++;
@@ -209,13 +239,46 @@ public final class JobQueue {
         }
       }
     }
-    String decision = "tick at " + now + ": completed " + completed.size() + ", started " + started.size();
-    return new TickResult(now, expired, completed, events, started, new Explanation(decision, reasons, List.of()));
+    String decision = "tick at " + now + ": completed " + completed.size() + ", started " + started.size()
+        + (impossible.isEmpty() ? "" : ", " + impossible.size() + " impossible rows left alone");
+    return new TickResult(now, expired, completed, events, started, new Explanation(decision, reasons, List.of()),
+        impossible);
+  }
+
+  /**
+   * Reads a scan and reports its impossible rows with {@code consequence}; a store that throws for an
+   * impossible row instead yields an empty scan, reported with {@code whenFailed}.
+   */
+  private static RequestScan scan(Supplier<RequestScan> read, String consequence, String whenFailed,
+      List<ImpossibleRow> impossible, List<Explanation.Reason> reasons) {
+    try {
+      RequestScan scan = read.get();
+      scan.impossibleRows().forEach(row -> impossible(row, consequence, impossible, reasons));
+      return scan;
+    } catch (ImpossibleRowException e) {
+      impossible(e.row(), whenFailed, impossible, reasons);
+      return RequestScan.of(List.of());
+    }
+  }
+
+  private static void impossible(ImpossibleRow row, String consequence, List<ImpossibleRow> impossible,
+      List<Explanation.Reason> reasons) {
+    if (!impossible.contains(row)) {
+      impossible.add(row);
+      reasons.add(new Explanation.Reason("queue.impossible-row", row.message() + "; " + consequence
+          + " until the row is repaired"));
+    }
   }
 
   private boolean tryComplete(Request r, Instant now, List<Request> completed, List<ComparisonEvent> events,
-      List<Explanation.Reason> reasons) {
-    CompletionResult result = store.completeIfDone(r.id(), now);
+      List<Explanation.Reason> reasons, List<ImpossibleRow> impossible) {
+    CompletionResult result;
+    try {
+      result = store.completeIfDone(r.id(), now);
+    } catch (ImpossibleRowException e) {
+      impossible(e.row(), r.label() + " is not completed", impossible, reasons);
+      return false;
+    }
     switch (result.status()) {
       case COMPLETED -> {
         Request done = result.request().orElseThrow();
@@ -249,12 +312,15 @@ public final class JobQueue {
   }
 
   /**
-   * The status view now: positions, requests ahead and ETAs.
+   * The status view now: positions, requests ahead and ETAs. Request rows edited into impossible states are
+   * left out of the order and listed in {@link QueueStatus#impossibleRows()}.
    *
    * @return the status
    */
   public QueueStatus status() {
-    return order().status(now(), settings.expectedRequestDuration(), settings.maxInProgress());
+    RequestScan open = store.scanOpenRequests();
+    return QueueOrder.of(open.requests()).status(now(), settings.expectedRequestDuration(),
+        settings.maxInProgress()).withImpossibleRows(open.impossibleRows());
   }
 
   // ---------------------------------------------------------------------------------------------- collectors

@@ -1,7 +1,9 @@
 package dev.cipolicy.queue;
 
+import dev.cipolicy.queue.spi.ImpossibleRow;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -11,12 +13,35 @@ import java.util.Optional;
  *
  * @param at the instant of the view
  * @param entries the entries in queue order, waiting requests last
+ * @param impossibleRows request rows left out of the view because no legal sequence of operations produces
+ *     them (edited by hand)
  */
-public record QueueStatus(Instant at, List<Entry> entries) {
+public record QueueStatus(Instant at, List<Entry> entries, List<ImpossibleRow> impossibleRows) {
 
-  /** Copies the list. */
+  /** Copies the lists. */
   public QueueStatus {
     entries = List.copyOf(entries);
+    impossibleRows = List.copyOf(impossibleRows);
+  }
+
+  /**
+   * A view without impossible rows.
+   *
+   * @param at the instant of the view
+   * @param entries the entries in queue order, waiting requests last
+   */
+  public QueueStatus(Instant at, List<Entry> entries) {
+    this(at, entries, List.of());
+  }
+
+  /**
+   * This view with impossible rows reported.
+   *
+   * @param rows the rows left out of the view
+   * @return the view
+   */
+  public QueueStatus withImpossibleRows(List<ImpossibleRow> rows) {
+    return new QueueStatus(at, entries, rows);
   }
 
   /**
@@ -69,11 +94,14 @@ public record QueueStatus(Instant at, List<Entry> entries) {
   }
 
   /**
-   * The status lines, one per entry.
+   * The status lines, one per entry, then one per impossible row.
    *
-   * @return the summaries in order
+   * @return the summaries in order, then the impossible rows' messages
    */
   public List<String> lines() {
-    return entries.stream().map(Entry::summary).toList();
+    List<String> lines = new ArrayList<>(entries.size() + impossibleRows.size());
+    entries.forEach(e -> lines.add(e.summary()));
+    impossibleRows.forEach(r -> lines.add(r.message() + " (left out of the queue)"));
+    return List.copyOf(lines);
   }
 }

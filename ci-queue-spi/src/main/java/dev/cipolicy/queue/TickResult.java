@@ -2,6 +2,7 @@ package dev.cipolicy.queue;
 
 import dev.cipolicy.api.Explanation;
 import dev.cipolicy.queue.spi.ExpiryResult;
+import dev.cipolicy.queue.spi.ImpossibleRow;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.StartResult;
 import java.time.Instant;
@@ -16,16 +17,35 @@ import java.util.List;
  * @param completed the requests this tick completed, in order
  * @param events the comparison events of the completed master and try requests
  * @param started the requests this tick started, with their jobs
- * @param explanation why: completions, pending jobs, starts, the cap, an empty queue
+ * @param explanation why: completions, pending jobs, starts, the cap, an empty queue, impossible rows
+ * @param impossibleRows rows the tick met that no legal sequence of operations produces (edited by hand):
+ *     it left them unchanged and went on with the other requests; each has a {@code queue.impossible-row}
+ *     reason in the explanation
  */
 public record TickResult(Instant at, ExpiryResult expired, List<Request> completed, List<ComparisonEvent> events,
-    List<StartResult> started, Explanation explanation) {
+    List<StartResult> started, Explanation explanation, List<ImpossibleRow> impossibleRows) {
 
   /** Copies the lists. */
   public TickResult {
     completed = List.copyOf(completed);
     events = List.copyOf(events);
     started = List.copyOf(started);
+    impossibleRows = List.copyOf(impossibleRows);
+  }
+
+  /**
+   * A tick that met no impossible row.
+   *
+   * @param at the tick's instant
+   * @param expired the leases processed
+   * @param completed the requests completed, in order
+   * @param events the comparison events
+   * @param started the requests started
+   * @param explanation why
+   */
+  public TickResult(Instant at, ExpiryResult expired, List<Request> completed, List<ComparisonEvent> events,
+      List<StartResult> started, Explanation explanation) {
+    this(at, expired, completed, events, started, explanation, List.of());
   }
 
   /**

@@ -17,7 +17,9 @@ import java.util.Optional;
  *   <li><b>Outcomes are values.</b> A condition that does not hold (a duplicate, a stale lease, a reached
  *       cap) is reported in the result and changes nothing; methods throw only
  *       {@link InvalidQueueInputException} for unusable arguments and {@link QueueStoreException} when the
- *       store itself fails.
+ *       store itself fails: {@link QueueStoreUnavailableException} when its database cannot be reached,
+ *       {@link ImpossibleRowException} when a row the operation needs was edited into a state no
+ *       operation produces.
  *   <li><b>Time is an argument.</b> Stores never read a clock; {@code now} comes from the engine's clock.
  *       Heartbeat instants only move forward ({@link Collector#heartbeatAt}).
  *   <li><b>Identity.</b> Request and job ids increase in creation order; lease tokens are never reused.
@@ -82,6 +84,27 @@ public interface QueueStore {
    * @return the requests in progress
    */
   List<Request> inProgressRequests();
+
+  /**
+   * Every open request, like {@link #openRequests()}, but a row that no legal sequence of operations
+   * produces (edited by hand) is reported in {@link RequestScan#impossibleRows()} instead of failing the
+   * whole read. The default suits stores whose rows cannot be impossible.
+   *
+   * @return the open requests by id, and the impossible rows
+   */
+  default RequestScan scanOpenRequests() {
+    return RequestScan.of(openRequests());
+  }
+
+  /**
+   * Every request in progress, like {@link #inProgressRequests()}, with impossible rows reported instead of
+   * failing the read (see {@link #scanOpenRequests()}).
+   *
+   * @return the requests in progress by id, and the impossible rows
+   */
+  default RequestScan scanInProgressRequests() {
+    return RequestScan.of(inProgressRequests());
+  }
 
   /**
    * Starts a ready request if fewer than {@code maxInProgress} requests are in progress: moves it to in
@@ -191,7 +214,9 @@ public interface QueueStore {
    * Processes every lease expired at {@code now} (expiry not after {@code now}): a flagged job is
    * cancelled; a job with fewer than {@code maxCrashRescues} rescues is queued again with one more rescue
    * and its affinity kept; any other fails with {@link JobFailure.Reason#CRASH_BUDGET_EXHAUSTED}.
-   * Invariant: the crash-rescue budget is never exceeded.
+   * Invariant: the crash-rescue budget is never exceeded. A store that can hold impossible rows leaves an
+   * expired one unchanged and reports it in {@link ExpiryResult#impossibleRows()}, so it cannot block the
+   * others.
    *
    * @param now the instant
    * @param maxCrashRescues the crash-rescue budget

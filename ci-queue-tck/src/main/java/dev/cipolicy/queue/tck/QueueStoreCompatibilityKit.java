@@ -39,6 +39,7 @@ import dev.cipolicy.queue.spi.RegisterResult;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.RequestKind;
+import dev.cipolicy.queue.spi.RequestScan;
 import dev.cipolicy.queue.spi.RequestState;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
@@ -390,6 +391,28 @@ public abstract class QueueStoreCompatibilityKit {
       assertThat(status.entries().get(1).summary())
           .isEqualTo("master m2: 1 ahead, done in about 1 h 40 min (parent m1 in progress (counts as done))");
       assertThat(next.state()).isEqualTo(RequestState.ARTIFACTS_READY);
+    }
+
+    @Test
+    @DisplayName("the scans read what the lists read, and legal rows are never impossible")
+    void scans() {
+      register("c1", "x86");
+      Request head = running(NewRequest.master("m1", "m0"));
+      submit(NewRequest.master("m2", "m1"));
+      submit(NewRequest.tryAwaitingArtifacts(4));
+      RequestScan open = store.scanOpenRequests();
+      assertThat(open.requests()).isEqualTo(store.openRequests()).hasSize(3);
+      assertThat(open.impossibleRows()).isEmpty();
+      RequestScan running = store.scanInProgressRequests();
+      assertThat(running.requests()).isEqualTo(store.inProgressRequests()).extracting(Request::id)
+          .containsExactly(head.id());
+      assertThat(running.impossibleRows()).isEmpty();
+      assertThat(queue.status().impossibleRows()).isEmpty();
+      completeAll("c1");
+      clock.advance(LEASE.multipliedBy(2));
+      TickResult tick = queue.tick();
+      assertThat(tick.impossibleRows()).isEmpty();
+      assertThat(tick.expired().impossibleRows()).isEmpty();
     }
   }
 

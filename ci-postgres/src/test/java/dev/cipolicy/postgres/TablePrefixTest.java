@@ -1,0 +1,144 @@
+package dev.cipolicy.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.cipolicy.queue.CollectorTarget;
+import dev.cipolicy.queue.JobQueue;
+import dev.cipolicy.queue.QueueSettings;
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.InvalidQueueInputException;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.QueueStoreException;
+import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.SubmitResult;
+import dev.cipolicy.queue.tck.SettableClock;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Table prefixes: two stores in one schema are isolated; names are checked; migrations follow the prefix. */
+class TablePrefixTest {
+
+  private static @Nullable PgTestDatabase db;
+
+  @BeforeAll
+  static void open() {
+    db = PgTestDatabase.open("prefix", 4);
+  }
+
+  @AfterAll
+  static void dropSchema() {
+    if (db != null) {
+      db.close();
+      db = null;
+    }
+  }
+
+  @Test
+  void twoStoresWithDifferentPrefixesInOneSchemaNeverSeeEachOther() throws SQLException {
+    PostgresQueueOptions alphaOptions = PostgresQueueOptions.inSchema(db.schema).withTablePrefix("alpha_");
+    PostgresQueueOptions betaOptions = PostgresQueueOptions.inSchema(db.schema).withTablePrefix("beta_q_");
+    PostgresQueueStore alphaStore = PostgresQueueStore.create(db.dataSource, alphaOptions);
+    PostgresQueueStore betaStore = PostgresQueueStore.create(db.dataSource, betaOptions);
+    assertThat(alphaStore.options()).isEqualTo(alphaOptions);
+
+    assertThat(strings("SELECT table_name FROM information_schema.tables WHERE table_schema = '" + db.schema
+        + "' ORDER BY table_name")).containsExactly("alpha_collectors", "alpha_control", "alpha_jobs", "alpha_leases",
+            "alpha_requests", "alpha_schema_version", "beta_q_collectors", "beta_q_control", "beta_q_jobs",
+            "beta_q_leases", "beta_q_requests", "beta_q_schema_version");
+    assertThat(strings("SELECT indexname FROM pg_indexes WHERE schemaname = '" + db.schema + "'"
+        + " AND indexname NOT LIKE '%pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname"))
+        .containsExactly("alpha_jobs_claimable", "alpha_leases_expiry", "alpha_requests_open", "alpha_requests_open_pr",
+            "beta_q_jobs_claimable", "beta_q_leases_expiry", "beta_q_requests_open", "beta_q_requests_open_pr");
+    assertThat(strings("SELECT sequencename FROM pg_sequences WHERE schemaname = '" + db.schema + "'"
+        + " AND sequencename LIKE '%tokens'")).containsExactlyInAnyOrder("alpha_lease_tokens", "beta_q_lease_tokens");
+    assertThat(strings("SELECT version || ' ' || script FROM " + db.schema + ".beta_q_schema_version ORDER BY 1"))
+        .containsExactly("1 V1__queue.sql", "2 V2__row_checks.sql");
+
+    SettableClock clock = SettableClock.at("2026-01-05T09:00:00Z");
+    QueueSettings settings = QueueSettings.builder().maxInProgress(1).backfill(false).addBenchmarkGroups("compile")
+        .addCollectorTargets(CollectorTarget.required("x86")).build();
+    JobQueue alpha = JobQueue.of(alphaStore, clock, settings);
+    JobQueue beta = JobQueue.of(betaStore, clock, settings);
+
+    // The same tag, collector name and PR in both: no duplicate, no clash.
+    Request a = alpha.submit(NewRequest.master("sha1", null).withPr(7)).request();
+    SubmitResult b = beta.submit(NewRequest.master("sha1", null).withPr(7));
+    assertThat(b.status()).isEqualTo(SubmitResult.Status.CREATED);
+    alpha.registerCollector("c1", "x86", true);
+    beta.registerCollector("c1", "x86", true);
+    // Each has its own cap (K = 1) and control row: both start their request.
+    assertThat(alpha.tick().started()).hasSize(1);
+    assertThat(beta.tick().started()).hasSize(1);
+    // Ids and lease tokens are counted separately, and a claim sees only its own jobs.
+    Claim ca = alpha.claim("c1").claims().get(0);
+    Claim cb = beta.claim("c1").claims().get(0);
+    assertThat(ca.job().id()).isEqualTo(cb.job().id());
+    assertThat(ca.lease().token()).isEqualTo(cb.lease().token());
+    assertThat(alpha.claim("c1").claims()).isEmpty();
+    // Completing in alpha changes nothing in beta.
+    assertThat(alpha.complete(ca.lease()).ok()).isTrue();
+    assertThat(alpha.tick().completed()).extracting(Request::id).containsExactly(a.id());
+    assertThat(beta.tick().completed()).isEmpty();
+    assertThat(betaStore.openRequests()).hasSize(1);
+    assertThat(betaStore.job(cb.job().id()).orElseThrow().lease()).contains(cb.lease());
+    assertThat(beta.complete(cb.lease()).ok()).isTrue();
+    assertThat(beta.tick().completed()).hasSize(1);
+
+    // Migrating again is a no-op per prefix; the default prefix is still free in this schema.
+    assertThat(PostgresMigrations.migrate(db.dataSource, alphaOptions)).isEqualTo(PostgresMigrations.latestVersion());
+    assertThat(PostgresMigrations.migrate(db.dataSource, PostgresQueueOptions.inSchema(db.schema))).isZero();
+  }
+
+  @Test
+  void namesAreCheckedBeforeAnySqlIsBuilt() {
+    PostgresQueueOptions options = PostgresQueueOptions.inSchema("ci");
+    assertThat(options.tablePrefix()).isEqualTo(PostgresQueueOptions.DEFAULT_TABLE_PREFIX).isEqualTo("queue_");
+    assertThat(options.withTablePrefix("ci_queue_").tablePrefix()).isEqualTo("ci_queue_");
+    List<String> bad = new ArrayList<>(List.of("", "Queue_", "1q_", "q-", "q_\"; DROP TABLE x; --", "q ",
+        "q".repeat(PostgresQueueOptions.MAX_PREFIX_LENGTH + 1)));
+    for (String prefix : bad) {
+      assertThatThrownBy(() -> options.withTablePrefix(prefix)).as(prefix)
+          .isInstanceOf(InvalidQueueInputException.class)
+          .hasMessage("table prefix '" + prefix + "' is not usable: expected lower-case letters, digits and"
+              + " underscores, not starting with a digit, 1 to 40 characters (a PostgreSQL identifier that needs no"
+              + " quoting), e.g. 'ci_queue_'");
+    }
+    assertThatThrownBy(() -> options.withTablePrefix(null)).isInstanceOf(InvalidQueueInputException.class)
+        .hasMessageStartingWith("table prefix (missing) is not usable");
+    assertThat(options.withTablePrefix("q".repeat(PostgresQueueOptions.MAX_PREFIX_LENGTH)).tablePrefix())
+        .hasSize(PostgresQueueOptions.MAX_PREFIX_LENGTH);
+    assertThatThrownBy(() -> PostgresQueueOptions.inSchema("Ci")).isInstanceOf(InvalidQueueInputException.class)
+        .hasMessageStartingWith("schema name 'Ci' is not a plain PostgreSQL identifier");
+    assertThatThrownBy(() -> PostgresQueueStore.create(null, options)).isInstanceOf(InvalidQueueInputException.class);
+  }
+
+  @Test
+  void aStoreAttachedToTablesThatDoNotExistSaysWhichOnes() {
+    PostgresQueueStore missing = PostgresQueueStore.attach(db.dataSource,
+        PostgresQueueOptions.inSchema(db.schema).withTablePrefix("nowhere_"));
+    assertThatThrownBy(() -> missing.submit(NewRequest.release("v1"), java.time.Instant.EPOCH))
+        .isInstanceOf(QueueStoreException.class)
+        .hasMessageStartingWith("submit on " + db.schema + ".nowhere_* failed (SQLSTATE 42P01)")
+        .hasMessageContaining("nowhere_requests");
+  }
+
+  private List<String> strings(String sql) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = db.dataSource.getConnection(); PreparedStatement st = c.prepareStatement(sql);
+        ResultSet rs = st.executeQuery()) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
+  }
+}
