@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
  * command (with {@code (on node X)} or {@code (on all nodes: ...)} when it did not run locally), its
  * working directory and environment as {@code cwd:} and {@code env:} lines, the command on one line when
  * it fits the width and otherwise one argument per line, then each generated file as a
- * {@code ### pseudo file N: <path>} section with its content. Arguments are quoted as a POSIX shell would
+ * {@code ### pseudo file N: <path>} section with its content, and each captured sandbox file as a
+ * {@code ### sandbox file <path>} section. Arguments are quoted as a POSIX shell would
  * need them, so every argument boundary is visible. A recording with no command and no file renders as
  * {@value #NO_COMMANDS}.
  *
@@ -117,6 +118,17 @@ public final class GoldenFormat {
       }
     }
     return b.toString();
+  }
+
+  /**
+   * Renders a file a launch left in its sandbox, captured after the entrypoint returned.
+   *
+   * @param relativePath its path below the sandbox, with {@code /} separators
+   * @param content its text
+   * @return a {@code ### sandbox file <path>} section
+   */
+  public String sandboxFile(String relativePath, String content) {
+    return "### sandbox file " + relativePath + "\n" + block(content);
   }
 
   private String section(RecordedCommand c, boolean outputs) {

@@ -18,7 +18,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Files;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.nio.file.PathMatcher;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -89,6 +91,7 @@ public final class LauncherSnapshots<L> {
   private final String runId;
   private final GoldenFormat format;
   private final @Nullable String updateCommand;
+  private final List<String> captureGlobs;
 
   private LauncherSnapshots(Builder<L> b, Path goldenDirectory, Path repositoryRoot) {
     this.launcherType = b.launcherType;
@@ -104,6 +107,7 @@ public final class LauncherSnapshots<L> {
     this.runId = b.runId;
     this.format = b.format;
     this.updateCommand = b.updateCommand;
+    this.captureGlobs = List.copyOf(b.captureGlobs);
 
     List<EntrypointMethod> entrypoints = EntrypointMethod.discover(launcherType);
     Map<String, EntrypointMethod> byName = new LinkedHashMap<>();
@@ -180,12 +184,32 @@ public final class LauncherSnapshots<L> {
   }
 
   /**
-   * One run of a case: its recording and scrubbed text.
+   * One run of a case: its recording, the sandbox files captured after it, and its scrubbed text.
    *
-   * @param recording what the launcher left behind
+   * @param recording the commands and generated files
+   * @param sandboxFiles captured sandbox files: path below the sandbox → content, sorted by path
    * @param text the rendered, scrubbed recording
    */
-  public record Run(Recording recording, String text) {}
+  public record Run(Recording recording, Map<String, String> sandboxFiles, String text) {}
+
+  private Map<String, String> captureSandboxFiles(Path sandbox) throws IOException {
+    Map<String, String> captured = new TreeMap<>();
+    if (captureGlobs.isEmpty()) {
+      return captured;
+    }
+    List<PathMatcher> matchers = captureGlobs.stream()
+        .map(g -> sandbox.getFileSystem().getPathMatcher("glob:" + g)).toList();
+    try (Stream<Path> walk = Files.walk(sandbox)) {
+      for (Path file : walk.filter(Files::isRegularFile).toList()) {
+        Path relative = sandbox.relativize(file);
+        if (matchers.stream().anyMatch(m -> m.matches(relative))) {
+          captured.put(relative.toString().replace(sandbox.getFileSystem().getSeparator(), "/"),
+              Files.readString(file, StandardCharsets.UTF_8));
+        }
+      }
+    }
+    return captured;
+  }
 
   /**
    * The launcher class.
@@ -261,8 +285,11 @@ public final class LauncherSnapshots<L> {
       }
       invoke(c, launcher, executor, scratchpad, sandbox);
       Recording recording = Recording.of(executor, scratchpad);
-      String text = Scrubbers.standard(sandbox, repositoryRoot).then(scrubbers).apply(format.render(recording));
-      return new Run(recording, text);
+      Map<String, String> captured = captureSandboxFiles(sandbox);
+      StringBuilder rendered = new StringBuilder(format.render(recording));
+      captured.forEach((path, content) -> rendered.append('\n').append(format.sandboxFile(path, content)));
+      String text = Scrubbers.standard(sandbox, repositoryRoot).then(scrubbers).apply(rendered.toString());
+      return new Run(recording, captured, text);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot prepare the sandbox of " + c.id() + ": " + e.getMessage(), e);
     } finally {
@@ -463,6 +490,7 @@ public final class LauncherSnapshots<L> {
     private String runId = StableScratchpad.DEFAULT_RUN_ID;
     private GoldenFormat format = GoldenFormat.standard();
     private @Nullable String updateCommand;
+    private final List<String> captureGlobs = new ArrayList<>();
 
     private Builder(Class<L> launcherType, Function<LaunchPorts, ? extends L> factory) {
       this.launcherType = launcherType;
@@ -586,6 +614,20 @@ public final class LauncherSnapshots<L> {
         throw new SnapshotConfigurationException("the allowance of " + entrypointOrCase + " needs a reason");
       }
       allowances.put(entrypointOrCase, reason);
+      return this;
+    }
+
+    /**
+     * Captures the files of each run's sandbox that match a glob (relative to the sandbox, e.g.
+     * {@code github_output} or {@code results/**.xml}) after the entrypoint returned, and appends them to
+     * the recording as {@code ### sandbox file <path>} sections, sorted by path. For launchers whose product
+     * is a file, such as a GitHub Actions output file.
+     *
+     * @param glob a {@link java.nio.file.FileSystem#getPathMatcher} glob
+     * @return this builder
+     */
+    public Builder<L> captureSandboxFiles(String glob) {
+      captureGlobs.add(glob);
       return this;
     }
 

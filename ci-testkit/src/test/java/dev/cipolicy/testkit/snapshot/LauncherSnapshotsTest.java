@@ -254,4 +254,35 @@ class LauncherSnapshotsTest {
     assertThat(s.runOnce(find(s, "train")).recording()).isNotNull();
     assertThat(s.cases()).hasSize(4);
   }
+
+  @Test
+  void capturedSandboxFilesFollowTheRecording() {
+    LauncherSnapshots<Launchers.Reports> s = LauncherSnapshots.of(Launchers.Reports.class, Launchers.Reports::new)
+        .goldenDirectory(goldens).repositoryRoot(repo)
+        .environment(FrozenEnvironment.builder().set("REPORT", "<SANDBOX>/out/report.txt").build())
+        .script(CommandScript.builder().respond(CommandScript.program("report"), (node, command) -> {
+          try {
+            Path out = Path.of(command.arguments().get(1));
+            Files.createDirectories(out.getParent());
+            Files.writeString(out, "written to " + out + "\n");
+            Files.writeString(out.resolveSibling("ignored.log"), "not captured");
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+          return CommandResult.success();
+        }).build())
+        .captureSandboxFiles("out/*.txt")
+        .build();
+
+    LauncherSnapshots.Run run = s.runOnce(s.cases().get(0));
+
+    assertThat(run.sandboxFiles()).containsOnlyKeys("out/report.txt");
+    assertThat(run.text()).isEqualTo("""
+        ### 1
+        report --out <SANDBOX>/out/report.txt
+
+        ### sandbox file out/report.txt
+        written to <SANDBOX>/out/report.txt
+        """);
+  }
 }

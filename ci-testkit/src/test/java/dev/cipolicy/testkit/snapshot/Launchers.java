@@ -82,4 +82,17 @@ final class Launchers {
       throw new IllegalStateException("no GPU found");
     }
   }
+
+  /** A launcher whose product is a file its command writes. */
+  public static final class Reports {
+    private final LaunchPorts ports;
+
+    public Reports(LaunchPorts ports) {
+      this.ports = ports;
+    }
+
+    public void report() {
+      ports.executor().run(Command.of("report", "--out", ports.environment().get("REPORT").orElseThrow()));
+    }
+  }
 }
