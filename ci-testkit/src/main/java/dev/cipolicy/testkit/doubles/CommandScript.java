@@ -6,7 +6,6 @@ import dev.cipolicy.testkit.port.InvalidCommandException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Predicate;
 
 /**
@@ -131,8 +130,12 @@ public final class CommandScript {
   public CommandResult answer(String node, Command command) {
     for (Rule r : rules) {
       if (r.when().test(command)) {
-        return Objects.requireNonNull(r.responder().answer(node, command),
-            () -> "the responder for " + command + " returned null");
+        CommandResult result = r.responder().answer(node, command);
+        if (result == null) {
+          throw new InvalidCommandException("the scripted responder for " + command + " on node " + node
+              + " returned null; a responder returns a CommandResult");
+        }
+        return result;
       }
     }
     return defaultResult;

@@ -7,7 +7,7 @@ import dev.cipolicy.api.CiPolicyException;
  * class without entrypoints, an allowance or variant naming an entrypoint that does not exist. The
  * message names the setting and what was expected.
  */
-public class SnapshotConfigurationException extends CiPolicyException {
+public final class SnapshotConfigurationException extends CiPolicyException {
   private static final long serialVersionUID = 1L;
 
   /**

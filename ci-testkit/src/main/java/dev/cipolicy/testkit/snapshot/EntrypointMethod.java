@@ -4,6 +4,7 @@ import dev.cipolicy.testkit.golden.SnapshotConfigurationException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,7 @@ public record EntrypointMethod(String name, Method method, boolean takesVariant)
     Map<String, EntrypointMethod> found = new TreeMap<>();
     List<String> problems = new ArrayList<>();
     Method[] methods = launcher.getMethods();
-    java.util.Arrays.sort(methods, Comparator.comparing(Method::getName).thenComparing(Method::toGenericString));
+    Arrays.sort(methods, Comparator.comparing(Method::getName).thenComparing(Method::toGenericString));
     for (Method m : methods) {
       if (m.getDeclaringClass() == Object.class || Modifier.isStatic(m.getModifiers()) || m.isSynthetic()
           || m.isBridge() || m.isAnnotationPresent(NotAnEntrypoint.class)) {
