@@ -10,17 +10,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIf;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.extension.TestTemplateInvocationContext;
-import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.launcher.TestExecutionListener;
@@ -35,36 +27,7 @@ class LauncherSnapshotExtensionTest {
 
   @AfterEach
   void disableFixture() {
-    HostTest.snapshots = null;
-  }
-
-  /**
-   * A host's test class, as docs/testkit.md shows it; enabled only while a test here runs it (the extension
-   * field delegates to the extension the running test sets).
-   */
-  @EnabledIf("enabled")
-  static class HostTest {
-    static volatile @Nullable LauncherSnapshotExtension snapshots;
-
-    @RegisterExtension
-    static final TestTemplateInvocationContextProvider SNAPSHOTS = new TestTemplateInvocationContextProvider() {
-      @Override
-      public boolean supportsTestTemplate(ExtensionContext context) {
-        return Objects.requireNonNull(snapshots).supportsTestTemplate(context);
-      }
-
-      @Override
-      public Stream<TestTemplateInvocationContext> provideTestTemplateInvocationContexts(ExtensionContext context) {
-        return Objects.requireNonNull(snapshots).provideTestTemplateInvocationContexts(context);
-      }
-    };
-
-    static boolean enabled() {
-      return snapshots != null;
-    }
-
-    @LauncherSnapshotTest
-    void matchesItsGoldenFile() {}
+    HostSnapshotFixture.snapshots = null;
   }
 
   private record Outcome(String name, TestExecutionResult.Status status, String message) {}
@@ -77,10 +40,10 @@ class LauncherSnapshotExtensionTest {
         .variants("evaluate", List.of("qwen3-4b"))
         .allowNoCommands("dryRun", "prints only")
         .build();
-    HostTest.snapshots = LauncherSnapshotExtension.of(s, mode);
+    HostSnapshotFixture.snapshots = LauncherSnapshotExtension.of(s, mode);
     List<Outcome> outcomes = new ArrayList<>();
-    LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(HostTest.class))
-        .build(), new TestExecutionListener() {
+    LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
+        .selectors(selectClass(HostSnapshotFixture.class)).build(), new TestExecutionListener() {
           @Override
           public void executionFinished(TestIdentifier id, TestExecutionResult result) {
             if (id.isTest() || id.getDisplayName().equals("matchesItsGoldenFile()")) {
@@ -116,7 +79,7 @@ class LauncherSnapshotExtensionTest {
         .extracting(Outcome::name).containsExactly("train", LauncherSnapshotExtension.ORPHANS);
     assertThat(compare).filteredOn(o -> o.name().equals("train")).first().extracting(Outcome::message)
         .asString().contains("does not exist; create it with\n  ./mvnw -o -pl ci-testkit -am verify"
-            + " -Dsurefire.failIfNoSpecifiedTests=false -Dtest=HostTest -Dci.testkit.update=true");
+            + " -Dsurefire.failIfNoSpecifiedTests=false -Dtest=HostSnapshotFixture -Dci.testkit.update=true");
     assertThat(compare).filteredOn(o -> o.name().equals(LauncherSnapshotExtension.ORPHANS)).first()
         .extracting(Outcome::message).asString().contains("[finetune.txt]");
   }
