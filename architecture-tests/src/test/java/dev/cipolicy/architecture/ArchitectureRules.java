@@ -28,6 +28,7 @@ import java.io.FileOutputStream;
 import java.io.FileReader;
 import java.io.FileWriter;
 import java.io.RandomAccessFile;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -83,6 +84,7 @@ public final class ArchitectureRules {
     rules.put("apiUsesNoGuavaJacksonOrCronUtils", apiUsesNoGuavaJacksonOrCronUtils(root));
     rules.put("everyPackageIsNullMarked", everyPackageIsNullMarked(root));
     rules.put("noPackageCycles", noPackageCycles(root));
+    rules.put("testkitPortsArePure", testkitPortsArePure(root));
     return rules;
   }
 
@@ -144,6 +146,31 @@ public final class ArchitectureRules {
             + " and start no threads")
         .because("DESIGN.md: the core modules do no I/O and read no clock or environment;"
             + " time, environment and files are ports");
+  }
+
+  /**
+   * The rule that the launcher ports of the snapshot kit ({@code testkit.port}) are pure: interfaces and
+   * values that start no process, touch no file (a {@link Path} is a value and allowed), read no clock,
+   * environment or system property and start no thread. The kit's adapters ({@code testkit.system},
+   * {@code testkit.doubles}) do the I/O.
+   */
+  public static ArchRule testkitPortsArePure(String root) {
+    DescribedPredicate<JavaClass> ioTypes = resideInAnyPackage(
+            "java.nio.file..", "java.nio.channels..", "java.net..", "java.sql..", "javax.sql..")
+        .and(not(belongToAnyOf(Path.class)))
+        .or(belongToAnyOf(File.class, FileInputStream.class, FileOutputStream.class, FileReader.class,
+            FileWriter.class, RandomAccessFile.class, ProcessBuilder.class, Process.class, Runtime.class,
+            Executors.class))
+        .as("I/O, process or executor types other than java.nio.file.Path");
+    return noClasses().that().resideInAPackage(pkg(root, "testkit.port"))
+        .should().dependOnClassesThat(ioTypes)
+        .orShould().callMethodWhere(systemClockOrEnvironmentRead())
+        .orShould().accessFieldWhere(consoleStream())
+        .orShould().callConstructorWhere(threadConstruction())
+        .as("the testkit ports start no process, touch no file, read no clock or environment and start no"
+            + " threads")
+        .because("issue 7: the ports a launcher is written against stay pure interfaces and values; adapters"
+            + " do the I/O");
   }
 
   /** The rule that cron-utils ({@code com.cronutils..}) is used only from {@code core.schedule}. */

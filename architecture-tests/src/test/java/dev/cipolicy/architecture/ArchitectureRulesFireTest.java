@@ -20,6 +20,7 @@ import fixture.badarch.core.UsesJackson;
 import fixture.badarch.core.cyclea.CycleA;
 import fixture.badarch.core.cycleb.CycleB;
 import fixture.badarch.core.unmarked.Unmarked;
+import fixture.badarch.testkit.port.StartsProcess;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -122,6 +123,11 @@ class ArchitectureRulesFireTest {
     assertFires(ArchitectureRules.noPackageCycles(BAD), CycleA.class, CycleB.class);
   }
 
+  @Test
+  void testkitPortRuleFiresOnAPortThatStartsAProcess() {
+    assertFires(ArchitectureRules.testkitPortsArePure(BAD), StartsProcess.class);
+  }
+
   @ParameterizedTest(name = "{0} breaks exactly {1}")
   @MethodSource("fixturesAndTheRulesTheyBreak")
   void eachFixtureBreaksOnlyItsIntendedRules(Class<?> fixture, Set<String> intendedRules) {
@@ -150,7 +156,8 @@ class ArchitectureRulesFireTest {
         Arguments.of(ExposesJacksonType.class, Set.of("apiUsesNoGuavaJacksonOrCronUtils", "jacksonOnlyInLoadPackage")),
         Arguments.of(Unmarked.class, Set.of("everyPackageIsNullMarked")),
         Arguments.of(CycleA.class, Set.of("noPackageCycles")),
-        Arguments.of(CycleB.class, Set.of("noPackageCycles")));
+        Arguments.of(CycleB.class, Set.of("noPackageCycles")),
+        Arguments.of(StartsProcess.class, Set.of("testkitPortsArePure")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -170,6 +177,7 @@ class ArchitectureRulesFireTest {
     assertThat(goodClasses.contain("fixture.goodarch.core.load.GoodLoader")).isTrue();
     assertThat(goodClasses.contain("fixture.goodarch.cli.GoodHost")).isTrue();
     assertThat(goodClasses.contain("fixture.goodarch.core.GoodEngine")).isTrue();
+    assertThat(goodClasses.contain("fixture.goodarch.testkit.port.GoodPort")).isTrue();
   }
 
   /** Asserts that the rule fires on the bad fixture and that its report names every offender. */

@@ -44,6 +44,11 @@ class ArchitectureTest {
         .isTrue();
     assertThat(production.contain("dev.cipolicy.queue.tck.QueueStoreCompatibilityKit")).as("ci-queue-tck imported")
         .isTrue();
+    assertThat(production.contain("dev.cipolicy.postgres.PostgresQueueStore")).as("ci-postgres imported").isTrue();
+    assertThat(production.contain("dev.cipolicy.testkit.snapshot.LauncherSnapshots")).as("ci-testkit imported")
+        .isTrue();
+    assertThat(production.contain("dev.cipolicy.launcher.StageLauncher")).as("ci-launcher-example imported")
+        .isTrue();
     assertThat(production.stream().map(JavaClass::getName)).noneMatch(name -> name.startsWith(ROOT + ".architecture."));
     assertThat(production.stream().flatMap(javaClass -> javaClass.getSource().stream()))
         .allSatisfy(source -> assertThat(source.getUri().toString()).doesNotContain("/test-classes/"));
@@ -77,6 +82,11 @@ class ArchitectureTest {
   @Test
   void everyPackageIsNullMarked() {
     ArchitectureRules.everyPackageIsNullMarked(ROOT).check(production);
+  }
+
+  @Test
+  void testkitPortsArePure() {
+    ArchitectureRules.testkitPortsArePure(ROOT).check(production);
   }
 
   @Test
