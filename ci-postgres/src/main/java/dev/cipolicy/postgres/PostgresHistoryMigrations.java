@@ -2,12 +2,6 @@ package dev.cipolicy.postgres;
 
 import dev.cipolicy.api.InvalidInputException;
 import dev.cipolicy.gate.MetricStoreException;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Set;
@@ -31,12 +25,13 @@ public final class PostgresHistoryMigrations {
   static final List<String> SCRIPTS = List.of("V1__metric_history.sql");
 
   /** The advisory lock key prefix; the same as the queue migrations', so the two sets never run at once. */
-  static final String LOCK_PREFIX = "dev.cipolicy.postgres.migrate:";
+  static final String LOCK_PREFIX = PostgresMigrations.LOCK_PREFIX;
 
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
   /** Unique violation and duplicate schema: a concurrent CREATE SCHEMA won; deadlock: re-run. */
   private static final Set<String> RETRYABLE = Set.of("23505", "42P06", "40P01", "40001");
   private static final int MAX_TRIES = 3;
+  private static final SqlMigrationSet SET = new SqlMigrationSet("history-migrations", SCRIPTS);
 
   private PostgresHistoryMigrations() {}
 
@@ -46,7 +41,7 @@ public final class PostgresHistoryMigrations {
    * @return the version
    */
   public static int latestVersion() {
-    return SCRIPTS.size();
+    return SET.latestVersion();
   }
 
   /**
@@ -79,78 +74,25 @@ public final class PostgresHistoryMigrations {
   public static int migrate(DataSource dataSource, String schema) {
     String s = '"' + validSchema(schema) + '"';
     for (int attempt = 1; ; attempt++) {
+      int current;
       try {
-        return migrateOnce(dataSource, schema, s);
+        current = SET.apply(dataSource, LOCK_PREFIX + schema, s, s + ".gate_schema_version",
+            text -> text.replace("${schema}", s));
       } catch (SQLException e) {
-        if (attempt >= MAX_TRIES || e.getSQLState() == null || !RETRYABLE.contains(e.getSQLState())) {
-          throw new MetricStoreException("could not migrate the metric history in schema " + schema
-              + " (SQLSTATE " + e.getSQLState() + "): " + e.getMessage(), e);
+        if (attempt < MAX_TRIES && e.getSQLState() != null && RETRYABLE.contains(e.getSQLState())) {
+          continue;
         }
+        throw new MetricStoreException("could not migrate the metric history in schema " + schema
+            + " (SQLSTATE " + e.getSQLState() + "): " + e.getMessage(), e);
+      } catch (SqlMigrationSet.ScriptUnavailable e) {
+        throw new MetricStoreException(e.getMessage(), e);
       }
-    }
-  }
-
-  private static int migrateOnce(DataSource dataSource, String schema, String s) throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))")) {
-          lock.setString(1, LOCK_PREFIX + schema);
-          lock.execute();
-        }
-        exec(c, "CREATE SCHEMA IF NOT EXISTS " + s);
-        exec(c, "CREATE TABLE IF NOT EXISTS " + s + ".gate_schema_version (version integer PRIMARY KEY,"
-            + " script text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
-        int current;
-        try (PreparedStatement q = c.prepareStatement("SELECT coalesce(max(version), 0) FROM " + s
-            + ".gate_schema_version"); ResultSet rs = q.executeQuery()) {
-          rs.next();
-          current = rs.getInt(1);
-        }
-        if (current > SCRIPTS.size()) {
-          throw new MetricStoreException("the metric history in schema " + schema + " is at version " + current
-              + ", newer than this ci-postgres (" + SCRIPTS.size() + "); upgrade the library",
-              new IllegalStateException("gate_schema_version holds version " + current));
-        }
-        for (int v = current + 1; v <= SCRIPTS.size(); v++) {
-          String script = SCRIPTS.get(v - 1);
-          exec(c, load(script).replace("${schema}", s));
-          try (PreparedStatement ins = c.prepareStatement("INSERT INTO " + s
-              + ".gate_schema_version (version, script) VALUES (?, ?)")) {
-            ins.setInt(1, v);
-            ins.setString(2, script);
-            ins.executeUpdate();
-          }
-        }
-        c.commit();
-        return current;
-      } catch (SQLException | RuntimeException e) {
-        try {
-          c.rollback();
-        } catch (SQLException r) {
-          e.addSuppressed(r);
-        }
-        throw e;
+      if (current > SET.latestVersion()) {
+        throw new MetricStoreException("the metric history in schema " + schema + " is at version " + current
+            + ", newer than this ci-postgres (" + SET.latestVersion() + "); upgrade the library",
+            new IllegalStateException("gate_schema_version holds version " + current));
       }
-    }
-  }
-
-  private static void exec(Connection c, String sql) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement(sql)) {
-      st.execute();
-    }
-  }
-
-  private static String load(String script) {
-    String path = "history-migrations/" + script;
-    try (InputStream in = PostgresHistoryMigrations.class.getResourceAsStream(path)) {
-      if (in == null) {
-        throw new MetricStoreException("migration " + path + " is missing from the ci-postgres jar",
-            new IllegalStateException("resource dev/cipolicy/postgres/" + path + " not found"));
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new MetricStoreException("could not read migration " + path + ": " + e.getMessage(), e);
+      return current;
     }
   }
 }

@@ -2,12 +2,6 @@ package dev.cipolicy.postgres;
 
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.QueueStoreException;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import javax.sql.DataSource;
@@ -25,6 +19,14 @@ public final class PostgresMigrations {
   /** The migrations, in version order. */
   static final List<String> SCRIPTS = List.of("V1__queue.sql", "V2__row_checks.sql");
 
+  /**
+   * The advisory lock key prefix, followed by the schema name; the history migrations take the same key, so
+   * the two sets never run at once on one schema.
+   */
+  static final String LOCK_PREFIX = "dev.cipolicy.postgres.migrate:";
+
+  private static final SqlMigrationSet SET = new SqlMigrationSet("migrations", SCRIPTS);
+
   private PostgresMigrations() {}
 
   /**
@@ -33,7 +35,7 @@ public final class PostgresMigrations {
    * @return the version
    */
   public static int latestVersion() {
-    return SCRIPTS.size();
+    return SET.latestVersion();
   }
 
   /**
@@ -76,64 +78,20 @@ public final class PostgresMigrations {
     }
     String schema = options.schema();
     String s = '"' + schema + '"';
-    String versions = options.sql("schema_version");
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))")) {
-          lock.setString(1, "dev.cipolicy.postgres.migrate:" + schema);
-          lock.execute();
-        }
-        exec(c, "CREATE SCHEMA IF NOT EXISTS " + s);
-        exec(c, "CREATE TABLE IF NOT EXISTS " + versions + " (version integer PRIMARY KEY,"
-            + " script text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
-        int current;
-        try (PreparedStatement q = c.prepareStatement("SELECT coalesce(max(version), 0) FROM " + versions);
-            ResultSet rs = q.executeQuery()) {
-          rs.next();
-          current = rs.getInt(1);
-        }
-        if (current > SCRIPTS.size()) {
-          throw new QueueStoreException("tables " + options.display("*") + " are at version " + current
-              + ", newer than this ci-postgres (" + SCRIPTS.size() + "); upgrade the library");
-        }
-        for (int v = current + 1; v <= SCRIPTS.size(); v++) {
-          String script = SCRIPTS.get(v - 1);
-          exec(c, load(script).replace("${schema}", s).replace("${prefix}", options.tablePrefix()));
-          try (PreparedStatement ins = c.prepareStatement("INSERT INTO " + versions
-              + " (version, script) VALUES (?, ?)")) {
-            ins.setInt(1, v);
-            ins.setString(2, script);
-            ins.executeUpdate();
-          }
-        }
-        c.commit();
-        return current;
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
-      }
+    int current;
+    try {
+      current = SET.apply(dataSource, LOCK_PREFIX + schema, s, options.sql("schema_version"),
+          text -> text.replace("${schema}", s).replace("${prefix}", options.tablePrefix()));
     } catch (SQLException e) {
       throw new QueueStoreException("could not migrate tables " + options.display("*") + " (SQLSTATE "
           + e.getSQLState() + "): " + e.getMessage(), e);
+    } catch (SqlMigrationSet.ScriptUnavailable e) {
+      throw new QueueStoreException(e.getMessage(), e);
     }
-  }
-
-  private static void exec(Connection c, String sql) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement(sql)) {
-      st.execute();
+    if (current > SET.latestVersion()) {
+      throw new QueueStoreException("tables " + options.display("*") + " are at version " + current
+          + ", newer than this ci-postgres (" + SET.latestVersion() + "); upgrade the library");
     }
-  }
-
-  private static String load(String script) {
-    String path = "migrations/" + script;
-    try (InputStream in = PostgresMigrations.class.getResourceAsStream(path)) {
-      if (in == null) {
-        throw new QueueStoreException("migration " + path + " is missing from the ci-postgres jar");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new QueueStoreException("could not read migration " + path + ": " + e.getMessage(), e);
-    }
+    return current;
   }
 }
