@@ -1,7 +1,6 @@
 package dev.cipolicy.testkit.golden;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,7 +58,7 @@ public final class GoldenDirectory {
     try {
       return Optional.of(Files.readString(file, StandardCharsets.UTF_8).replace("\r\n", "\n"));
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read golden file " + file + ": " + e.getMessage(), e);
+      throw new SnapshotIoException("cannot read golden file " + file + ": " + e.getMessage(), e);
     }
   }
 
@@ -75,7 +74,7 @@ public final class GoldenDirectory {
       Files.createDirectories(file.getParent());
       Files.writeString(file, text, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot write golden file " + file + ": " + e.getMessage(), e);
+      throw new SnapshotIoException("cannot write golden file " + file + ": " + e.getMessage(), e);
     }
   }
 
@@ -94,7 +93,7 @@ public final class GoldenDirectory {
         dir = dir.getParent();
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot delete golden file " + file + ": " + e.getMessage(), e);
+      throw new SnapshotIoException("cannot delete golden file " + file + ": " + e.getMessage(), e);
     }
   }
 
@@ -113,7 +112,7 @@ public final class GoldenDirectory {
           .sorted()
           .toList();
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot list golden directory " + root + ": " + e.getMessage(), e);
+      throw new SnapshotIoException("cannot list golden directory " + root + ": " + e.getMessage(), e);
     }
   }
 

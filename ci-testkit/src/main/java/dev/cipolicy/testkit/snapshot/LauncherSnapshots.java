@@ -11,11 +11,11 @@ import dev.cipolicy.testkit.golden.GoldenFormat;
 import dev.cipolicy.testkit.golden.Scrubber;
 import dev.cipolicy.testkit.golden.Scrubbers;
 import dev.cipolicy.testkit.golden.SnapshotConfigurationException;
+import dev.cipolicy.testkit.golden.SnapshotIoException;
 import dev.cipolicy.testkit.golden.UnifiedDiff;
 import dev.cipolicy.testkit.golden.UpdateMode;
 import dev.cipolicy.testkit.port.LaunchPorts;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Files;
 import java.nio.charset.StandardCharsets;
@@ -259,7 +259,7 @@ public final class LauncherSnapshots<L> {
     try {
       sandbox = Files.createTempDirectory("ci-testkit-sandbox-").toAbsolutePath().normalize();
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot create a sandbox directory: " + e.getMessage(), e);
+      throw new SnapshotIoException("cannot create a sandbox directory: " + e.getMessage(), e);
     }
     try {
       preparation.prepare(c, sandbox);
@@ -291,7 +291,7 @@ public final class LauncherSnapshots<L> {
       String text = Scrubbers.standard(sandbox, repositoryRoot).then(scrubbers).apply(rendered.toString());
       return new Run(recording, captured, text);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot prepare the sandbox of " + c.id() + ": " + e.getMessage(), e);
+      throw new SnapshotIoException("cannot prepare the sandbox of " + c.id() + ": " + e.getMessage(), e);
     } finally {
       deleteRecursively(sandbox);
     }
