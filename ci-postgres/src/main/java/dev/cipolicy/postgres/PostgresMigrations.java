@@ -21,7 +21,7 @@ import javax.sql.DataSource;
 public final class PostgresMigrations {
 
   /** The migrations, in version order. */
-  static final List<String> SCRIPTS = List.of("V1__queue.sql");
+  static final List<String> SCRIPTS = List.of("V1__queue.sql", "V2__claim_affinity_index.sql");
 
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
