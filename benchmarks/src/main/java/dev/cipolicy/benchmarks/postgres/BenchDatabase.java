@@ -20,12 +20,12 @@ final class BenchDatabase {
 
   /** Server counters at one instant: the database's transactions and the schema's row writes. */
   record ServerStats(long xactCommit, long xactRollback, long inserted, long updated, long hotUpdated,
-      long deleted) {
+      long deleted, long walBytes) {
 
     ServerStats minus(ServerStats before) {
       return new ServerStats(xactCommit - before.xactCommit, xactRollback - before.xactRollback,
           inserted - before.inserted, updated - before.updated, hotUpdated - before.hotUpdated,
-          deleted - before.deleted);
+          deleted - before.deleted, walBytes - before.walBytes);
     }
 
     long rowsWritten() {
@@ -94,16 +94,22 @@ final class BenchDatabase {
     throw new IllegalStateException("the sessions of pool " + applicationName + " did not end within 10 s");
   }
 
-  /** Reads the database's commit counters and the row-write counters of one schema's tables. */
+  /**
+   * Reads the database's commit counters, the row-write counters of one schema's tables and the server's WAL
+   * position (bytes written since the cluster was created; every database's writes move it).
+   */
   ServerStats stats(String schema) {
     try (Connection c = connect()) {
       long commits;
       long rollbacks;
-      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT xact_commit, xact_rollback"
+      long wal;
+      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT xact_commit, xact_rollback,"
+          + " pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint"
           + " FROM pg_stat_database WHERE datname = current_database()")) {
         rs.next();
         commits = rs.getLong(1);
         rollbacks = rs.getLong(2);
+        wal = rs.getLong(3);
       }
       try (PreparedStatement st = c.prepareStatement("SELECT coalesce(sum(n_tup_ins), 0), coalesce(sum(n_tup_upd), 0),"
           + " coalesce(sum(n_tup_hot_upd), 0), coalesce(sum(n_tup_del), 0) FROM pg_stat_user_tables"
@@ -111,7 +117,7 @@ final class BenchDatabase {
         st.setString(1, schema);
         try (ResultSet rs = st.executeQuery()) {
           rs.next();
-          return new ServerStats(commits, rollbacks, rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4));
+          return new ServerStats(commits, rollbacks, rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), wal);
         }
       }
     } catch (SQLException e) {
