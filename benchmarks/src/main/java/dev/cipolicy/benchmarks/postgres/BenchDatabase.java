@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class BenchDatabase {
 
-  /** Server counters at one instant: the database's transactions and the schema's row writes. */
+  /** Server counters at one instant: the database's transactions, the schema's row writes, the WAL position. */
   record ServerStats(long xactCommit, long xactRollback, long inserted, long updated, long hotUpdated,
       long deleted, long walBytes) {
 
@@ -125,7 +125,7 @@ final class BenchDatabase {
     }
   }
 
-  /** Whether {@code pg_stat_statements} is loaded (in {@code shared_preload_libraries}). */
+  /** The server's {@code shared_preload_libraries}, where {@code pg_stat_statements} would have to be. */
   String preloadLibraries() {
     return queryText("SELECT current_setting('shared_preload_libraries')");
   }
