@@ -49,13 +49,16 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The PostgreSQL {@link QueueStore}: every operation is one JDBC transaction of prepared statements on a
  * host-supplied {@link DataSource}, and every invariant holds inside the database, so any number of site and
- * collector processes may share one schema.
+ * collector processes may share one schema. The hot operations, {@link #claim} and {@link #complete}, first try
+ * one auto-committed statement that does the whole operation when its usual conditions hold (one round trip,
+ * one commit) and writes nothing otherwise; the full transaction then runs.
  *
  * <ul>
  *   <li>Unique tags and one open request per (PR, kind): a unique constraint and a partial unique index;
@@ -103,6 +106,14 @@ public final class PostgresQueueStore implements QueueStore {
   private final String control;
   private final String tokens;
   private final String jobFrom;
+  private final String claimSql;
+  private final String completeSql;
+  /**
+   * Collector name to tag, learnt by claims. A registered collector's tag never changes, so the claim fast
+   * path can name the tag as a parameter (which lets the planner use the claim indexes); the statement still
+   * checks it against the row and falls back to the full path when they differ.
+   */
+  private final ConcurrentHashMap<String, String> collectorTags = new ConcurrentHashMap<>();
 
   private PostgresQueueStore(DataSource dataSource, PostgresQueueOptions options) {
     if (dataSource == null) {
@@ -123,6 +134,66 @@ public final class PostgresQueueStore implements QueueStore {
     this.control = options.sql("control");
     this.tokens = options.sql("lease_tokens");
     this.jobFrom = " FROM " + jobs + " j LEFT JOIN " + leases + " l ON l.job_id = j.id ";
+    this.claimSql = claimSql();
+    this.completeSql = completeSql();
+  }
+
+  /**
+   * The claim fast path, one statement: when the collector is active with the known tag and no lease of the
+   * tag has expired, lock queued jobs ({@code FOR UPDATE SKIP LOCKED}; affinity to the claimer first, then
+   * the others, each by id), lease them, insert their leases and refresh the heartbeat. It binds the
+   * collector, its tag, now, the limit, the affinity cut-off (now - collector timeout) and the lease expiry,
+   * in the order {@link #claimFast} sets them. Columns: the claimed job rows with their new lease as in {@link #JOB_COLS} (in claim order), then whether the
+   * fast path applied and how many leases it inserted; one row with null job columns when it claimed none.
+   */
+  private String claimSql() {
+    String notGone = "NOT EXISTS (SELECT 1 FROM " + collectors + " c WHERE c.name = j.affinity AND c.active"
+        + " AND c.last_heartbeat_at > ?::timestamptz)";
+    return "WITH go AS (SELECT 1 FROM " + collectors + " WHERE name = ?::text AND tag = ?::text AND active"
+        + " AND NOT EXISTS (SELECT 1 FROM " + leases + " WHERE collector_tag = ?::text"
+        + " AND expires_at <= ?::timestamptz)),"
+        + " own AS (SELECT j.id FROM " + jobs + " j WHERE EXISTS (SELECT 1 FROM go) AND j.collector_tag = ?::text"
+        + " AND j.state = 'QUEUED' AND j.affinity = ?::text ORDER BY j.id LIMIT ?::int FOR UPDATE OF j SKIP LOCKED),"
+        + " other AS (SELECT j.id FROM " + jobs + " j WHERE EXISTS (SELECT 1 FROM go) AND j.collector_tag = ?::text"
+        + " AND j.state = 'QUEUED' AND (j.affinity IS NULL OR (j.affinity <> ?::text AND " + notGone + "))"
+        + " ORDER BY j.id LIMIT ?::int - (SELECT count(*) FROM own) FOR UPDATE OF j SKIP LOCKED),"
+        + " picked AS (SELECT id, 0 AS pass FROM own UNION ALL SELECT id, 1 FROM other),"
+        // The values Job.claimed(lease) gives: leased, next attempt, affinity to the claimer, no failure.
+        + " claimed AS (UPDATE " + jobs + " j SET state = 'LEASED', attempt = j.attempt + 1, affinity = ?::text,"
+        + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL, finished_at = NULL FROM picked p"
+        + " WHERE j.id = p.id RETURNING j.*, p.pass, nextval('" + tokens + "') AS token),"
+        + " leased AS (INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, collector_tag)"
+        + " SELECT id, attempt, token, ?::timestamptz, ?::text, collector_tag FROM claimed RETURNING job_id),"
+        + " touched AS (UPDATE " + collectors + " SET last_heartbeat_at = ?::timestamptz WHERE name = ?::text"
+        + " AND EXISTS (SELECT 1 FROM go) AND last_heartbeat_at < ?::timestamptz RETURNING 1)"
+        + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
+        + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
+        + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, ?::timestamptz, ?::text, false,"
+        + " j.collector_tag, EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased)"
+        + " FROM (SELECT 1) one LEFT JOIN claimed j ON true ORDER BY j.pass, j.id";
+  }
+
+  /**
+   * The completion fast path, one statement: when the lease is live, fenced by (job, attempt, token), not
+   * flagged for cancellation and its job is leased, mark the job succeeded, end the lease and refresh the
+   * holder's heartbeat. It binds the job, attempt, token and now, in the order {@link #completeFast} sets
+   * them. Columns: the succeeded job row as in
+   * {@link #JOB_COLS} (no lease), then how many leases it ended; no row when the fast path does not apply.
+   */
+  private String completeSql() {
+    return "WITH l AS (SELECT job_id, collector FROM " + leases + " WHERE job_id = ?::bigint AND attempt = ?::int"
+        + " AND token = ?::bigint AND expires_at > ?::timestamptz AND NOT cancel_requested FOR UPDATE),"
+        // The values Job.succeeded(now) gives: succeeded, finished now, no failure, the rest kept.
+        + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = ?::timestamptz,"
+        + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL FROM l WHERE j.id = l.job_id"
+        + " AND j.state = 'LEASED' AND j.attempt = ?::int RETURNING j.*),"
+        + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
+        + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = ?::timestamptz FROM l, done"
+        + " WHERE c.name = l.collector AND c.last_heartbeat_at < ?::timestamptz RETURNING 1)"
+        + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
+        + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
+        + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
+        + " NULL::boolean, NULL::text, (SELECT count(*) FROM ended) FROM done j";
   }
 
   /**
@@ -452,7 +523,8 @@ public final class PostgresQueueStore implements QueueStore {
 
   @Override
   public ClaimResult claim(ClaimCommand command) {
-    return tx("claim", c -> {
+    String known = collectorTags.get(command.collector());
+    return tx("claim", known == null ? null : c -> claimFast(c, command, known), c -> {
       String tag;
       try (PreparedStatement st = c.prepareStatement("SELECT tag, active FROM " + collectors + " WHERE name = ?")) {
         st.setString(1, command.collector());
@@ -460,15 +532,21 @@ public final class PostgresQueueStore implements QueueStore {
           if (!rs.next()) {
             return new ClaimResult(ClaimResult.Status.UNKNOWN_COLLECTOR, List.of());
           }
+          tag = rs.getString(1);
+          collectorTags.put(command.collector(), tag);
           if (!rs.getBoolean(2)) {
             return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
           }
-          tag = rs.getString(1);
         }
       }
       Instant now = command.now();
       // An impossible expired row is skipped here; the site's expireLeases reports it.
       expire(c, tag, now, command.maxCrashRescues(), null, new ArrayList<>());
+      // With the expired leases processed (unless another claim holds some), the one-statement claim applies.
+      ClaimResult quick = claimFast(c, command, tag);
+      if (quick != null) {
+        return quick;
+      }
       List<Job> candidates = new ArrayList<>(Math.min(command.limit(), 64));
       try (PreparedStatement st = c.prepareStatement("SELECT j.id FROM " + jobs + " j WHERE j.collector_tag = ?"
           + " AND j.state = 'QUEUED' AND j.affinity = ? ORDER BY j.id LIMIT ? FOR UPDATE OF j SKIP LOCKED")) {
@@ -506,6 +584,58 @@ public final class PostgresQueueStore implements QueueStore {
       touchCollector(c, command.collector(), now);
       return new ClaimResult(ClaimResult.Status.OK, claims);
     });
+  }
+
+  /**
+   * Runs {@link #claimSql}; null when the fast path does not apply (unknown or inactive collector, another
+   * tag, expired leases to process first): it then wrote nothing, and the full path runs.
+   */
+  private @Nullable ClaimResult claimFast(Connection c, ClaimCommand command, String tag) throws SQLException {
+    Instant now = command.now();
+    String name = command.collector();
+    try (PreparedStatement st = c.prepareStatement(claimSql)) {
+      int i = 1;
+      st.setString(i++, name);
+      st.setString(i++, tag);
+      st.setString(i++, tag);
+      setInstant(st, i++, now);
+      st.setString(i++, tag);
+      st.setString(i++, name);
+      st.setInt(i++, command.limit());
+      st.setString(i++, tag);
+      st.setString(i++, name);
+      setInstant(st, i++, now.minus(command.collectorTimeout()));
+      st.setInt(i++, command.limit());
+      st.setString(i++, name);
+      Instant expiry = now.plus(command.leaseDuration());
+      setInstant(st, i++, expiry);
+      st.setString(i++, name);
+      setInstant(st, i++, now);
+      st.setString(i++, name);
+      setInstant(st, i++, now);
+      setInstant(st, i++, expiry);
+      st.setString(i, name);
+      List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 64));
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          if (!rs.getBoolean(23)) {
+            return null;
+          }
+          long inserted = rs.getLong(24);
+          rs.getLong(1);
+          if (rs.wasNull()) {
+            continue;
+          }
+          Job job = job(rs);
+          claims.add(new Claim(job, lease(job)));
+          if (inserted < claims.size()) {
+            throw new QueueStoreException("claim in schema " + schema + " leased " + claims.size()
+                + " jobs but inserted " + inserted + " leases");
+          }
+        }
+      }
+      return new ClaimResult(ClaimResult.Status.OK, claims);
+    }
   }
 
   private long[] tokens(Connection c, int n) throws SQLException {
@@ -609,7 +739,8 @@ public final class PostgresQueueStore implements QueueStore {
 
   @Override
   public LeaseResult complete(JobId job, int attempt, long token, Instant now) {
-    return fenced("complete", job, attempt, token, now, (c, current) -> {
+    return fenced("complete", job, attempt, token, now, c -> completeFast(c, job, attempt, token, now),
+        (c, current) -> {
       Job done = current.succeeded(now);
       write(c, current, done);
       touchCollector(c, lease(current).collector(), now);
@@ -647,8 +778,42 @@ public final class PostgresQueueStore implements QueueStore {
     });
   }
 
+  /**
+   * Runs {@link #completeSql}; null when the fast path does not apply (stale or expired lease, flagged job, or
+   * a row that needs the full checks): it then wrote nothing, and the full path runs.
+   */
+  private @Nullable LeaseResult completeFast(Connection c, JobId job, int attempt, long token, Instant now)
+      throws SQLException {
+    try (PreparedStatement st = c.prepareStatement(completeSql)) {
+      st.setLong(1, job.value());
+      st.setInt(2, attempt);
+      st.setLong(3, token);
+      setInstant(st, 4, now);
+      setInstant(st, 5, now);
+      st.setInt(6, attempt);
+      setInstant(st, 7, now);
+      setInstant(st, 8, now);
+      try (ResultSet rs = st.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        Job done = job(rs);
+        if (rs.getLong(23) != 1) {
+          throw new QueueStoreException("could not end the lease of job " + job.value() + " in schema " + schema
+              + ": a row changed under its lock (edited by hand?)");
+        }
+        return new LeaseResult(LeaseStatus.OK, Optional.of(done));
+      }
+    }
+  }
+
   private LeaseResult fenced(String op, JobId job, int attempt, long token, Instant now, LeaseWork work) {
-    return tx(op, c -> {
+    return fenced(op, job, attempt, token, now, null, work);
+  }
+
+  private LeaseResult fenced(String op, JobId job, int attempt, long token, Instant now, @Nullable FastPath fast,
+      LeaseWork work) {
+    return tx(op, fast == null ? null : fast::run, c -> {
       Optional<Job> row = loadJob(c, job, true);
       LeaseResult refused = fence(row, job, attempt, token, now);
       if (refused != null) {
@@ -723,10 +888,12 @@ public final class PostgresQueueStore implements QueueStore {
         setInstant(st, 4, now);
         setInstant(st, 5, now);
         if (st.executeUpdate() == 1) {
+          collectorTags.put(name, tag);
           return new RegisterResult(RegisterResult.Status.REGISTERED, fresh);
         }
       }
       Collector existing = loadCollector(c, name).orElseThrow(Retry::new);
+      collectorTags.put(name, existing.tag());
       return new RegisterResult(existing.tag().equals(tag) ? RegisterResult.Status.ALREADY_REGISTERED
           : RegisterResult.Status.NAME_TAKEN, existing);
     });
@@ -1031,6 +1198,15 @@ public final class PostgresQueueStore implements QueueStore {
    * the change may have been committed: only when the connection was lost during the commit itself.
    */
   private <T> T tx(String op, SqlWork<T> work) {
+    return tx(op, null, work);
+  }
+
+  /**
+   * Runs an operation: first its fast path, if any, as one auto-committed statement (atomic on its own, so
+   * it needs no transaction and no separate commit round trip; it writes only when it applies), then, when
+   * that returns null, the full work in one transaction. Retryable failures re-run both.
+   */
+  private <T> T tx(String op, @Nullable SqlWork<@Nullable T> fast, SqlWork<T> work) {
     for (int attempt = 1; ; attempt++) {
       Connection c;
       try {
@@ -1041,7 +1217,21 @@ public final class PostgresQueueStore implements QueueStore {
             + "); nothing was done, retry later", e);
       }
       boolean committing = false;
+      boolean selfCommitting = false;
       try {
+        if (fast != null) {
+          c.setAutoCommit(true);
+          // The fast statement is its own commit: a connection lost during it leaves the outcome unknown
+          // (the server may have committed it, e.g. while waiting for synchronous replication).
+          committing = true;
+          selfCommitting = true;
+          T quick = fast.run(c);
+          committing = false;
+          selfCommitting = false;
+          if (quick != null) {
+            return quick;
+          }
+        }
         c.setAutoCommit(false);
         T result = work.run(c);
         committing = true;
@@ -1058,7 +1248,8 @@ public final class PostgresQueueStore implements QueueStore {
         if (connectionLost(e)) {
           throw new QueueStoreUnavailableException(op, committing, op + " on " + options.display("*")
               + ": the database connection was lost " + (committing
-                  ? "during the commit (SQLSTATE " + e.getSQLState() + ": " + e.getMessage() + "); the outcome is"
+                  ? (selfCommitting ? "during its one-statement fast path, which commits on its own" : "during the commit")
+                      + " (SQLSTATE " + e.getSQLState() + ": " + e.getMessage() + "); the outcome is"
                       + " unknown: the change may have been committed, so re-read before acting (a fenced retry"
                       + " is safe: it reports a stale lease if the first one took effect)"
                   : "before the commit (SQLSTATE " + e.getSQLState() + ": " + e.getMessage() + "); the database"
@@ -1133,6 +1324,12 @@ public final class PostgresQueueStore implements QueueStore {
   @FunctionalInterface
   private interface LeaseWork {
     LeaseResult run(Connection c, Job current) throws SQLException;
+  }
+
+  /** A one-statement attempt at a fenced update; null when the full path must run. */
+  @FunctionalInterface
+  private interface FastPath {
+    @Nullable LeaseResult run(Connection c) throws SQLException;
   }
 
   /** Re-runs the transaction: a concurrent writer won a race that the next run reports. */

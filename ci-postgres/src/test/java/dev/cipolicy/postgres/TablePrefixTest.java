@@ -56,12 +56,13 @@ class TablePrefixTest {
             "beta_q_leases", "beta_q_requests", "beta_q_schema_version");
     assertThat(strings("SELECT indexname FROM pg_indexes WHERE schemaname = '" + db.schema + "'"
         + " AND indexname NOT LIKE '%pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname"))
-        .containsExactly("alpha_jobs_claimable", "alpha_leases_expiry", "alpha_requests_open", "alpha_requests_open_pr",
-            "beta_q_jobs_claimable", "beta_q_leases_expiry", "beta_q_requests_open", "beta_q_requests_open_pr");
+        .containsExactly("alpha_jobs_affinity", "alpha_jobs_claimable", "alpha_leases_expiry", "alpha_requests_open",
+            "alpha_requests_open_pr", "beta_q_jobs_affinity", "beta_q_jobs_claimable", "beta_q_leases_expiry",
+            "beta_q_requests_open", "beta_q_requests_open_pr");
     assertThat(strings("SELECT sequencename FROM pg_sequences WHERE schemaname = '" + db.schema + "'"
         + " AND sequencename LIKE '%tokens'")).containsExactlyInAnyOrder("alpha_lease_tokens", "beta_q_lease_tokens");
     assertThat(strings("SELECT version || ' ' || script FROM " + db.schema + ".beta_q_schema_version ORDER BY 1"))
-        .containsExactly("1 V1__queue.sql", "2 V2__row_checks.sql");
+        .containsExactly("1 V1__queue.sql", "2 V2__row_checks.sql", "3 V3__claim_affinity_index.sql");
 
     SettableClock clock = SettableClock.at("2026-01-05T09:00:00Z");
     QueueSettings settings = QueueSettings.builder().maxInProgress(1).backfill(false).addBenchmarkGroups("compile")

@@ -1,0 +1,239 @@
+package dev.cipolicy.benchmarks.postgres;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The PostgreSQL queue benchmark (docs/performance.md, "PostgreSQL queue vs db-scheduler"): drains a backlog
+ * of pre-enqueued no-op jobs with 1, 8 and 32 collector threads through
+ * <ul>
+ *   <li>{@code store-per-job}: {@code PostgresQueueStore}, claim one job, complete it;
+ *   <li>{@code store-batched-B}: {@code PostgresQueueStore}, claim up to B jobs, complete each;
+ *   <li>{@code db-scheduler-L-U}: db-scheduler's PostgreSQL scheduler with lock-and-fetch polling
+ *       ({@code pollUsingLockAndFetch(L, U)}), once with the documented "normal" setting 0.5/1.0 and once
+ *       with the documented high-throughput setting 1.0/4.0;
+ * </ul>
+ * and measures the server's single-row {@code UPDATE ... RETURNING} rate with pgbench at the same client
+ * counts. Every configuration runs once per round, rounds interleaved, so that the machine's changing load
+ * reaches all of them alike. Each run works in a fresh schema that it drops.
+ *
+ * <p>A harness rather than JMH: db-scheduler owns its threads and polling loop, so the one measurement that
+ * means the same for all three is "time until a backlog of N jobs is drained", and the counters (client and
+ * server) must bracket exactly that interval.
+ *
+ * <p>Arguments ({@code --name=value}, all optional): {@code url} (default {@code CI_POLICY_PG_URL} or
+ * {@code jdbc:postgresql://127.0.0.1:5432/test}), {@code user} ({@code postgres}), {@code threads}
+ * ({@code 1,8,32}), {@code jobs} (jobs per run by thread count, {@code 1:5000,8:20000,32:20000}),
+ * {@code rounds} (2), {@code batch} (claim limits of the batched mode, {@code 16}), {@code warmup} (jobs per warm-up run, 2000), {@code pgbench-seconds}
+ * (10), {@code systems} (comma-separated subset of {@code store-per-job,store-batched,db-scheduler,pgbench}).
+ */
+public final class PgQueueHarness {
+
+  private PgQueueHarness() {
+  }
+
+  /**
+   * Runs the benchmark and prints every run and a summary.
+   *
+   * @param args {@code --name=value} options, see the class comment
+   */
+  public static void main(String[] args) {
+    Map<String, String> opts = new LinkedHashMap<>();
+    for (String arg : args) {
+      if (!arg.startsWith("--") || !arg.contains("=")) {
+        throw new IllegalArgumentException("expected --name=value, got '" + arg + "'");
+      }
+      opts.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
+    }
+    String envUrl = System.getenv("CI_POLICY_PG_URL");
+    String url = opts.getOrDefault("url", envUrl == null || envUrl.isBlank()
+        ? "jdbc:postgresql://127.0.0.1:5432/test" : envUrl);
+    BenchDatabase db = new BenchDatabase(url, opts.getOrDefault("user", "postgres"));
+    List<Integer> threadCounts = ints(opts.getOrDefault("threads", "1,8,32"));
+    Map<Integer, Integer> jobs = jobs(opts.getOrDefault("jobs", "1:5000,8:20000,32:20000"));
+    int rounds = Integer.parseInt(opts.getOrDefault("rounds", "2"));
+    List<Integer> batches = ints(opts.getOrDefault("batch", "16"));
+    int warmup = Integer.parseInt(opts.getOrDefault("warmup", "2000"));
+    int pgbenchSeconds = Integer.parseInt(opts.getOrDefault("pgbench-seconds", "10"));
+    List<String> systems = List.of(opts.getOrDefault("systems", "store-per-job,store-batched,db-scheduler,pgbench")
+        .split(","));
+
+    String pgbench = Pgbench.executable();
+    System.out.println("# PostgreSQL queue benchmark");
+    System.out.println("server: " + db.queryText("SELECT version()"));
+    System.out.println("url: " + url + ", shared_preload_libraries = '" + db.preloadLibraries() + "'"
+        + " (pg_stat_statements " + (db.preloadLibraries().contains("pg_stat_statements") ? "loaded" : "not loaded")
+        + ": statements and commits are counted on the client side)");
+    System.out.println("synchronous_commit = " + db.queryText("SELECT current_setting('synchronous_commit')")
+        + ", fsync = " + db.queryText("SELECT current_setting('fsync')")
+        + ", max_connections = " + db.queryText("SELECT current_setting('max_connections')"));
+    System.out.println("java " + System.getProperty("java.version") + ", " + Runtime.getRuntime().availableProcessors()
+        + " cores, pgbench: " + (pgbench.isEmpty() ? "not found" : Pgbench.version(pgbench)));
+    System.out.println("threads " + threadCounts + ", jobs " + jobs + ", rounds " + rounds + ", batch sizes " + batches);
+    System.out.println();
+
+    if (warmup > 0) {
+      System.out.println("warm-up (" + warmup + " jobs each, 8 threads, not reported)");
+      for (String system : systems) {
+        runQueue(db, system, 8, batches, warmup, 0);
+      }
+    }
+    List<RunResult> results = new ArrayList<>();
+    Map<String, Double> pgbenchTps = new TreeMap<>();
+    for (int round = 1; round <= rounds; round++) {
+      for (int threads : threadCounts) {
+        int n = jobs.getOrDefault(threads, 20_000);
+        for (String system : systems) {
+          if (system.equals("pgbench")) {
+            if (!pgbench.isEmpty()) {
+              double tps = Pgbench.tps(db, pgbench, threads, pgbenchSeconds);
+              pgbenchTps.put(round + "/" + threads, tps);
+              System.out.printf(Locale.ROOT, "round %d | %-26s | %2d clients | %8s tx/s (single-row UPDATE ..."
+                  + " RETURNING, 1 statement and 1 commit each) | load %.1f%n", round, "pgbench", threads,
+                  Pgbench.format(tps), Load.now());
+            }
+            continue;
+          }
+          List<RunResult> got = runQueue(db, system, threads, batches, n, round);
+          for (RunResult r : got) {
+            System.out.println(r.line());
+          }
+          results.addAll(got);
+        }
+      }
+    }
+    summary(results, pgbenchTps, threadCounts, rounds);
+  }
+
+  private static List<RunResult> runQueue(BenchDatabase db, String system, int threads, List<Integer> batches,
+      int jobs, int round) {
+    return switch (system) {
+      case "store-per-job" -> List.of(StoreRun.run(db, "store-per-job", threads, 1, jobs, round));
+      case "store-batched" -> batches.stream()
+          .map(b -> StoreRun.run(db, "store-batched-" + b, threads, b, jobs, round)).toList();
+      case "db-scheduler" -> List.of(
+          DbSchedulerRun.run(db, "db-scheduler-0.5-1.0", threads, 0.5, 1.0, jobs, round),
+          DbSchedulerRun.run(db, "db-scheduler-1.0-4.0", threads, 1.0, 4.0, jobs, round));
+      case "pgbench" -> List.of();
+      default -> throw new IllegalArgumentException("unknown system '" + system
+          + "'; expected store-per-job, store-batched, db-scheduler or pgbench");
+    };
+  }
+
+  private static void summary(List<RunResult> results, Map<String, Double> pgbenchTps, List<Integer> threadCounts,
+      int rounds) {
+    System.out.println();
+    System.out.println("## Summary (jobs/s per round; per-job counts from the last round)");
+    System.out.println();
+    StringBuilder header = new StringBuilder("| threads | system |");
+    StringBuilder rule = new StringBuilder("|---:|---|");
+    for (int round = 1; round <= rounds; round++) {
+      header.append(" round ").append(round).append(" jobs/s |");
+      rule.append("---:|");
+    }
+    header.append(" spread | stmt/job | round trips/job | commits/job | server rows written/job |");
+    rule.append("---:|---:|---:|---:|---:|");
+    System.out.println(header);
+    System.out.println(rule);
+    Map<String, Map<Integer, RunResult>> byConfig = new LinkedHashMap<>();
+    for (RunResult r : results) {
+      byConfig.computeIfAbsent(r.threads() + "|" + r.system(), k -> new TreeMap<>()).put(r.round(), r);
+    }
+    for (int threads : threadCounts) {
+      for (Map.Entry<String, Map<Integer, RunResult>> e : byConfig.entrySet()) {
+        if (!e.getKey().startsWith(threads + "|")) {
+          continue;
+        }
+        StringBuilder row = new StringBuilder("| " + threads + " | " + e.getKey().substring(e.getKey().indexOf('|') + 1)
+            + " |");
+        double min = Double.MAX_VALUE;
+        double max = 0;
+        RunResult last = null;
+        for (RunResult r : e.getValue().values()) {
+          row.append(String.format(Locale.ROOT, " %.0f |", r.jobsPerSecond()));
+          min = Math.min(min, r.jobsPerSecond());
+          max = Math.max(max, r.jobsPerSecond());
+          last = r;
+        }
+        if (last == null) {
+          continue;
+        }
+        row.append(String.format(Locale.ROOT, " %.0f %% | %.2f | %.2f | %.2f | %.2f |", 100 * (max - min) / max,
+            last.perJob(last.client().statements()), last.perJob(last.client().roundTrips()),
+            last.perJob(last.client().commits()), last.perJob(last.server().rowsWritten())));
+        System.out.println(row);
+      }
+      StringBuilder row = new StringBuilder("| " + threads + " | pgbench UPDATE ... RETURNING (tx/s) |");
+      double min = Double.MAX_VALUE;
+      double max = 0;
+      boolean any = false;
+      for (int round = 1; round <= rounds; round++) {
+        Double tps = pgbenchTps.get(round + "/" + threads);
+        row.append(tps == null ? " - |" : " " + Pgbench.format(tps) + " |");
+        if (tps != null) {
+          any = true;
+          min = Math.min(min, tps);
+          max = Math.max(max, tps);
+        }
+      }
+      if (any) {
+        row.append(String.format(Locale.ROOT, " %.0f %% | 1 | 1 | 1 | 1 |", 100 * (max - min) / max));
+        System.out.println(row);
+      }
+    }
+    System.out.println();
+    System.out.println("## Ratios, within each round");
+    System.out.println();
+    System.out.println("| round | threads | store-batched / best db-scheduler | store-per-job / best db-scheduler"
+        + " | store-batched / pgbench | store-per-job / pgbench |");
+    System.out.println("|---:|---:|---:|---:|---:|---:|");
+    for (int round = 1; round <= rounds; round++) {
+      for (int threads : threadCounts) {
+        double batched = best(results, round, threads, "store-batched");
+        double perJob = best(results, round, threads, "store-per-job");
+        double dbs = best(results, round, threads, "db-scheduler");
+        Double tps = pgbenchTps.get(round + "/" + threads);
+        System.out.printf(Locale.ROOT, "| %d | %d | %s | %s | %s | %s |%n", round, threads, ratio(batched, dbs),
+            ratio(perJob, dbs), ratio(batched, tps == null ? 0 : tps), ratio(perJob, tps == null ? 0 : tps));
+      }
+    }
+  }
+
+  private static double best(List<RunResult> results, int round, int threads, String prefix) {
+    double best = 0;
+    for (RunResult r : results) {
+      if (r.round() == round && r.threads() == threads && r.system().startsWith(prefix)) {
+        best = Math.max(best, r.jobsPerSecond());
+      }
+    }
+    return best;
+  }
+
+  private static String ratio(double a, double b) {
+    return a == 0 || b == 0 ? "-" : String.format(Locale.ROOT, "%.2f", a / b);
+  }
+
+  private static List<Integer> ints(String csv) {
+    List<Integer> out = new ArrayList<>();
+    for (String s : csv.split(",")) {
+      out.add(Integer.parseInt(s.trim()));
+    }
+    return out;
+  }
+
+  private static Map<Integer, Integer> jobs(String spec) {
+    Map<Integer, Integer> out = new TreeMap<>();
+    for (String s : spec.split(",")) {
+      String[] kv = s.split(":");
+      if (kv.length != 2) {
+        throw new IllegalArgumentException("--jobs expects threads:jobs pairs, e.g. 1:5000,8:20000; got '" + s + "'");
+      }
+      out.put(Integer.parseInt(kv[0].trim()), Integer.parseInt(kv[1].trim()));
+    }
+    return out;
+  }
+}

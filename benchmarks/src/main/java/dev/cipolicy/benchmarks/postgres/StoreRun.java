@@ -1,0 +1,130 @@
+package dev.cipolicy.benchmarks.postgres;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.cipolicy.postgres.PostgresQueueStore;
+import dev.cipolicy.queue.JobQueue;
+import dev.cipolicy.queue.QueueSettings;
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.StartResult;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Drains {@code PostgresQueueStore}: one request of N queued jobs is started (outside the measurement); then
+ * each collector thread, a registered collector of its own, claims ({@code limit} 1 in per-job mode, the
+ * batch size in batched mode) and completes each claimed job, until a claim comes back empty.
+ */
+final class StoreRun {
+  private static final String TAG = "bench";
+
+  private StoreRun() {
+  }
+
+  static RunResult run(BenchDatabase db, String system, int threads, int limit, int jobs, int round) {
+    String schema = BenchDatabase.freshSchema("bench_store");
+    try {
+      QueueSettings settings = QueueSettings.defaults();
+      try (HikariDataSource setup = db.pool("setup", 2)) {
+        JobQueue queue = JobQueue.of(PostgresQueueStore.create(setup, schema), Clock.systemUTC(), settings);
+        for (int t = 0; t < threads; t++) {
+          queue.registerCollector(collector(t), TAG, true);
+        }
+        RequestId id = queue.submit(NewRequest.master("bench-" + schema, null)).request().id();
+        List<JobSpec> specs = new ArrayList<>(jobs);
+        for (int i = 0; i < jobs; i++) {
+          specs.add(JobSpec.required("g" + i, TAG));
+        }
+        StartResult started = queue.store().startRequest(new StartCommand(id, specs, false, Integer.MAX_VALUE,
+            Clock.systemUTC().instant()));
+        if (started.status() != StartResult.Status.STARTED || started.jobs().size() != jobs) {
+          throw new IllegalStateException("could not enqueue " + jobs + " jobs: " + started.status());
+        }
+        db.closeAndAwaitGone(setup);
+      }
+      HikariDataSource pool = db.pool("store", threads + 2);
+      CountingDataSource counting = new CountingDataSource(pool);
+      JobQueue queue = JobQueue.of(PostgresQueueStore.attach(counting, schema), Clock.systemUTC(), settings);
+      BenchDatabase.ServerStats serverBefore = db.stats(schema);
+      double loadBefore = Load.now();
+      CountDownLatch start = new CountDownLatch(1);
+      AtomicLong completed = new AtomicLong();
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      List<Thread> workers = new ArrayList<>(threads);
+      for (int t = 0; t < threads; t++) {
+        String name = collector(t);
+        Thread worker = new Thread(() -> {
+          try {
+            start.await();
+            while (true) {
+              ClaimResult claimed = queue.claim(name, limit);
+              if (claimed.status() != ClaimResult.Status.OK) {
+                throw new IllegalStateException("claim by " + name + ": " + claimed.status());
+              }
+              if (claimed.claims().isEmpty()) {
+                return;
+              }
+              for (Claim claim : claimed.claims()) {
+                LeaseResult done = queue.complete(claim.lease());
+                if (done.status() != LeaseStatus.OK) {
+                  throw new IllegalStateException("complete of " + claim.lease() + ": " + done.status());
+                }
+                completed.incrementAndGet();
+              }
+            }
+          } catch (Throwable e) {
+            failure.compareAndSet(null, e);
+          }
+        }, "collector-" + t);
+        worker.start();
+        workers.add(worker);
+      }
+      CountingDataSource.Counts clientBefore = counting.counts();
+      long t0 = System.nanoTime();
+      start.countDown();
+      for (Thread worker : workers) {
+        join(worker);
+      }
+      long t1 = System.nanoTime();
+      CountingDataSource.Counts client = counting.counts().minus(clientBefore);
+      double loadAfter = Load.now();
+      db.closeAndAwaitGone(pool);
+      BenchDatabase.ServerStats server = db.stats(schema).minus(serverBefore);
+      if (failure.get() != null) {
+        throw new IllegalStateException(system + " failed: " + failure.get(), failure.get());
+      }
+      long succeeded = db.queryLong("SELECT count(*) FROM " + schema + ".queue_jobs WHERE state = 'SUCCEEDED'");
+      long leases = db.queryLong("SELECT count(*) FROM " + schema + ".queue_leases");
+      if (completed.get() != jobs || succeeded != jobs || leases != 0) {
+        throw new IllegalStateException(system + ": " + completed.get() + " completions, " + succeeded
+            + " succeeded jobs and " + leases + " leases left, expected " + jobs + ", " + jobs + " and 0");
+      }
+      return new RunResult(system, threads, round, jobs, (t1 - t0) / 1e9, client, server, loadBefore, loadAfter);
+    } finally {
+      db.dropSchema(schema);
+    }
+  }
+
+  private static String collector(int t) {
+    return "c" + t;
+  }
+
+  static void join(Thread thread) {
+    try {
+      thread.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}
