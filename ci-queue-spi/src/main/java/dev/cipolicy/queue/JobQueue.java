@@ -177,15 +177,17 @@ public final class JobQueue {
       reasons.add(new Explanation.Reason("queue.cap", running + " of at most " + cap
           + " requests in progress; nothing starts"));
     } else {
-      QueueOrder order = QueueOrder.of(store.openRequests());
-      List<Request> ready = order.ready();
-      if (ready.isEmpty()) {
-        reasons.add(new Explanation.Reason("queue.empty", "no request is ready"));
-      }
-      for (Request candidate : ready) {
+      // Walks the order in place: the tick usually starts one request, so it copies no list of them.
+      boolean anyReady = false;
+      for (QueueOrder.Placed placed : QueueOrder.of(store.openRequests()).placed()) {
+        if (placed.section() == QueueOrder.Section.IN_PROGRESS) {
+          continue;
+        }
+        anyReady = true;
         if (running >= cap) {
           break;
         }
+        Request candidate = placed.request();
         List<JobSpec> jobs = settings.jobsFor(candidate);
         StartResult result = store.startRequest(new StartCommand(candidate.id(), jobs,
             settings.backfill() && !jobs.isEmpty(), cap, now));
@@ -207,6 +209,9 @@ public final class JobQueue {
           reasons.add(new Explanation.Reason("queue.race", candidate.label() + " is no longer ready ("
               + result.status().name().toLowerCase(Locale.ROOT) + "); trying the next"));
         }
+      }
+      if (!anyReady) {
+        reasons.add(new Explanation.Reason("queue.empty", "no request is ready"));
       }
     }
     String decision = "tick at " + now + ": completed " + completed.size() + ", started " + started.size();
