@@ -127,8 +127,8 @@ public final class QueueOrder {
    * The computation of one order, over the requests' positions in the input array. With many requests
    * the cost is memory access, not comparisons (docs/performance.md), so: every request is read once, in
    * one pass in input order, into flat arrays (sort keys, tags, parents); its ready parent is looked up in
-   * the same pass (the parent usually came earlier, and its tag is still in the cache); and nothing is
-   * allocated per request except its {@link Placed}.
+   * the same pass (the parent usually came earlier; a later one is looked up after the pass); and nothing
+   * is allocated per request except its {@link Placed}.
    */
   private static final class Ordering {
     /** Section code (the array's default) of a request in progress, kept in {@link #running}, or closed. */
