@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * random masters, a tenth of them releases; nothing is in progress. One {@code tick} operation is a site
  * tick that reads the open requests, orders them and starts the head with its job, then (to restore the
  * state) a cancellation of that request and one new submission, so N stays constant. {@code order} is the
- * pure {@link QueueOrder} over the same N requests.
+ * pure {@link QueueOrder} over the same N requests; {@code readTags} a control that only reads them.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -108,5 +108,21 @@ public class QueueTickBenchmark {
   @Benchmark
   public QueueOrder order() {
     return QueueOrder.of(snapshot);
+  }
+
+  /**
+   * A control without any ordering: reads the tag hash of each of the N requests, the first load
+   * {@code order} makes per request. Its cost per request shows what the memory hierarchy alone adds
+   * as N grows (docs/performance.md).
+   *
+   * @return the sum of the hashes
+   */
+  @Benchmark
+  public long readTags() {
+    long sum = 0;
+    for (Request r : snapshot) {
+      sum += r.tag().map(String::hashCode).orElse(0);
+    }
+    return sum;
   }
 }
