@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * random masters, a tenth of them releases; nothing is in progress. One {@code tick} operation is a site
  * tick that reads the open requests, orders them and starts the head with its job, then (to restore the
  * state) a cancellation of that request and one new submission, so N stays constant. {@code order} is the
- * pure {@link QueueOrder} over the same N requests.
+ * pure {@link QueueOrder} over the same N requests; {@code readTags} a control that only reads them.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -41,8 +41,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx4g"})
 public class QueueTickBenchmark {
 
-  /** The number of queued requests. */
-  @Param({"10", "1000", "100000"})
+  /** The number of queued requests; the steps between 1,000 and 100,000 show the growth curve. */
+  @Param({"10", "1000", "10000", "30000", "100000"})
   public int queued;
 
   private final Clock clock = Clock.fixed(Instant.parse("2026-01-05T09:00:00Z"), ZoneOffset.UTC);
@@ -108,5 +108,21 @@ public class QueueTickBenchmark {
   @Benchmark
   public QueueOrder order() {
     return QueueOrder.of(snapshot);
+  }
+
+  /**
+   * A control without any ordering: reads the tag hash of each of the N requests, the first load
+   * {@code order} makes per request. Its cost per request shows what the memory hierarchy alone adds
+   * as N grows (docs/performance.md).
+   *
+   * @return the sum of the hashes
+   */
+  @Benchmark
+  public long readTags() {
+    long sum = 0;
+    for (Request r : snapshot) {
+      sum += r.tag().map(String::hashCode).orElse(0);
+    }
+    return sum;
   }
 }

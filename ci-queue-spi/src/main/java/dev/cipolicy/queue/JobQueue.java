@@ -201,15 +201,17 @@ public final class JobQueue {
     } else {
       RequestScan open = scan(store::scanOpenRequests, "the request is not started",
           "no request is started this tick", impossible, reasons);
-      QueueOrder order = QueueOrder.of(open.requests());
-      List<Request> ready = order.ready();
-      if (ready.isEmpty()) {
-        reasons.add(new Explanation.Reason("queue.empty", "no request is ready"));
-      }
-      for (Request candidate : ready) {
+      // Walks the order in place: the tick usually starts one request, so it copies no list of them.
+      boolean anyReady = false;
+      for (QueueOrder.Placed placed : QueueOrder.of(open.requests()).placed()) {
+        if (placed.section() == QueueOrder.Section.IN_PROGRESS) {
+          continue;
+        }
+        anyReady = true;
         if (running >= cap) {
           break;
         }
+        Request candidate = placed.request();
         List<JobSpec> jobs = settings.jobsFor(candidate);
         StartResult result;
         try {
@@ -237,6 +239,9 @@ public final class JobQueue {
           reasons.add(new Explanation.Reason("queue.race", candidate.label() + " is no longer ready ("
               + result.status().name().toLowerCase(Locale.ROOT) + "); trying the next"));
         }
+      }
+      if (!anyReady) {
+        reasons.add(new Explanation.Reason("queue.empty", "no request is ready"));
       }
     }
     String decision = "tick at " + now + ": completed " + completed.size() + ", started " + started.size()

@@ -6,15 +6,16 @@ import dev.cipolicy.queue.spi.RequestState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The order in which a site runs requests (SPEC §13), a pure and deterministic function of the open
@@ -98,55 +99,17 @@ public final class QueueOrder {
     }
   }
 
-  /** A ready master or try request with its sort key unpacked, so that sorting allocates nothing. */
-  private static final class Node {
-    final Request request;
-    final String tag;
-    final long pr;
-    final int kind;
-    final long createdSecond;
-    final int createdNano;
-    final long id;
-    List<Node> children = List.of();
-    boolean placed;
-
-    Node(Request request) {
-      this.request = request;
-      this.tag = request.tag().orElseThrow();
-      this.pr = request.pr().orElse(0L);
-      this.kind = request.kind() == RequestKind.MASTER ? 0 : 1;
-      this.createdSecond = request.createdAt().getEpochSecond();
-      this.createdNano = request.createdAt().getNano();
-      this.id = request.id().value();
-    }
-  }
-
-  /** Ties within a level: PR number (absent first), master before try, creation time, id. */
-  private static final Comparator<Node> LEVEL_ORDER = (a, b) -> {
-    int c = Long.compare(a.pr, b.pr);
-    if (c == 0) {
-      c = Integer.compare(a.kind, b.kind);
-    }
-    if (c == 0) {
-      c = Long.compare(a.createdSecond, b.createdSecond);
-    }
-    if (c == 0) {
-      c = Integer.compare(a.createdNano, b.createdNano);
-    }
-    return c != 0 ? c : Long.compare(a.id, b.id);
-  };
-
+  /** Orders requests in progress by start instant, then id (a handful: at most the cap K). */
   private static final Comparator<Request> BY_START = Comparator
       .comparing((Request r) -> r.startedAt().orElse(Instant.MAX)).thenComparing(Request::id);
-  private static final Comparator<Request> BY_CREATION = Comparator.comparing(Request::createdAt)
-      .thenComparing(Request::id);
 
   private final List<Placed> ordered;
   private final List<Placed> waiting;
 
-  private QueueOrder(List<Placed> ordered, List<Placed> waiting) {
-    this.ordered = List.copyOf(ordered);
-    this.waiting = List.copyOf(waiting);
+  private QueueOrder(Placed[] ordered, Placed[] waiting) {
+    // The arrays are filled once by Ordering and never escape: read-only views need no copy.
+    this.ordered = Collections.unmodifiableList(Arrays.asList(ordered));
+    this.waiting = Collections.unmodifiableList(Arrays.asList(waiting));
   }
 
   /**
@@ -157,115 +120,362 @@ public final class QueueOrder {
    * @return the order
    */
   public static QueueOrder of(Collection<Request> requests) {
-    List<Request> running = new ArrayList<>();
-    List<Request> releases = new ArrayList<>();
-    List<Request> ready = new ArrayList<>();
-    List<Request> waiting = new ArrayList<>();
-    Set<String> runningTags = new HashSet<>();
-    for (Request r : requests) {
-      switch (r.state()) {
-        case IN_PROGRESS -> {
-          running.add(r);
-          r.tag().ifPresent(runningTags::add);
-        }
-        case ARTIFACTS_READY -> (r.kind() == RequestKind.RELEASE ? releases : ready).add(r);
-        case WAITING_FOR_ARTIFACTS -> waiting.add(r);
-        default -> { }
-      }
-    }
-    running.sort(BY_START);
-    releases.sort(BY_CREATION);
-    waiting.sort(BY_CREATION);
-
-    List<Placed> ordered = new ArrayList<>(running.size() + releases.size() + ready.size());
-    for (Request r : running) {
-      ordered.add(new Placed(r, Section.IN_PROGRESS, 0, Basis.IN_PROGRESS));
-    }
-    for (Request r : releases) {
-      ordered.add(new Placed(r, Section.RELEASE, 0, Basis.RELEASE));
-    }
-    placeReady(ready, runningTags, ordered);
-    List<Placed> waitingPlaced = new ArrayList<>(waiting.size());
-    for (Request r : waiting) {
-      waitingPlaced.add(new Placed(r, Section.WAITING_FOR_ARTIFACTS, 0, Basis.WAITING_FOR_ARTIFACTS));
-    }
-    return new QueueOrder(ordered, waitingPlaced);
+    return new Ordering(requests.toArray(new Request[0])).order();
   }
 
-  /** Appends the ready master and try requests level by level (breadth first over "parent is ready"). */
-  private static void placeReady(List<Request> ready, Set<String> runningTags, List<Placed> out) {
-    List<Node> nodes = new ArrayList<>(ready.size());
-    Map<String, Node> byTag = new HashMap<>(ready.size() * 2);
-    for (Request r : ready) {
-      Node node = new Node(r);
-      nodes.add(node);
-      byTag.put(node.tag, node);
-    }
-    List<Node> level = new ArrayList<>();
-    for (Node node : nodes) {
-      Node parent = node.request.parentSha().map(byTag::get).orElse(null);
-      if (parent == null) {
-        level.add(node);
-      } else {
-        if (parent.children.isEmpty()) {
-          parent.children = new ArrayList<>(2);
+  /**
+   * The computation of one order, over the requests' positions in the input array. With many requests
+   * the cost is memory access, not comparisons (docs/performance.md), so: every request is read once, in
+   * one pass in input order, into flat arrays (sort keys, tags, parents); its ready parent is looked up in
+   * the same pass (the parent usually came earlier; a later one is looked up after the pass); and nothing
+   * is allocated per request except its {@link Placed}.
+   */
+  private static final class Ordering {
+    /** Section code (the array's default) of a request in progress, kept in {@link #running}, or closed. */
+    private static final byte OTHER = 0;
+    private static final byte RELEASE = 1;
+    private static final byte READY = 2;
+    private static final byte WAITING = 3;
+    /** {@link #parent} of a ready request with a parent SHA whose lookup waits for the whole input. */
+    private static final int UNRESOLVED = -2;
+
+    private final Request[] all;
+    private final byte[] section;
+    private final SortKeys keys;
+    /** The parent SHA of each ready request (null without one). */
+    private final @Nullable String[] parentShas;
+    /** The position of each ready request's ready parent, -1 when it has none. */
+    private final int[] parent;
+    private final TagTable byTag;
+    private final List<Request> running = new ArrayList<>();
+    private int releases;
+    private int ready;
+    private int waiting;
+
+    Ordering(Request[] all) {
+      int n = all.length;
+      this.all = all;
+      this.section = new byte[n];
+      this.keys = new SortKeys(n);
+      this.parentShas = new String[n];
+      this.parent = new int[n];
+      this.byTag = new TagTable(n);
+      int unresolved = 0;
+      for (int i = 0; i < n; i++) {
+        Request r = all[i];
+        switch (r.state()) {
+          case IN_PROGRESS -> running.add(r);
+          case ARTIFACTS_READY -> {
+            if (r.kind() == RequestKind.RELEASE) {
+              section[i] = RELEASE;
+              releases++;
+              keys.set(i, 0, 0, r.createdAt(), r.id().value());
+            } else {
+              section[i] = READY;
+              ready++;
+              keys.set(i, r.pr().orElse(0L), r.kind() == RequestKind.MASTER ? 0 : 1, r.createdAt(), r.id().value());
+              byTag.put(r.tag().orElseThrow(), i);
+              String parentSha = r.parentSha().orElse(null);
+              parentShas[i] = parentSha;
+              int p = parentSha == null ? -1 : byTag.find(parentSha);
+              if (p < 0 && parentSha != null) {
+                p = UNRESOLVED;
+                unresolved++;
+              }
+              parent[i] = p;
+            }
+          }
+          case WAITING_FOR_ARTIFACTS -> {
+            section[i] = WAITING;
+            waiting++;
+            keys.set(i, 0, 0, r.createdAt(), r.id().value());
+          }
+          default -> section[i] = OTHER; // completed or cancelled: not ordered
         }
-        parent.children.add(node);
+      }
+      // A parent later in the input, or a tag given twice (the last one counts), needs the whole table.
+      if (unresolved > 0 || byTag.replaced()) {
+        for (int i = 0; i < n; i++) {
+          if (section[i] == READY && parentShas[i] != null && (parent[i] == UNRESOLVED || byTag.replaced())) {
+            parent[i] = byTag.find(parentShas[i]);
+          }
+        }
       }
     }
-    List<Node> byOrder = null;
-    int promotionCursor = 0;
-    int placed = 0;
-    int depth = 0;
-    while (placed < nodes.size()) {
-      if (level.isEmpty()) {
-        // Only requests in parent cycles are left: promote the least of them.
-        if (byOrder == null) {
-          byOrder = new ArrayList<>(nodes);
-          byOrder.sort(LEVEL_ORDER);
+
+    QueueOrder order() {
+      Placed[] ordered = new Placed[running.size() + releases + ready];
+      int next = 0;
+      running.sort(BY_START);
+      Set<String> runningTags = new HashSet<>();
+      for (Request r : running) {
+        ordered[next++] = new Placed(r, Section.IN_PROGRESS, 0, Basis.IN_PROGRESS);
+        r.tag().ifPresent(runningTags::add);
+      }
+      for (int i : sorted(RELEASE, releases)) {
+        ordered[next++] = new Placed(all[i], Section.RELEASE, 0, Basis.RELEASE);
+      }
+      placeReady(runningTags, ordered, next);
+      Placed[] waitingPlaced = new Placed[waiting];
+      next = 0;
+      for (int i : sorted(WAITING, waiting)) {
+        waitingPlaced[next++] = new Placed(all[i], Section.WAITING_FOR_ARTIFACTS, 0, Basis.WAITING_FOR_ARTIFACTS);
+      }
+      return new QueueOrder(ordered, waitingPlaced);
+    }
+
+    /** The positions of one section in input order. */
+    private int[] positions(byte of, int count) {
+      int[] out = new int[count];
+      int k = 0;
+      for (int i = 0; i < section.length && k < count; i++) {
+        if (section[i] == of) {
+          out[k++] = i;
         }
-        while (byOrder.get(promotionCursor).placed) {
-          promotionCursor++;
+      }
+      return out;
+    }
+
+    private int[] sorted(byte of, int count) {
+      int[] out = positions(of, count);
+      keys.sort(out, 0, count);
+      return out;
+    }
+
+    /**
+     * Appends the ready master and try requests level by level (breadth first over "parent is ready") to
+     * {@code out} from {@code start}; promotes the least unplaced request when only parent cycles are left.
+     */
+    private void placeReady(Set<String> runningTags, Placed[] out, int start) {
+      int n = all.length;
+      // Children of position i, in input order: children[firstChild[i] .. firstChild[i + 1] - 1].
+      int[] firstChild = new int[n + 1];
+      for (int i = 0; i < n; i++) {
+        if (section[i] == READY && parent[i] >= 0) {
+          firstChild[parent[i] + 1]++;
         }
-        Node promoted = byOrder.get(promotionCursor);
-        promoted.placed = true;
-        placed++;
-        out.add(new Placed(promoted.request, Section.READY, depth, Basis.CYCLE_PROMOTED));
-        level = unplacedChildren(promoted);
+      }
+      for (int i = 0; i < n; i++) {
+        firstChild[i + 1] += firstChild[i];
+      }
+      int[] children = new int[firstChild[n]];
+      // The queue of the breadth-first walk; [head, tail) is the current level. A request enters it once,
+      // when its parent is placed (roots at the start), and promoted ones never do: ready slots suffice.
+      int[] queue = new int[ready];
+      int tail = 0;
+      int[] fill = Arrays.copyOf(firstChild, n);
+      for (int i = 0; i < n; i++) {
+        if (section[i] == READY) {
+          if (parent[i] < 0) {
+            queue[tail++] = i;
+          } else {
+            children[fill[parent[i]]++] = i;
+          }
+        }
+      }
+      boolean[] placed = new boolean[n];
+      int head = 0;
+      int[] byOrder = null;
+      int promotionCursor = 0;
+      int depth = 0;
+      int next = start;
+      while (next - start < ready) {
+        if (head == tail) {
+          // Only requests in parent cycles are left: promote the least of them.
+          if (byOrder == null) {
+            byOrder = sorted(READY, ready);
+          }
+          while (placed[byOrder[promotionCursor]]) {
+            promotionCursor++;
+          }
+          int promoted = byOrder[promotionCursor];
+          placed[promoted] = true;
+          out[next++] = new Placed(all[promoted], Section.READY, depth, Basis.CYCLE_PROMOTED);
+          tail = enqueueUnplaced(children, firstChild[promoted], firstChild[promoted + 1], placed, queue, tail);
+          depth++;
+          continue;
+        }
+        int levelEnd = tail;
+        keys.sort(queue, head, levelEnd);
+        for (int q = head; q < levelEnd; q++) {
+          int i = queue[q];
+          placed[i] = true;
+          out[next++] = new Placed(all[i], Section.READY, depth, basis(parentShas[i], depth, runningTags));
+          tail = enqueueUnplaced(children, firstChild[i], firstChild[i + 1], placed, queue, tail);
+        }
+        head = levelEnd;
         depth++;
-        continue;
       }
-      level.sort(LEVEL_ORDER);
-      List<Node> next = new ArrayList<>();
-      for (Node node : level) {
-        node.placed = true;
-        placed++;
-        out.add(new Placed(node.request, Section.READY, depth, basis(node.request, depth, runningTags)));
-        next.addAll(unplacedChildren(node));
+    }
+
+    private static int enqueueUnplaced(int[] children, int from, int to, boolean[] placed, int[] queue, int tail) {
+      for (int c = from; c < to; c++) {
+        int child = children[c];
+        if (!placed[child]) {
+          queue[tail++] = child;
+        }
       }
-      level = next;
-      depth++;
+      return tail;
+    }
+
+    private static Basis basis(@Nullable String parentSha, int depth, Set<String> runningTags) {
+      if (parentSha == null) {
+        return Basis.NO_PARENT;
+      }
+      if (depth > 0) {
+        return Basis.AFTER_PARENT;
+      }
+      return runningTags.contains(parentSha) ? Basis.PARENT_IN_PROGRESS : Basis.PARENT_DONE_OR_UNKNOWN;
     }
   }
 
-  private static List<Node> unplacedChildren(Node node) {
-    List<Node> out = new ArrayList<>(node.children.size());
-    for (Node child : node.children) {
-      if (!child.placed) {
-        out.add(child);
+  /**
+   * An open-addressing table from tag to the position of the request with that tag (the last one put
+   * when a tag repeats): no entry objects, no boxing, and each slot holds the tag's hash beside the
+   * position, so that a probe reads a stored tag only when the hashes match.
+   */
+  private static final class TagTable {
+    /** The tag of each position put, indexed by position. */
+    private final String[] tags;
+    /** Per slot: the tag's hash in the high half, position + 1 in the low half; 0 when empty. */
+    private final long[] slots;
+    private final int mask;
+    private boolean replaced;
+
+    /** A table for at most {@code positions} tags at positions 0..positions-1. */
+    TagTable(int positions) {
+      this.tags = new String[positions];
+      int capacity = Integer.highestOneBit(Math.max(2, positions) * 2 - 1) << 1;
+      this.slots = new long[capacity];
+      this.mask = capacity - 1;
+    }
+
+    void put(String tag, int position) {
+      int hash = tag.hashCode();
+      int s = slotOf(tag, hash);
+      replaced |= slots[s] != 0;
+      tags[position] = tag;
+      slots[s] = ((long) hash << 32) | (position + 1);
+    }
+
+    /** Whether a tag was put twice (its first position no longer counts). */
+    boolean replaced() {
+      return replaced;
+    }
+
+    /** The position of the last request put with this tag, or -1. */
+    int find(String tag) {
+      return (int) slots[slotOf(tag, tag.hashCode())] - 1;
+    }
+
+    /** The slot holding the tag, or the empty slot where it belongs. */
+    private int slotOf(String tag, int hash) {
+      int s = spread(hash) & mask;
+      while (true) {
+        long entry = slots[s];
+        if (entry == 0) {
+          return s;
+        }
+        if ((int) (entry >>> 32) == hash) {
+          String other = tags[(int) entry - 1];
+          if (other == tag || other.equals(tag)) {
+            return s;
+          }
+        }
+        s = (s + 1) & mask;
       }
     }
-    return out;
+
+    private static int spread(int hash) {
+      int h = hash * 0x9E3779B9;
+      return h ^ (h >>> 16);
+    }
   }
 
-  private static Basis basis(Request r, int depth, Set<String> runningTags) {
-    if (r.parentSha().isEmpty()) {
-      return Basis.NO_PARENT;
+  /**
+   * Sort keys of n items unpacked into one long array, five per item — PR number (0 when absent), kind
+   * (0 master, 1 try), creation second and nano, id — and a stable merge sort of item positions by them.
+   * Creation order uses the same keys with PR and kind 0.
+   */
+  private static final class SortKeys {
+    private static final int WIDTH = 5;
+    private static final int INSERTION_SORT_MAX = 16;
+    private final long[] keys;
+    private int[] buffer = new int[0];
+
+    SortKeys(int n) {
+      this.keys = new long[n * WIDTH];
     }
-    if (depth > 0) {
-      return Basis.AFTER_PARENT;
+
+    void set(int item, long pr, int kind, Instant created, long id) {
+      int k = item * WIDTH;
+      keys[k] = pr;
+      keys[k + 1] = kind;
+      keys[k + 2] = created.getEpochSecond();
+      keys[k + 3] = created.getNano();
+      keys[k + 4] = id;
     }
-    return runningTags.contains(r.parentSha().get()) ? Basis.PARENT_IN_PROGRESS : Basis.PARENT_DONE_OR_UNKNOWN;
+
+    /** Whether item a sorts after item b. */
+    private boolean after(int a, int b) {
+      int ka = a * WIDTH;
+      int kb = b * WIDTH;
+      for (int f = 0; f < WIDTH; f++) {
+        long x = keys[ka + f];
+        long y = keys[kb + f];
+        if (x != y) {
+          return x > y;
+        }
+      }
+      return false;
+    }
+
+    /** Sorts the item positions {@code items[from, to)} by key, stably. */
+    void sort(int[] items, int from, int to) {
+      if (to - from <= INSERTION_SORT_MAX) {
+        insertionSort(items, from, to);
+        return;
+      }
+      if (buffer.length < to - from) {
+        buffer = new int[to - from];
+      }
+      mergeSort(items, from, to);
+    }
+
+    private void insertionSort(int[] items, int from, int to) {
+      for (int i = from + 1; i < to; i++) {
+        int item = items[i];
+        int j = i - 1;
+        while (j >= from && after(items[j], item)) {
+          items[j + 1] = items[j];
+          j--;
+        }
+        items[j + 1] = item;
+      }
+    }
+
+    private void mergeSort(int[] items, int from, int to) {
+      if (to - from <= INSERTION_SORT_MAX) {
+        insertionSort(items, from, to);
+        return;
+      }
+      int mid = (from + to) >>> 1;
+      mergeSort(items, from, mid);
+      mergeSort(items, mid, to);
+      if (!after(items[mid - 1], items[mid])) {
+        return;
+      }
+      int leftLength = mid - from;
+      System.arraycopy(items, from, buffer, 0, leftLength);
+      int left = 0;
+      int right = mid;
+      int out = from;
+      while (left < leftLength && right < to) {
+        // Taking from the left on ties keeps the sort stable.
+        items[out++] = after(buffer[left], items[right]) ? items[right++] : buffer[left++];
+      }
+      System.arraycopy(buffer, left, items, out, leftLength - left);
+    }
   }
 
   /**

@@ -44,7 +44,7 @@ import org.jspecify.annotations.Nullable;
  * The embedded {@link QueueStore}: all state in memory, every operation atomic under one monitor, so it
  * is correct under any number of site and collector threads in one JVM. Claims cost O(log n) in the
  * queued jobs of the collector's tag (plus the pool's collectors with requeued jobs); completion checks
- * are O(1) through per-request counters; open requests are listed in O(n).
+ * are O(1) through per-request counters; open requests are listed in O(n) from an array.
  *
  * <p>It keeps every request and job for the life of the store. It owns no thread and reads no clock.
  */
@@ -55,7 +55,12 @@ public final class InMemoryQueueStore implements QueueStore {
   private final Map<Long, RequestRow> requests = new HashMap<>();
   private final Map<String, RequestRow> byTag = new HashMap<>();
   private final Map<String, RequestRow> openByPr = new HashMap<>();
-  private final TreeMap<Long, RequestRow> open = new TreeMap<>();
+  /**
+   * The open rows by id (ids only grow, so appending keeps the order), with closed rows left in place
+   * until they are half of the list: listing the open requests walks an array, not a tree.
+   */
+  private final ArrayList<RequestRow> open = new ArrayList<>();
+  private int closedInOpen;
   private final TreeMap<Long, RequestRow> inProgress = new TreeMap<>();
 
   /** Job rows by id: job {@code i} is at index {@code i - 1} (this store's ids are dense). */
@@ -94,7 +99,7 @@ public final class InMemoryQueueStore implements QueueStore {
       if (request.pr().isPresent()) {
         openByPr.put(prKey, row);
       }
-      open.put(row.request.id().value(), row);
+      open.add(row);
       return new SubmitResult(SubmitResult.Status.CREATED, row.request);
     }
   }
@@ -137,7 +142,13 @@ public final class InMemoryQueueStore implements QueueStore {
   @Override
   public List<Request> openRequests() {
     synchronized (lock) {
-      return values(open);
+      List<Request> out = new ArrayList<>(open.size() - closedInOpen);
+      for (RequestRow row : open) {
+        if (!row.closed) {
+          out.add(row.request);
+        }
+      }
+      return out;
     }
   }
 
@@ -280,7 +291,11 @@ public final class InMemoryQueueStore implements QueueStore {
 
   private void close(RequestRow row) {
     long id = row.request.id().value();
-    open.remove(id);
+    row.closed = true;
+    if (++closedInOpen > open.size() / 2) {
+      open.removeIf(r -> r.closed);
+      closedInOpen = 0;
+    }
     inProgress.remove(id);
     if (row.request.pr().isPresent()) {
       openByPr.remove(prKey(row.request.kind().name(), row.request.pr().getAsLong()), row);

@@ -9,6 +9,8 @@ import java.util.Map;
 /** The in-memory row of one request: its current value, its jobs, and the counters completion reads. */
 final class RequestRow {
   Request request;
+  /** Set once the request completed or was cancelled; listing open requests reads only this flag. */
+  boolean closed;
   /** The request's jobs in creation (id) order. */
   final List<JobRow> jobs = new ArrayList<>();
   /** The request's jobs by benchmark group and collector tag. */
