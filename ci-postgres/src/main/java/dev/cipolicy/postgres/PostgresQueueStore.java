@@ -59,9 +59,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * The PostgreSQL {@link QueueStore}: every operation is one JDBC transaction of prepared statements on a
  * host-supplied {@link DataSource}, and every invariant holds inside the database, so any number of site and
- * collector processes may share one schema. The hot operations, {@link #claim} and {@link #complete}, first try
- * one auto-committed statement that does the whole operation when its usual conditions hold (one round trip,
- * one commit) and writes nothing otherwise; the full transaction then runs.
+ * collector processes may share one schema. The hot operations, {@link #claim}, {@link #complete} and
+ * {@link #completeAll}, first try one auto-committed statement that does the whole operation when its usual
+ * conditions hold (one round trip, one commit; for a batch, one for all its live items) and writes nothing
+ * otherwise; the full transaction then runs (for a batch, per item the statement did not apply to).
  *
  * <ul>
  *   <li>Unique tags and one open request per (PR, kind): a unique constraint and a partial unique index;

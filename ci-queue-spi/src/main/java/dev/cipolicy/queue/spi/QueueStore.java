@@ -193,8 +193,11 @@ public interface QueueStore {
    * <p>Each item is atomic; the batch as a whole need not be one transaction (a store may apply the items
    * that pass a common fast path together and the others one by one). The list is checked first with
    * {@link LeaseRef#checkedBatch}: a missing list or item, or a job listed twice, is an
-   * {@link InvalidQueueInputException} and changes nothing. An empty batch does nothing. The default
-   * calls {@link #complete} for each item; stores override it to save round trips and commits.
+   * {@link InvalidQueueInputException} and changes nothing. An empty batch does nothing. When the store
+   * fails part-way (a {@link QueueStoreException}), earlier items may have been applied; completing the
+   * same batch again is safe, since an applied item then reports {@link LeaseStatus#STALE_LEASE} with its
+   * succeeded job. The default calls {@link #complete} for each item; stores override it to save round
+   * trips and commits.
    *
    * @param leases the fences of the leases to complete, each job at most once
    * @param now the instant
