@@ -19,6 +19,7 @@ import dev.cipolicy.queue.spi.JobFailure;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
@@ -46,7 +47,9 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,9 +59,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * The PostgreSQL {@link QueueStore}: every operation is one JDBC transaction of prepared statements on a
  * host-supplied {@link DataSource}, and every invariant holds inside the database, so any number of site and
- * collector processes may share one schema. The hot operations, {@link #claim} and {@link #complete}, first try
- * one auto-committed statement that does the whole operation when its usual conditions hold (one round trip,
- * one commit) and writes nothing otherwise; the full transaction then runs.
+ * collector processes may share one schema. The hot operations, {@link #claim}, {@link #complete} and
+ * {@link #completeAll}, first try one auto-committed statement that does the whole operation when its usual
+ * conditions hold (one round trip, one commit; for a batch, one for all its live items) and writes nothing
+ * otherwise; the full transaction then runs (for a batch, per item the statement did not apply to).
  *
  * <ul>
  *   <li>Unique tags and one open request per (PR, kind): a unique constraint and a partial unique index;
@@ -108,6 +112,7 @@ public final class PostgresQueueStore implements QueueStore {
   private final String jobFrom;
   private final String claimSql;
   private final String completeSql;
+  private final String completeAllSql;
   /**
    * Collector name to tag, learnt by claims. A registered collector's tag never changes, so the claim fast
    * path can name the tag as a parameter (which lets the planner use the claim indexes); the statement still
@@ -136,6 +141,7 @@ public final class PostgresQueueStore implements QueueStore {
     this.jobFrom = " FROM " + jobs + " j LEFT JOIN " + leases + " l ON l.job_id = j.id ";
     this.claimSql = claimSql();
     this.completeSql = completeSql();
+    this.completeAllSql = completeAllSql();
   }
 
   /**
@@ -190,6 +196,34 @@ public final class PostgresQueueStore implements QueueStore {
         + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
         + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = ?::timestamptz FROM l, done"
         + " WHERE c.name = l.collector AND c.last_heartbeat_at < ?::timestamptz RETURNING 1)"
+        + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
+        + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
+        + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
+        + " NULL::boolean, NULL::text, (SELECT count(*) FROM ended) FROM done j";
+  }
+
+  /**
+   * The batch completion fast path, one statement: {@link #completeSql} over the items of a batch, given as
+   * three arrays (jobs, attempts, tokens) that {@code unnest} pairs up. Each item whose lease is live, fenced
+   * by (job, attempt, token), not flagged for cancellation and whose job is leased is marked succeeded and
+   * its lease ended; the holders' heartbeats are refreshed once. Lease rows are locked in job order. It binds
+   * the three arrays and now, in the order {@link #completeAllFast} sets them. Columns: one succeeded job row
+   * per applied item as in {@link #JOB_COLS} (no lease), then how many leases it ended in all; no row for an
+   * item the fast path did not apply to.
+   */
+  private String completeAllSql() {
+    return "WITH b AS (SELECT * FROM unnest(?::bigint[], ?::int[], ?::bigint[]) AS b(job_id, attempt, token)),"
+        + " l AS (SELECT x.job_id, x.attempt, x.collector FROM " + leases + " x JOIN b ON x.job_id = b.job_id"
+        + " AND x.attempt = b.attempt AND x.token = b.token WHERE x.expires_at > ?::timestamptz"
+        + " AND NOT x.cancel_requested ORDER BY x.job_id FOR UPDATE OF x),"
+        // The values Job.succeeded(now) gives: succeeded, finished now, no failure, the rest kept.
+        + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = ?::timestamptz,"
+        + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL FROM l WHERE j.id = l.job_id"
+        + " AND j.state = 'LEASED' AND j.attempt = l.attempt RETURNING j.*),"
+        + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
+        + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = ?::timestamptz FROM (SELECT DISTINCT"
+        + " l.collector FROM l JOIN done ON done.id = l.job_id) h WHERE c.name = h.collector"
+        + " AND c.last_heartbeat_at < ?::timestamptz RETURNING 1)"
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
@@ -740,12 +774,85 @@ public final class PostgresQueueStore implements QueueStore {
   @Override
   public LeaseResult complete(JobId job, int attempt, long token, Instant now) {
     return fenced("complete", job, attempt, token, now, c -> completeFast(c, job, attempt, token, now),
-        (c, current) -> {
-      Job done = current.succeeded(now);
-      write(c, current, done);
-      touchCollector(c, lease(current).collector(), now);
-      return new LeaseResult(LeaseStatus.OK, Optional.of(done));
-    });
+        (c, current) -> completeLocked(c, current, now));
+  }
+
+  /** The full completion path once the fence holds and the job is not flagged. */
+  private LeaseResult completeLocked(Connection c, Job current, Instant now) throws SQLException {
+    Job done = current.succeeded(now);
+    write(c, current, done);
+    touchCollector(c, lease(current).collector(), now);
+    return new LeaseResult(LeaseStatus.OK, Optional.of(done));
+  }
+
+  /**
+   * Completes a batch with one auto-committed statement ({@link #completeAllSql}: one round trip, one commit)
+   * for every item whose lease is live, fenced and not flagged; each other item (stale, expired, unknown,
+   * flagged, or a row that needs the full checks) then runs the full path of {@link #complete} in its own
+   * transaction, which reports it exactly as completing it alone would. Each item is atomic; the batch is
+   * not one transaction.
+   */
+  @Override
+  public List<LeaseResult> completeAll(List<LeaseRef> leases, Instant now) {
+    List<LeaseRef> batch = LeaseRef.checkedBatch(leases);
+    if (now == null) {
+      throw new InvalidQueueInputException("completion instant is missing");
+    }
+    if (batch.isEmpty()) {
+      return List.of();
+    }
+    if (batch.size() == 1) {
+      LeaseRef only = batch.get(0);
+      return List.of(complete(only.jobId(), only.attempt(), only.token(), now));
+    }
+    // The fast statement always answers (possibly with no applied item), so the full work never runs here.
+    Map<JobId, LeaseResult> applied = tx("completeAll", c -> completeAllFast(c, batch, now),
+        c -> completeAllFast(c, batch, now));
+    List<LeaseResult> results = new ArrayList<>(batch.size());
+    for (LeaseRef ref : batch) {
+      LeaseResult fast = applied.get(ref.jobId());
+      results.add(fast != null ? fast : fenced("complete", ref.jobId(), ref.attempt(), ref.token(), now,
+          (c, current) -> completeLocked(c, current, now)));
+    }
+    return List.copyOf(results);
+  }
+
+  /** Runs {@link #completeAllSql}: the results of the items it applied to, by job. */
+  private Map<JobId, LeaseResult> completeAllFast(Connection c, List<LeaseRef> batch, Instant now)
+      throws SQLException {
+    Long[] ids = new Long[batch.size()];
+    Integer[] attempts = new Integer[batch.size()];
+    Long[] tokenValues = new Long[batch.size()];
+    for (int i = 0; i < batch.size(); i++) {
+      LeaseRef ref = batch.get(i);
+      ids[i] = ref.jobId().value();
+      attempts[i] = ref.attempt();
+      tokenValues[i] = ref.token();
+    }
+    Map<JobId, LeaseResult> applied = new HashMap<>();
+    try (PreparedStatement st = c.prepareStatement(completeAllSql)) {
+      st.setArray(1, c.createArrayOf("bigint", ids));
+      st.setArray(2, c.createArrayOf("integer", attempts));
+      st.setArray(3, c.createArrayOf("bigint", tokenValues));
+      setInstant(st, 4, now);
+      setInstant(st, 5, now);
+      setInstant(st, 6, now);
+      setInstant(st, 7, now);
+      long ended = -1;
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          Job done = job(rs);
+          ended = rs.getLong(23);
+          applied.put(done.id(), new LeaseResult(LeaseStatus.OK, Optional.of(done)));
+        }
+      }
+      if (!applied.isEmpty() && ended != applied.size()) {
+        throw new QueueStoreException("could not end the leases of jobs " + applied.keySet() + " in schema "
+            + schema + ": ended " + ended + " of " + applied.size() + "; a row changed under its lock (edited by"
+            + " hand?)");
+      }
+    }
+    return applied;
   }
 
   @Override

@@ -3,15 +3,28 @@ package dev.cipolicy.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
+import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.LeaseRef;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -64,6 +77,69 @@ class PostgresQueueStoreTest {
         List.of(JobSpec.required("compile", "x86")), false, 1, NOW));
     assertThat(started.jobs()).hasSize(1);
     assertThat(store.jobs(r.id())).hasSize(1);
+  }
+
+  @Test
+  void aBatchOfLiveLeasesCompletesWithOneStatementAndOnlyTheOthersFallBack() {
+    Request r = store.submit(NewRequest.master("c1", null), NOW).request();
+    List<JobSpec> specs = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      specs.add(JobSpec.required("g" + i, "x86"));
+    }
+    store.startRequest(new StartCommand(r.id(), specs, false, 1, NOW));
+    store.registerCollector("c1", "x86", true, NOW);
+    Duration lease = Duration.ofMinutes(1);
+    List<LeaseRef> refs = store.claim(new ClaimCommand("c1", NOW, lease, lease, 2, 6)).claims().stream()
+        .map(Claim::lease).map(LeaseRef::of).toList();
+    assertThat(refs).hasSize(6);
+    AtomicInteger connections = new AtomicInteger();
+    AtomicInteger statements = new AtomicInteger();
+    PostgresQueueStore counted = PostgresQueueStore.attach(counting(db.dataSource, connections, statements),
+        db.schema);
+    Instant later = NOW.plusSeconds(5);
+
+    List<LeaseResult> live = counted.completeAll(refs.subList(0, 4), later);
+    assertThat(live).extracting(LeaseResult::status).containsOnly(LeaseStatus.OK);
+    assertThat(live).extracting(x -> x.job().orElseThrow().state()).containsOnly(JobState.SUCCEEDED);
+    assertThat(connections.get()).as("connections for four live leases").isEqualTo(1);
+    assertThat(statements.get()).as("statements for four live leases").isEqualTo(1);
+
+    connections.set(0);
+    LeaseRef wrong = new LeaseRef(refs.get(5).jobId(), refs.get(5).attempt(), refs.get(5).token() + 7);
+    List<LeaseResult> mixed = counted.completeAll(List.of(refs.get(4), wrong, refs.get(0)), later);
+    assertThat(mixed).extracting(LeaseResult::status).containsExactly(LeaseStatus.OK, LeaseStatus.STALE_LEASE,
+        LeaseStatus.STALE_LEASE);
+    assertThat(connections.get()).as("one statement for the batch, one fallback transaction per other item")
+        .isEqualTo(3);
+    assertThat(store.job(refs.get(5).jobId()).orElseThrow().state()).isEqualTo(JobState.LEASED);
+  }
+
+  /** A DataSource that counts connections handed out and statements prepared on them. */
+  private static DataSource counting(DataSource target, AtomicInteger connections, AtomicInteger statements) {
+    return (DataSource) Proxy.newProxyInstance(PostgresQueueStoreTest.class.getClassLoader(),
+        new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+          Object result = invoke(target, method, args);
+          if (method.getName().equals("getConnection")) {
+            connections.incrementAndGet();
+            Connection c = (Connection) result;
+            return Proxy.newProxyInstance(PostgresQueueStoreTest.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (p, m, a) -> {
+                  if (m.getName().equals("prepareStatement")) {
+                    statements.incrementAndGet();
+                  }
+                  return invoke(c, m, a);
+                });
+          }
+          return result;
+        });
+  }
+
+  private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
   }
 
   @Test

@@ -15,6 +15,7 @@ import dev.cipolicy.queue.spi.ImpossibleRowException;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.QueueStore;
@@ -427,6 +428,35 @@ public final class JobQueue {
   public LeaseResult complete(Lease lease) {
     present(lease, "lease");
     return store.complete(lease.jobId(), lease.attempt(), lease.token(), now());
+  }
+
+  /**
+   * Completes the jobs of several leases in one store call (one round trip and one commit on a database
+   * store when the leases are live): a collector that claimed a batch and ran it reports it at once. Each
+   * lease is fenced on its own, as {@link #complete(Lease)} fences it; the results, one per lease in the
+   * given order, are those completing them one by one would give, so a stale, expired or cancelled lease
+   * affects only its own result.
+   *
+   * @param leases the leases, each job at most once; empty does nothing
+   * @return one result per lease, in order
+   * @throws InvalidQueueInputException when the list or a lease is missing, or two leases name one job
+   */
+  public List<LeaseResult> completeAll(List<Lease> leases) {
+    if (leases == null) {
+      throw new InvalidQueueInputException("the leases to complete are missing; expected a list (possibly empty)");
+    }
+    List<LeaseRef> refs = new ArrayList<>(leases.size());
+    for (int i = 0; i < leases.size(); i++) {
+      Lease lease = leases.get(i);
+      if (lease == null) {
+        throw new InvalidQueueInputException("lease " + i + " of " + leases.size() + " to complete is missing");
+      }
+      refs.add(LeaseRef.of(lease));
+    }
+    if (refs.isEmpty()) {
+      return List.of();
+    }
+    return store.completeAll(LeaseRef.checkedBatch(refs), now());
   }
 
   /**

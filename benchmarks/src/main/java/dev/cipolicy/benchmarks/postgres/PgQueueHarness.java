@@ -13,6 +13,8 @@ import java.util.TreeMap;
  * <ul>
  *   <li>{@code store-per-job}: {@code PostgresQueueStore}, claim one job, complete it;
  *   <li>{@code store-batched-B}: {@code PostgresQueueStore}, claim up to B jobs, complete each;
+ *   <li>{@code store-batch-complete-B}: {@code PostgresQueueStore}, claim up to B jobs, complete them all
+ *       with one {@code completeAll};
  *   <li>{@code db-scheduler-L-U}: db-scheduler's PostgreSQL scheduler with lock-and-fetch polling
  *       ({@code pollUsingLockAndFetch(L, U)}), once with the documented "normal" setting 0.5/1.0 and once
  *       with the documented high-throughput setting 1.0/4.0;
@@ -29,7 +31,8 @@ import java.util.TreeMap;
  * {@code jdbc:postgresql://127.0.0.1:5432/test}), {@code user} ({@code postgres}), {@code threads}
  * ({@code 1,8,32}), {@code jobs} (jobs per run by thread count, {@code 1:5000,8:20000,32:20000}),
  * {@code rounds} (2), {@code batch} (claim limits of the batched mode, {@code 16}), {@code warmup} (jobs per warm-up run, 2000), {@code pgbench-seconds}
- * (10), {@code systems} (comma-separated subset of {@code store-per-job,store-batched,db-scheduler,pgbench}).
+ * (10), {@code systems} (comma-separated subset of
+ * {@code store-per-job,store-batched,store-batch-complete,db-scheduler,pgbench}).
  */
 public final class PgQueueHarness {
 
@@ -59,7 +62,8 @@ public final class PgQueueHarness {
     List<Integer> batches = ints(opts.getOrDefault("batch", "16"));
     int warmup = Integer.parseInt(opts.getOrDefault("warmup", "2000"));
     int pgbenchSeconds = Integer.parseInt(opts.getOrDefault("pgbench-seconds", "10"));
-    List<String> systems = List.of(opts.getOrDefault("systems", "store-per-job,store-batched,db-scheduler,pgbench")
+    List<String> systems = List.of(opts.getOrDefault("systems",
+        "store-per-job,store-batched,store-batch-complete,db-scheduler,pgbench")
         .split(","));
 
     String pgbench = Pgbench.executable();
@@ -115,12 +119,14 @@ public final class PgQueueHarness {
       case "store-per-job" -> List.of(StoreRun.run(db, "store-per-job", threads, 1, jobs, round));
       case "store-batched" -> batches.stream()
           .map(b -> StoreRun.run(db, "store-batched-" + b, threads, b, jobs, round)).toList();
+      case "store-batch-complete" -> batches.stream()
+          .map(b -> StoreRun.run(db, "store-batch-complete-" + b, threads, b, true, jobs, round)).toList();
       case "db-scheduler" -> List.of(
           DbSchedulerRun.run(db, "db-scheduler-0.5-1.0", threads, 0.5, 1.0, jobs, round),
           DbSchedulerRun.run(db, "db-scheduler-1.0-4.0", threads, 1.0, 4.0, jobs, round));
       case "pgbench" -> List.of();
       default -> throw new IllegalArgumentException("unknown system '" + system
-          + "'; expected store-per-job, store-batched, db-scheduler or pgbench");
+          + "'; expected store-per-job, store-batched, store-batch-complete, db-scheduler or pgbench");
     };
   }
 
@@ -188,17 +194,21 @@ public final class PgQueueHarness {
     System.out.println();
     System.out.println("## Ratios, within each round");
     System.out.println();
-    System.out.println("| round | threads | store-batched / best db-scheduler | store-per-job / best db-scheduler"
-        + " | store-batched / pgbench | store-per-job / pgbench |");
-    System.out.println("|---:|---:|---:|---:|---:|---:|");
+    System.out.println("| round | threads | store-batch-complete / best db-scheduler | store-batched / best"
+        + " db-scheduler | store-per-job / best db-scheduler | store-batch-complete / pgbench | store-batched /"
+        + " pgbench | store-per-job / pgbench |");
+    System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (int round = 1; round <= rounds; round++) {
       for (int threads : threadCounts) {
+        double batchComplete = best(results, round, threads, "store-batch-complete");
         double batched = best(results, round, threads, "store-batched");
         double perJob = best(results, round, threads, "store-per-job");
         double dbs = best(results, round, threads, "db-scheduler");
-        Double tps = pgbenchTps.get(round + "/" + threads);
-        System.out.printf(Locale.ROOT, "| %d | %d | %s | %s | %s | %s |%n", round, threads, ratio(batched, dbs),
-            ratio(perJob, dbs), ratio(batched, tps == null ? 0 : tps), ratio(perJob, tps == null ? 0 : tps));
+        Double tpsOrNull = pgbenchTps.get(round + "/" + threads);
+        double tps = tpsOrNull == null ? 0 : tpsOrNull;
+        System.out.printf(Locale.ROOT, "| %d | %d | %s | %s | %s | %s | %s | %s |%n", round, threads,
+            ratio(batchComplete, dbs), ratio(batched, dbs), ratio(perJob, dbs), ratio(batchComplete, tps),
+            ratio(batched, tps), ratio(perJob, tps));
       }
     }
   }

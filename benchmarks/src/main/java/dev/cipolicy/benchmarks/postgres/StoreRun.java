@@ -7,6 +7,7 @@ import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
@@ -23,7 +24,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Drains {@code PostgresQueueStore}: one request of N queued jobs is started (outside the measurement); then
  * each collector thread, a registered collector of its own, claims ({@code limit} 1 in per-job mode, the
- * batch size in batched mode) and completes each claimed job, until a claim comes back empty.
+ * batch size in batched mode) and completes each claimed job (or, in batch-complete mode, all of a claim with
+ * one {@code completeAll}), until a claim comes back empty.
  */
 final class StoreRun {
   private static final String TAG = "bench";
@@ -32,6 +34,15 @@ final class StoreRun {
   }
 
   static RunResult run(BenchDatabase db, String system, int threads, int limit, int jobs, int round) {
+    return run(db, system, threads, limit, false, jobs, round);
+  }
+
+  /**
+   * One run; with {@code completeBatch} each collector completes the jobs of a claim with one
+   * {@link JobQueue#completeAll} call instead of one {@link JobQueue#complete} per job.
+   */
+  static RunResult run(BenchDatabase db, String system, int threads, int limit, boolean completeBatch, int jobs,
+      int round) {
     String schema = BenchDatabase.freshSchema("bench_store");
     try {
       QueueSettings settings = QueueSettings.defaults();
@@ -73,6 +84,20 @@ final class StoreRun {
               }
               if (claimed.claims().isEmpty()) {
                 return;
+              }
+              if (completeBatch) {
+                List<Lease> leases = new ArrayList<>(claimed.claims().size());
+                for (Claim claim : claimed.claims()) {
+                  leases.add(claim.lease());
+                }
+                List<LeaseResult> done = queue.completeAll(leases);
+                for (int i = 0; i < done.size(); i++) {
+                  if (done.get(i).status() != LeaseStatus.OK) {
+                    throw new IllegalStateException("complete of " + leases.get(i) + ": " + done.get(i).status());
+                  }
+                }
+                completed.addAndGet(done.size());
+                continue;
               }
               for (Claim claim : claimed.claims()) {
                 LeaseResult done = queue.complete(claim.lease());

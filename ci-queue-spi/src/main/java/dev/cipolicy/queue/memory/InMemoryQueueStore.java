@@ -11,12 +11,14 @@ import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobFailure;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
@@ -487,6 +489,22 @@ public final class InMemoryQueueStore implements QueueStore {
       finish(row, row.job.succeeded(now));
       return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
     });
+  }
+
+  /** Completes the whole batch under one acquisition of the store's monitor: atomic as a whole. */
+  @Override
+  public List<LeaseResult> completeAll(List<LeaseRef> leases, Instant now) {
+    List<LeaseRef> batch = LeaseRef.checkedBatch(leases);
+    if (now == null) {
+      throw new InvalidQueueInputException("completion instant is missing");
+    }
+    List<LeaseResult> results = new ArrayList<>(batch.size());
+    synchronized (lock) {
+      for (LeaseRef ref : batch) {
+        results.add(complete(ref.jobId(), ref.attempt(), ref.token(), now));
+      }
+    }
+    return List.copyOf(results);
   }
 
   @Override

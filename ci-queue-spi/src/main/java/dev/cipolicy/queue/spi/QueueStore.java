@@ -13,7 +13,8 @@ import java.util.Optional;
  * <p>Contract (checked by {@code dev.cipolicy.queue.tck.QueueStoreCompatibilityKit}):
  * <ul>
  *   <li><b>Atomicity.</b> Each method is one transaction: it reads, checks its condition and writes as one
- *       step, linearizable with every other call on the same store.
+ *       step, linearizable with every other call on the same store. {@link #completeAll} is atomic per item
+ *       (each item as one {@link #complete}).
  *   <li><b>Outcomes are values.</b> A condition that does not hold (a duplicate, a stale lease, a reached
  *       cap) is reported in the result and changes nothing; methods throw only
  *       {@link InvalidQueueInputException} for unusable arguments and {@link QueueStoreException} when the
@@ -23,7 +24,8 @@ import java.util.Optional;
  *   <li><b>Time is an argument.</b> Stores never read a clock; {@code now} comes from the engine's clock.
  *       Heartbeat instants only move forward ({@link Collector#heartbeatAt}).
  *   <li><b>Identity.</b> Request and job ids increase in creation order; lease tokens are never reused.
- *   <li><b>Fencing.</b> {@link #heartbeat}, {@link #complete}, {@link #fail} and {@link #release} act only
+ *   <li><b>Fencing.</b> {@link #heartbeat}, {@link #complete} (and each item of {@link #completeAll}),
+ *       {@link #fail} and {@link #release} act only
  *       when the job is leased, its lease has this attempt and token, and the lease is live at {@code now};
  *       otherwise they return {@link LeaseStatus#STALE_LEASE} and change nothing.
  *   <li><b>Transitions.</b> State changes use the transition methods of {@link Request} and {@link Job}
@@ -181,6 +183,35 @@ public interface QueueStore {
    * @return what happened
    */
   LeaseResult complete(JobId job, int attempt, long token, Instant now);
+
+  /**
+   * Completes several leases at once, for a collector that ran several jobs: each item is fenced and applied
+   * exactly as {@link #complete} would apply it at {@code now}, and the result lists one {@link LeaseResult}
+   * per item, in the given order, equal to what completing the items one by one in that order returns. A
+   * stale, expired, unknown or cancel-flagged item gets its own result and does not affect the others.
+   *
+   * <p>Each item is atomic; the batch as a whole need not be one transaction (a store may apply the items
+   * that pass a common fast path together and the others one by one). The list is checked first with
+   * {@link LeaseRef#checkedBatch}: a missing list or item, or a job listed twice, is an
+   * {@link InvalidQueueInputException} and changes nothing. An empty batch does nothing. When the store
+   * fails part-way (a {@link QueueStoreException}), earlier items may have been applied; completing the
+   * same batch again is safe, since an applied item then reports {@link LeaseStatus#STALE_LEASE} with its
+   * succeeded job. The default calls {@link #complete} for each item; stores override it to save round
+   * trips and commits.
+   *
+   * @param leases the fences of the leases to complete, each job at most once
+   * @param now the instant
+   * @return one result per item, in order
+   */
+  default List<LeaseResult> completeAll(List<LeaseRef> leases, Instant now) {
+    List<LeaseRef> batch = LeaseRef.checkedBatch(leases);
+    Checks.present(now, "completion instant");
+    List<LeaseResult> results = new java.util.ArrayList<>(batch.size());
+    for (LeaseRef ref : batch) {
+      results.add(complete(ref.jobId(), ref.attempt(), ref.token(), now));
+    }
+    return List.copyOf(results);
+  }
 
   /**
    * Records a failure of the job of a live lease (or cancels it, if flagged): a permanent failure fails it;

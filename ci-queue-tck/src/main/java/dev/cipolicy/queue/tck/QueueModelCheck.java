@@ -20,6 +20,7 @@ import dev.cipolicy.queue.spi.Collector;
 import dev.cipolicy.queue.spi.Failure;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseResult;
@@ -36,11 +37,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -60,7 +64,8 @@ final class QueueModelCheck {
   /** What a command does. */
   enum Op {
     SUBMIT(10), ATTACH(4), TICK(14), START_STALE_VIEW(3), CLAIM(18), HEARTBEAT(5), COMPLETE(20), FAIL(6),
-    RELEASE(2), STALE(5), CRASH(3), CANCEL(2), ADVANCE(6), COLLECTOR_HEARTBEAT(2), TOGGLE_ACTIVE(1);
+    RELEASE(2), STALE(5), CRASH(3), CANCEL(2), ADVANCE(6), COLLECTOR_HEARTBEAT(2), TOGGLE_ACTIVE(1),
+    COMPLETE_ALL(6);
 
     final int weight;
 
@@ -229,6 +234,7 @@ final class QueueModelCheck {
           }
         }
         case HEARTBEAT, COMPLETE, FAIL, RELEASE -> update(cmd, r, m);
+        case COMPLETE_ALL -> completeAll(cmd, r, m);
         case STALE -> stale(cmd);
         case CRASH -> {
           String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
@@ -356,6 +362,55 @@ final class QueueModelCheck {
         successes.merge(key(rr.job().orElseThrow(), this::mapped), 1, Integer::sum);
       }
       if (cmd.op() != Op.HEARTBEAT || rr.status() != LeaseStatus.OK) {
+        retired.add(held.remove(index));
+      }
+    }
+
+    /**
+     * Completes up to three held leases and, sometimes, a retired one, each job once, with one call on the
+     * store under test; the model completes them one by one, so every item must get what completing it alone
+     * gives.
+     */
+    private void completeAll(Command cmd, JobQueue r, JobQueue m) {
+      List<Integer> picked = new ArrayList<>();
+      List<Lease> realBatch = new ArrayList<>();
+      List<Lease> modelBatch = new ArrayList<>();
+      Set<JobId> jobs = new HashSet<>();
+      int n = held.isEmpty() ? 0 : Math.min(held.size(), 1 + cmd.c() % 3);
+      for (int i = 0; i < n; i++) {
+        int index = (cmd.a() + i) % held.size();
+        Lease[] lease = held.get(index);
+        if (jobs.add(lease[0].jobId())) {
+          picked.add(index);
+          realBatch.add(lease[0]);
+          modelBatch.add(lease[1]);
+        }
+      }
+      if (cmd.b() % 2 == 1 && !retired.isEmpty()) {
+        Lease[] old = retired.get(cmd.b() % retired.size());
+        if (jobs.add(old[0].jobId())) {
+          int at = cmd.b() % (realBatch.size() + 1);
+          realBatch.add(at, old[0]);
+          modelBatch.add(at, old[1]);
+        }
+      }
+      if (realBatch.isEmpty()) {
+        return;
+      }
+      List<LeaseResult> rr = r.completeAll(realBatch);
+      List<LeaseResult> mr = new ArrayList<>();
+      for (Lease lease : modelBatch) {
+        mr.add(m.complete(lease));
+      }
+      assertThat(rr.stream().map(x -> render(x, this::mapped)).toList()).as(at(cmd))
+          .isEqualTo(mr.stream().map(x -> render(x, RequestId::toString)).toList());
+      for (LeaseResult result : rr) {
+        if (result.status() == LeaseStatus.OK) {
+          successes.merge(key(result.job().orElseThrow(), this::mapped), 1, Integer::sum);
+        }
+      }
+      picked.sort(Comparator.reverseOrder());
+      for (int index : picked) {
         retired.add(held.remove(index));
       }
     }
