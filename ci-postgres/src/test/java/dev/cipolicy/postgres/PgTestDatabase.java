@@ -1,15 +1,20 @@
 package dev.cipolicy.postgres;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -107,6 +112,20 @@ final class PgTestDatabase implements AutoCloseable {
       exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     } finally {
       dataSource.close();
+    }
+  }
+
+  /**
+   * Waits for an operation whose database connection the test terminated and returns the
+   * {@link QueueStoreUnavailableException} it must have ended with.
+   */
+  static QueueStoreUnavailableException unavailableFrom(Future<?> running) throws Exception {
+    try {
+      Object result = running.get(20, TimeUnit.SECONDS);
+      throw new AssertionError("the operation ended normally after its connection was terminated: " + result);
+    } catch (ExecutionException e) {
+      assertThat(e.getCause()).isInstanceOf(QueueStoreUnavailableException.class);
+      return (QueueStoreUnavailableException) e.getCause();
     }
   }
 }
