@@ -1397,9 +1397,16 @@ public final class PostgresQueueStore implements QueueStore {
     }
   }
 
+  /**
+   * Rolls back the open transaction; a failure of a fast-path statement left none (auto-commit: the
+   * statement was its own transaction), and the driver would refuse a rollback there with an error that
+   * would only clutter the real cause.
+   */
   private static void rollbackQuietly(Connection c, Exception cause) {
     try {
-      c.rollback();
+      if (!c.getAutoCommit()) {
+        c.rollback();
+      }
     } catch (SQLException e) {
       cause.addSuppressed(e);
     }
