@@ -18,6 +18,7 @@ import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobFailure;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
@@ -106,6 +107,7 @@ public final class PostgresQueueStore implements QueueStore {
   private final String requests;
   private final String jobs;
   private final String leases;
+  private final String queued;
   private final String collectors;
   private final String control;
   private final String tokens;
@@ -135,6 +137,7 @@ public final class PostgresQueueStore implements QueueStore {
     this.requests = options.sql("requests");
     this.jobs = options.sql("jobs");
     this.leases = options.sql("leases");
+    this.queued = options.sql("queued");
     this.collectors = options.sql("collectors");
     this.control = options.sql("control");
     this.tokens = options.sql("lease_tokens");
@@ -146,28 +149,40 @@ public final class PostgresQueueStore implements QueueStore {
 
   /**
    * The claim fast path, one statement: when the collector is active with the known tag and no lease of the
-   * tag has expired, lock queued jobs ({@code FOR UPDATE SKIP LOCKED}; affinity to the claimer first, then
-   * the others, each by id), lease them, insert their leases and refresh the heartbeat. It binds the
-   * collector, its tag, now, the limit, the affinity cut-off (now - collector timeout) and the lease expiry,
-   * in the order {@link #claimFast} sets them. Columns: the claimed job rows with their new lease as in {@link #JOB_COLS} (in claim order), then whether the
-   * fast path applied and how many leases it inserted; one row with null job columns when it claimed none.
+   * tag has expired, lock rows of the queued-jobs table ({@code FOR UPDATE SKIP LOCKED}; affinity to the
+   * claimer first, then the others, each by job id), lease their jobs, delete the locked rows, insert the
+   * leases and refresh the heartbeat. A locked row whose job is not queued (its state edited by hand) is
+   * deleted and its job left alone. The jobs are found by {@code id = ANY (ARRAY(...))}, which the planner
+   * serves from the primary key; a join against the picked rows was planned as a hash join over the whole
+   * jobs table. It binds the collector, its tag, now, the limit, the affinity cut-off (now - collector
+   * timeout) and the lease expiry, in the order {@link #bindClaim} sets them. Columns: the claimed job rows
+   * with their new lease as in {@link #JOB_COLS} (in claim order), then whether the fast path applied, how
+   * many leases it inserted and how many queued-jobs rows it locked (more than it claimed when some were stale);
+   * one row with null job columns when it claimed none.
    */
   private String claimSql() {
-    String notGone = "NOT EXISTS (SELECT 1 FROM " + collectors + " c WHERE c.name = j.affinity AND c.active"
+    String notGone = "NOT EXISTS (SELECT 1 FROM " + collectors + " c WHERE c.name = q.affinity AND c.active"
         + " AND c.last_heartbeat_at > ?::timestamptz)";
     return "WITH go AS (SELECT 1 FROM " + collectors + " WHERE name = ?::text AND tag = ?::text AND active"
         + " AND NOT EXISTS (SELECT 1 FROM " + leases + " WHERE collector_tag = ?::text"
         + " AND expires_at <= ?::timestamptz)),"
-        + " own AS (SELECT j.id FROM " + jobs + " j WHERE EXISTS (SELECT 1 FROM go) AND j.collector_tag = ?::text"
-        + " AND j.state = 'QUEUED' AND j.affinity = ?::text ORDER BY j.id LIMIT ?::int FOR UPDATE OF j SKIP LOCKED),"
-        + " other AS (SELECT j.id FROM " + jobs + " j WHERE EXISTS (SELECT 1 FROM go) AND j.collector_tag = ?::text"
-        + " AND j.state = 'QUEUED' AND (j.affinity IS NULL OR (j.affinity <> ?::text AND " + notGone + "))"
-        + " ORDER BY j.id LIMIT ?::int - (SELECT count(*) FROM own) FOR UPDATE OF j SKIP LOCKED),"
-        + " picked AS (SELECT id, 0 AS pass FROM own UNION ALL SELECT id, 1 FROM other),"
+        + " own AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
+        + " AND q.collector_tag = ?::text AND q.affinity = ?::text ORDER BY q.job_id LIMIT ?::int"
+        + " FOR UPDATE OF q SKIP LOCKED),"
+        // Each pass is limited by a bound parameter (a limit computed from the first pass made the planner
+        // guess a tenth of the table); rows locked beyond the overall limit are released at the commit.
+        + " other AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
+        + " AND q.collector_tag = ?::text AND (q.affinity IS NULL OR (q.affinity <> ?::text AND " + notGone + "))"
+        + " ORDER BY q.job_id LIMIT ?::int FOR UPDATE OF q SKIP LOCKED),"
+        + " picked AS (SELECT id, pass FROM (SELECT id, 0 AS pass FROM own UNION ALL SELECT id, 1 FROM other) u"
+        + " ORDER BY pass, id LIMIT ?::int),"
         // The values Job.claimed(lease) gives: leased, next attempt, affinity to the claimer, no failure.
         + " claimed AS (UPDATE " + jobs + " j SET state = 'LEASED', attempt = j.attempt + 1, affinity = ?::text,"
-        + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL, finished_at = NULL FROM picked p"
-        + " WHERE j.id = p.id RETURNING j.*, p.pass, nextval('" + tokens + "') AS token),"
+        + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL, finished_at = NULL"
+        + " WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.state = 'QUEUED'"
+        + " RETURNING j.*, nextval('" + tokens + "') AS token),"
+        + " dequeued AS (DELETE FROM " + queued + " q WHERE q.job_id = ANY (ARRAY(SELECT id FROM picked))"
+        + " RETURNING q.job_id),"
         + " leased AS (INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, collector_tag)"
         + " SELECT id, attempt, token, ?::timestamptz, ?::text, collector_tag FROM claimed RETURNING job_id),"
         + " touched AS (UPDATE " + collectors + " SET last_heartbeat_at = ?::timestamptz WHERE name = ?::text"
@@ -175,8 +190,9 @@ public final class PostgresQueueStore implements QueueStore {
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, ?::timestamptz, ?::text, false,"
-        + " j.collector_tag, EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased)"
-        + " FROM (SELECT 1) one LEFT JOIN claimed j ON true ORDER BY j.pass, j.id";
+        + " j.collector_tag, EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked)"
+        + " FROM (SELECT 1) one LEFT JOIN (SELECT c.*, p.pass FROM claimed c JOIN picked p ON p.id = c.id) j"
+        + " ON true ORDER BY j.pass, j.id";
   }
 
   /**
@@ -533,6 +549,13 @@ public final class PostgresQueueStore implements QueueStore {
         return new CancelResult(CancelResult.Status.ALREADY_FINISHED, found, 0, 0);
       }
       int cancelled;
+      // The queued rows go first: a claim locks a queued row before its job, so taking the same order here
+      // waits for a claim in flight instead of deadlocking with it (its job is then leased, and flagged below).
+      try (PreparedStatement st = c.prepareStatement("DELETE FROM " + queued + " WHERE job_id IN (SELECT id FROM "
+          + jobs + " WHERE request_id = ? AND state = 'QUEUED')")) {
+        st.setLong(1, id.value());
+        st.executeUpdate();
+      }
       // The values Job.cancelled(now) gives a queued job: terminal, finished now, everything else kept.
       try (PreparedStatement st = c.prepareStatement("UPDATE " + jobs + " SET state = 'CANCELLED', finished_at = ?"
           + " WHERE request_id = ? AND state = 'QUEUED'")) {
@@ -582,23 +605,23 @@ public final class PostgresQueueStore implements QueueStore {
         return quick;
       }
       List<Job> candidates = new ArrayList<>(Math.min(command.limit(), 64));
-      try (PreparedStatement st = c.prepareStatement("SELECT j.id FROM " + jobs + " j WHERE j.collector_tag = ?"
-          + " AND j.state = 'QUEUED' AND j.affinity = ? ORDER BY j.id LIMIT ? FOR UPDATE OF j SKIP LOCKED")) {
+      try (PreparedStatement st = c.prepareStatement("SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ?"
+          + " AND q.affinity = ? ORDER BY q.job_id LIMIT ? FOR UPDATE OF q SKIP LOCKED")) {
         st.setString(1, tag);
         st.setString(2, command.collector());
         st.setInt(3, command.limit());
-        readLockedJobs(c, st, candidates);
+        readQueuedJobs(c, st, candidates);
       }
       if (candidates.size() < command.limit()) {
-        try (PreparedStatement st = c.prepareStatement("SELECT j.id FROM " + jobs + " j WHERE j.collector_tag = ?"
-            + " AND j.state = 'QUEUED' AND (j.affinity IS NULL OR (j.affinity <> ? AND NOT EXISTS (SELECT 1 FROM "
-            + collectors + " c WHERE c.name = j.affinity AND c.active AND c.last_heartbeat_at > ?)))"
-            + " ORDER BY j.id LIMIT ? FOR UPDATE OF j SKIP LOCKED")) {
+        try (PreparedStatement st = c.prepareStatement("SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ?"
+            + " AND (q.affinity IS NULL OR (q.affinity <> ? AND NOT EXISTS (SELECT 1 FROM "
+            + collectors + " c WHERE c.name = q.affinity AND c.active AND c.last_heartbeat_at > ?)))"
+            + " ORDER BY q.job_id LIMIT ? FOR UPDATE OF q SKIP LOCKED")) {
           st.setString(1, tag);
           st.setString(2, command.collector());
           setInstant(st, 3, now.minus(command.collectorTimeout()));
           st.setInt(4, command.limit() - candidates.size());
-          readLockedJobs(c, st, candidates);
+          readQueuedJobs(c, st, candidates);
         }
       }
       List<Claim> claims = new ArrayList<>(candidates.size());
@@ -624,53 +647,90 @@ public final class PostgresQueueStore implements QueueStore {
    * Runs {@link #claimSql}; null when the fast path does not apply (unknown or inactive collector, another
    * tag, expired leases to process first): it then wrote nothing, and the full path runs.
    */
-  private @Nullable ClaimResult claimFast(Connection c, ClaimCommand command, String tag) throws SQLException {
+  /** The claim fast path's statement ({@link #claimSql}), for a test that checks its plan. */
+  String claimStatement() {
+    return claimSql;
+  }
+
+  /**
+   * Binds the claim fast path's parameters from {@code first} on.
+   *
+   * @param st the prepared {@link #claimStatement()}, possibly behind {@code EXPLAIN}
+   * @param first the index of its first parameter
+   * @param command the claim
+   * @param tag the collector's tag
+   */
+  void bindClaim(PreparedStatement st, int first, ClaimCommand command, String tag) throws SQLException {
     Instant now = command.now();
     String name = command.collector();
-    try (PreparedStatement st = c.prepareStatement(claimSql)) {
-      int i = 1;
-      st.setString(i++, name);
-      st.setString(i++, tag);
-      st.setString(i++, tag);
-      setInstant(st, i++, now);
-      st.setString(i++, tag);
-      st.setString(i++, name);
-      st.setInt(i++, command.limit());
-      st.setString(i++, tag);
-      st.setString(i++, name);
-      setInstant(st, i++, now.minus(command.collectorTimeout()));
-      st.setInt(i++, command.limit());
-      st.setString(i++, name);
-      Instant expiry = now.plus(command.leaseDuration());
-      setInstant(st, i++, expiry);
-      st.setString(i++, name);
-      setInstant(st, i++, now);
-      st.setString(i++, name);
-      setInstant(st, i++, now);
-      setInstant(st, i++, expiry);
-      st.setString(i, name);
-      List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 64));
-      try (ResultSet rs = st.executeQuery()) {
-        while (rs.next()) {
+    int i = first;
+    st.setString(i++, name);
+    st.setString(i++, tag);
+    st.setString(i++, tag);
+    setInstant(st, i++, now);
+    st.setString(i++, tag);
+    st.setString(i++, name);
+    st.setInt(i++, command.limit());
+    st.setString(i++, tag);
+    st.setString(i++, name);
+    setInstant(st, i++, now.minus(command.collectorTimeout()));
+    st.setInt(i++, command.limit());
+    st.setInt(i++, command.limit());
+    st.setString(i++, name);
+    Instant expiry = now.plus(command.leaseDuration());
+    setInstant(st, i++, expiry);
+    st.setString(i++, name);
+    setInstant(st, i++, now);
+    st.setString(i++, name);
+    setInstant(st, i++, now);
+    setInstant(st, i++, expiry);
+    st.setString(i, name);
+  }
+
+  /**
+   * Runs the claim fast path. When a run met queued-jobs rows whose jobs were not queued (it deletes them), it
+   * claimed fewer jobs than it locked rows; the path then runs again for the rest of the limit, so such rows
+   * never make a claim come back short while claimable jobs wait. Null when the fast path does not apply.
+   */
+  private @Nullable ClaimResult claimFast(Connection c, ClaimCommand command, String tag) throws SQLException {
+    List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 64));
+    ClaimCommand run = command;
+    while (true) {
+      long picked;
+      int before = claims.size();
+      try (PreparedStatement st = c.prepareStatement(claimSql)) {
+        bindClaim(st, 1, run, tag);
+        try (ResultSet rs = st.executeQuery()) {
+          rs.next();
           if (!rs.getBoolean(23)) {
             return null;
           }
           long inserted = rs.getLong(24);
-          rs.getLong(1);
-          if (rs.wasNull()) {
-            continue;
-          }
-          Job job = job(rs);
-          claims.add(new Claim(job, lease(job)));
-          if (inserted < claims.size()) {
-            throw new QueueStoreException("claim in schema " + schema + " leased " + claims.size()
+          picked = rs.getLong(25);
+          do {
+            rs.getLong(1);
+            if (rs.wasNull()) {
+              continue;
+            }
+            Job job = job(rs);
+            claims.add(new Claim(job, lease(job)));
+          } while (rs.next());
+          if (inserted != claims.size() - before) {
+            throw new QueueStoreException("claim in schema " + schema + " leased " + (claims.size() - before)
                 + " jobs but inserted " + inserted + " leases");
           }
         }
       }
-      return new ClaimResult(ClaimResult.Status.OK, claims);
+      int claimed = claims.size() - before;
+      int rest = command.limit() - claims.size();
+      if (picked == claimed || rest == 0) {
+        return new ClaimResult(ClaimResult.Status.OK, claims);
+      }
+      run = new ClaimCommand(command.collector(), command.now(), command.leaseDuration(), command.collectorTimeout(),
+          command.maxCrashRescues(), rest);
     }
   }
+
 
   private long[] tokens(Connection c, int n) throws SQLException {
     long[] out = new long[n];
@@ -1125,7 +1185,42 @@ public final class PostgresQueueStore implements QueueStore {
         }
       }
     }
+    unlistedQueuedJobs(c, out, impossible);
     return new RequestScan(out, impossible);
+  }
+
+  /**
+   * Reports the queued jobs of the scanned in-progress requests that are missing from the queued-jobs table
+   * (its row deleted by hand): no claim can see them. The database's triggers list every job that becomes
+   * queued, so no operation leaves a job like that.
+   */
+  private void unlistedQueuedJobs(Connection c, List<Request> scanned, List<ImpossibleRow> impossible)
+      throws SQLException {
+    List<Long> ids = new ArrayList<>();
+    for (Request r : scanned) {
+      if (r.state() == RequestState.IN_PROGRESS) {
+        ids.add(r.id().value());
+      }
+    }
+    if (ids.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement st = c.prepareStatement("SELECT j.id, j.request_id FROM " + jobs + " j"
+        + " WHERE j.request_id = ANY (?) AND j.state = 'QUEUED' AND NOT EXISTS (SELECT 1 FROM " + queued
+        + " q WHERE q.job_id = j.id) ORDER BY j.id")) {
+      st.setArray(1, c.createArrayOf("bigint", ids.toArray()));
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          long id = rs.getLong(1);
+          String jobTable = options.display("jobs");
+          String queuedTable = options.display("queued");
+          impossible.add(new ImpossibleRow(jobTable, "id = " + id, "state", "'QUEUED'", "a queued job is listed in "
+              + queuedTable + ", which claims read, but job " + id + " of request " + rs.getLong(2) + " is not, so"
+              + " no collector can claim it; list it with INSERT INTO " + queuedTable + " (job_id, collector_tag,"
+              + " affinity) SELECT id, collector_tag, affinity FROM " + jobTable + " WHERE id = " + id));
+        }
+      }
+    }
   }
 
   private int countInProgress(Connection c) throws SQLException {
@@ -1180,12 +1275,10 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   /**
-   * Runs a query that locks job rows and returns their ids, then reads each locked job with its lease
-   * in a fresh statement. Locking and reading in one statement is not safe: under READ COMMITTED a
-   * re-checked locked job row is paired with the lease row of the statement's older snapshot, which can
-   * belong to the job's previous state.
+   * Runs a query that locks rows of the queued-jobs table and returns their job ids, then locks and reads
+   * each job. A job that is not queued (its state edited by hand) is not a candidate; its row is deleted.
    */
-  private void readLockedJobs(Connection c, PreparedStatement lockIds, List<Job> out) throws SQLException {
+  private void readQueuedJobs(Connection c, PreparedStatement lockIds, List<Job> out) throws SQLException {
     List<Long> ids = new ArrayList<>();
     try (ResultSet rs = lockIds.executeQuery()) {
       while (rs.next()) {
@@ -1193,7 +1286,15 @@ public final class PostgresQueueStore implements QueueStore {
       }
     }
     for (long id : ids) {
-      loadJob(c, JobId.of(id), false).ifPresent(out::add);
+      Optional<Job> job = loadJob(c, JobId.of(id), true);
+      if (job.isPresent() && job.get().state() == JobState.QUEUED) {
+        out.add(job.get());
+      } else {
+        try (PreparedStatement st = c.prepareStatement("DELETE FROM " + queued + " WHERE job_id = ?")) {
+          st.setLong(1, id);
+          st.executeUpdate();
+        }
+      }
     }
   }
 
@@ -1213,7 +1314,11 @@ public final class PostgresQueueStore implements QueueStore {
     writeJobs(c, List.<Job[]>of(new Job[] {before, after}));
   }
 
-  /** Writes job transitions: the job row when its columns changed, the lease row fenced by attempt and token. */
+  /**
+   * Writes job transitions: the job row when its columns changed, the lease row fenced by attempt and token,
+   * and the queued-jobs row of a job that stops being queued (first, the order claims lock in). A job that
+   * becomes queued gets its queued-jobs row from the database's trigger.
+   */
   private void writeJobs(Connection c, List<Job[]> changes) throws SQLException {
     try (PreparedStatement upd = c.prepareStatement("UPDATE " + jobs + " SET state = ?, attempt = ?, crash_rescues = ?,"
         + " transient_retries = ?, affinity = ?, failure_reason = ?, failure_detail = ?, failure_at = ?,"
@@ -1221,13 +1326,20 @@ public final class PostgresQueueStore implements QueueStore {
         PreparedStatement del = c.prepareStatement("DELETE FROM " + leases
             + " WHERE job_id = ? AND attempt = ? AND token = ?");
         PreparedStatement ins = c.prepareStatement("INSERT INTO " + leases + " (job_id, attempt, token, expires_at,"
-            + " collector, collector_tag) VALUES (?, ?, ?, ?, ?, ?)")) {
+            + " collector, collector_tag) VALUES (?, ?, ?, ?, ?, ?)");
+        PreparedStatement deq = c.prepareStatement("DELETE FROM " + queued + " WHERE job_id = ?")) {
+      int dequeues = 0;
       int updates = 0;
       int deletes = 0;
       int inserts = 0;
       for (Job[] change : changes) {
         Job before = change[0];
         Job after = change[1];
+        if (before.state() == JobState.QUEUED && after.state() != JobState.QUEUED) {
+          deq.setLong(1, after.id().value());
+          deq.addBatch();
+          dequeues++;
+        }
         if (!sameRow(before, after)) {
           upd.setString(1, after.state().name());
           upd.setInt(2, after.attempt());
@@ -1263,6 +1375,9 @@ public final class PostgresQueueStore implements QueueStore {
           ins.addBatch();
           inserts++;
         }
+      }
+      if (dequeues > 0) {
+        deq.executeBatch();
       }
       if (updates > 0) {
         expectAll(upd.executeBatch(), "update job rows");

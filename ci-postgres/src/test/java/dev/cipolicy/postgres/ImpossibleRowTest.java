@@ -64,7 +64,7 @@ class ImpossibleRowTest {
           + " EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', c.t, c.conname); END LOOP; END $$");
     }
     for (String prefix : List.of("queue_", "loose_")) {
-      db.exec("TRUNCATE " + db.schema + "." + prefix + "leases, " + db.schema + "." + prefix + "jobs, " + db.schema
+      db.exec("TRUNCATE " + db.schema + "." + prefix + "queued, " + db.schema + "." + prefix + "leases, " + db.schema + "." + prefix + "jobs, " + db.schema
           + "." + prefix + "requests, " + db.schema + "." + prefix + "collectors RESTART IDENTITY");
     }
     store = PostgresQueueStore.attach(db.dataSource, strict);

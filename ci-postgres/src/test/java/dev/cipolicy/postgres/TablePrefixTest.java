@@ -52,17 +52,24 @@ class TablePrefixTest {
 
     assertThat(strings("SELECT table_name FROM information_schema.tables WHERE table_schema = '" + db.schema
         + "' ORDER BY table_name")).containsExactly("alpha_collectors", "alpha_control", "alpha_jobs", "alpha_leases",
-            "alpha_requests", "alpha_schema_version", "beta_q_collectors", "beta_q_control", "beta_q_jobs",
-            "beta_q_leases", "beta_q_requests", "beta_q_schema_version");
+            "alpha_queued", "alpha_requests", "alpha_schema_version", "beta_q_collectors", "beta_q_control",
+            "beta_q_jobs", "beta_q_leases", "beta_q_queued", "beta_q_requests", "beta_q_schema_version");
     assertThat(strings("SELECT indexname FROM pg_indexes WHERE schemaname = '" + db.schema + "'"
         + " AND indexname NOT LIKE '%pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname"))
-        .containsExactly("alpha_jobs_affinity", "alpha_jobs_claimable", "alpha_leases_expiry", "alpha_requests_open",
-            "alpha_requests_open_pr", "beta_q_jobs_affinity", "beta_q_jobs_claimable", "beta_q_leases_expiry",
+        .containsExactly("alpha_leases_expiry", "alpha_queued_affinity", "alpha_queued_claim", "alpha_requests_open",
+            "alpha_requests_open_pr", "beta_q_leases_expiry", "beta_q_queued_affinity", "beta_q_queued_claim",
             "beta_q_requests_open", "beta_q_requests_open_pr");
+    assertThat(strings("SELECT event_object_table || ' ' || trigger_name FROM information_schema.triggers"
+        + " WHERE trigger_schema = '" + db.schema + "' GROUP BY 1 ORDER BY 1"))
+        .containsExactly("alpha_jobs alpha_jobs_list_inserted", "alpha_jobs alpha_jobs_list_requeued",
+            "beta_q_jobs beta_q_jobs_list_inserted", "beta_q_jobs beta_q_jobs_list_requeued");
+    assertThat(strings("SELECT proname FROM pg_proc WHERE pronamespace = '" + db.schema + "'::regnamespace"
+        + " ORDER BY 1")).containsExactly("alpha_list_queued_job", "beta_q_list_queued_job");
     assertThat(strings("SELECT sequencename FROM pg_sequences WHERE schemaname = '" + db.schema + "'"
         + " AND sequencename LIKE '%tokens'")).containsExactlyInAnyOrder("alpha_lease_tokens", "beta_q_lease_tokens");
     assertThat(strings("SELECT version || ' ' || script FROM " + db.schema + ".beta_q_schema_version ORDER BY 1"))
-        .containsExactly("1 V1__queue.sql", "2 V2__row_checks.sql", "3 V3__claim_affinity_index.sql");
+        .containsExactly("1 V1__queue.sql", "2 V2__row_checks.sql", "3 V3__claim_affinity_index.sql",
+            "4 V4__queued_table.sql");
 
     SettableClock clock = SettableClock.at("2026-01-05T09:00:00Z");
     QueueSettings settings = QueueSettings.builder().maxInProgress(1).backfill(false).addBenchmarkGroups("compile")

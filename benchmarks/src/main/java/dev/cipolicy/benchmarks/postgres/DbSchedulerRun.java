@@ -18,10 +18,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Drains db-scheduler: N one-time task instances with a no-op handler are scheduled in the past (outside the
+ * Drains db-scheduler: lead + N one-time task instances with a no-op handler are scheduled in the past (outside the
  * measurement); then one {@link Scheduler} with {@code threads} executor threads and lock-and-fetch polling
  * ({@code SELECT ... FOR UPDATE SKIP LOCKED} in one {@code UPDATE ... RETURNING}) runs until every instance
- * has completed, i.e. its completion handler has deleted the row.
+ * has completed, i.e. its completion handler has deleted the row. The first {@code lead} completions are not
+ * measured (see {@link Window}).
  */
 final class DbSchedulerRun {
   private static final String TASK = "bench-noop";
@@ -46,22 +47,24 @@ final class DbSchedulerRun {
     db.exec("CREATE INDEX priority_execution_time_idx ON " + t + " (priority DESC, execution_time ASC)");
   }
 
-  static RunResult run(BenchDatabase db, String system, int threads, double lowerLimit, double upperLimit, int jobs,
-      int round) {
+  static RunResult run(BenchDatabase db, String system, int threads, double lowerLimit, double upperLimit, int lead,
+      int jobs, int round) {
+    int total = lead + jobs;
     String schema = BenchDatabase.freshSchema("bench_dbsched");
     String table = schema + ".scheduled_tasks";
     try {
       createTable(db, schema);
-      CountDownLatch done = new CountDownLatch(jobs);
+      CountDownLatch done = new CountDownLatch(total);
+      Window[] window = new Window[1];
       AtomicLong failed = new AtomicLong();
       OneTimeTask<Void> task = Tasks.oneTime(TASK).execute((instance, context) -> { });
       try (HikariDataSource setup = db.pool("setup", 2)) {
         SchedulerClient client = SchedulerClient.Builder.create(setup, task).tableName(table).build();
         Instant due = Instant.now().minusSeconds(1);
         List<TaskInstance<?>> batch = new ArrayList<>(1000);
-        for (int i = 0; i < jobs; i++) {
+        for (int i = 0; i < total; i++) {
           batch.add(task.instance("j" + i));
-          if (batch.size() == 1000 || i == jobs - 1) {
+          if (batch.size() == 1000 || i == total - 1) {
             client.scheduleBatch(batch, due);
             batch.clear();
           }
@@ -69,11 +72,12 @@ final class DbSchedulerRun {
         db.closeAndAwaitGone(setup);
       }
       long queued = db.queryLong("SELECT count(*) FROM " + table);
-      if (queued != jobs) {
-        throw new IllegalStateException("scheduled " + queued + " task instances, expected " + jobs);
+      if (queued != total) {
+        throw new IllegalStateException("scheduled " + queued + " task instances, expected " + total);
       }
       HikariDataSource pool = db.pool("dbsched", threads + 2);
       CountingDataSource counting = new CountingDataSource(pool);
+      window[0] = new Window(lead, total, counting);
       Scheduler scheduler = Scheduler.create(counting, task)
           .tableName(table)
           .threads(threads)
@@ -84,6 +88,7 @@ final class DbSchedulerRun {
             @Override
             public void onExecutionComplete(ExecutionComplete complete) {
               if (complete.getResult() == ExecutionComplete.Result.OK) {
+                window[0].completed(1);
                 done.countDown();
               } else {
                 failed.incrementAndGet();
@@ -93,22 +98,20 @@ final class DbSchedulerRun {
           .build();
       BenchDatabase.ServerStats serverBefore = db.stats(schema);
       double loadBefore = Load.now();
-      CountingDataSource.Counts clientBefore = counting.counts();
-      long t0 = System.nanoTime();
+      window[0].open();
       scheduler.start();
       boolean finished = await(done);
-      long t1 = System.nanoTime();
-      CountingDataSource.Counts client = counting.counts().minus(clientBefore);
       double loadAfter = Load.now();
       scheduler.stop();
       db.closeAndAwaitGone(pool);
       BenchDatabase.ServerStats server = db.stats(schema).minus(serverBefore);
       long left = db.queryLong("SELECT count(*) FROM " + table);
       if (!finished || failed.get() != 0 || left != 0) {
-        throw new IllegalStateException(system + ": " + (jobs - done.getCount()) + " completions, " + failed.get()
-            + " failures, " + left + " rows left; expected " + jobs + ", 0, 0");
+        throw new IllegalStateException(system + ": " + (total - done.getCount()) + " completions, " + failed.get()
+            + " failures, " + left + " rows left; expected " + total + ", 0, 0");
       }
-      return new RunResult(system, threads, round, jobs, (t1 - t0) / 1e9, client, server, loadBefore, loadAfter);
+      return new RunResult(system, threads, round, window[0].jobs(), window[0].seconds(), total, window[0].client(),
+          server, loadBefore, loadAfter);
     } finally {
       db.dropSchema(schema);
     }

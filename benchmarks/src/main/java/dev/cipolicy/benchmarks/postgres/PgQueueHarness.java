@@ -30,8 +30,9 @@ import java.util.TreeMap;
  * <p>Arguments ({@code --name=value}, all optional): {@code url} (default {@code CI_POLICY_PG_URL} or
  * {@code jdbc:postgresql://127.0.0.1:5432/test}), {@code user} ({@code postgres}), {@code threads}
  * ({@code 1,8,32}), {@code jobs} (jobs per run by thread count, {@code 1:5000,8:20000,32:20000}),
- * {@code rounds} (2), {@code batch} (claim limits of the batched mode, {@code 16}), {@code warmup} (jobs per warm-up run, 2000), {@code pgbench-seconds}
- * (10), {@code systems} (comma-separated subset of
+ * {@code rounds} (2), {@code batch} (claim limits of the batched mode, {@code 16}), {@code warmup} (jobs per
+ * warm-up run of the JVM, 2000), {@code lead} (completions of each run before its measured window opens, on
+ * the same pool, 10000; 0 measures from a freshly opened pool), {@code pgbench-seconds} (10), {@code systems} (comma-separated subset of
  * {@code store-per-job,store-batched,store-batch-complete,db-scheduler,pgbench}).
  */
 public final class PgQueueHarness {
@@ -61,6 +62,7 @@ public final class PgQueueHarness {
     int rounds = Integer.parseInt(opts.getOrDefault("rounds", "2"));
     List<Integer> batches = ints(opts.getOrDefault("batch", "16"));
     int warmup = Integer.parseInt(opts.getOrDefault("warmup", "2000"));
+    int lead = Integer.parseInt(opts.getOrDefault("lead", "10000"));
     int pgbenchSeconds = Integer.parseInt(opts.getOrDefault("pgbench-seconds", "10"));
     List<String> systems = List.of(opts.getOrDefault("systems",
         "store-per-job,store-batched,store-batch-complete,db-scheduler,pgbench")
@@ -77,13 +79,14 @@ public final class PgQueueHarness {
         + ", max_connections = " + db.queryText("SELECT current_setting('max_connections')"));
     System.out.println("java " + System.getProperty("java.version") + ", " + Runtime.getRuntime().availableProcessors()
         + " cores, pgbench: " + (pgbench.isEmpty() ? "not found" : Pgbench.version(pgbench)));
-    System.out.println("threads " + threadCounts + ", jobs " + jobs + ", rounds " + rounds + ", batch sizes " + batches);
+    System.out.println("threads " + threadCounts + ", jobs " + jobs + " measured after a lead of " + lead
+        + " unmeasured completions on the same pool, rounds " + rounds + ", batch sizes " + batches);
     System.out.println();
 
     if (warmup > 0) {
       System.out.println("warm-up (" + warmup + " jobs each, 8 threads, not reported)");
       for (String system : systems) {
-        runQueue(db, system, 8, batches, warmup, 0);
+        runQueue(db, system, 8, batches, 0, warmup, 0);
       }
     }
     List<RunResult> results = new ArrayList<>();
@@ -102,7 +105,7 @@ public final class PgQueueHarness {
             }
             continue;
           }
-          List<RunResult> got = runQueue(db, system, threads, batches, n, round);
+          List<RunResult> got = runQueue(db, system, threads, batches, lead, n, round);
           for (RunResult r : got) {
             System.out.println(r.line());
           }
@@ -114,16 +117,16 @@ public final class PgQueueHarness {
   }
 
   private static List<RunResult> runQueue(BenchDatabase db, String system, int threads, List<Integer> batches,
-      int jobs, int round) {
+      int lead, int jobs, int round) {
     return switch (system) {
-      case "store-per-job" -> List.of(StoreRun.run(db, "store-per-job", threads, 1, jobs, round));
+      case "store-per-job" -> List.of(StoreRun.run(db, "store-per-job", threads, 1, lead, jobs, round));
       case "store-batched" -> batches.stream()
-          .map(b -> StoreRun.run(db, "store-batched-" + b, threads, b, jobs, round)).toList();
+          .map(b -> StoreRun.run(db, "store-batched-" + b, threads, b, lead, jobs, round)).toList();
       case "store-batch-complete" -> batches.stream()
-          .map(b -> StoreRun.run(db, "store-batch-complete-" + b, threads, b, true, jobs, round)).toList();
+          .map(b -> StoreRun.run(db, "store-batch-complete-" + b, threads, b, true, lead, jobs, round)).toList();
       case "db-scheduler" -> List.of(
-          DbSchedulerRun.run(db, "db-scheduler-0.5-1.0", threads, 0.5, 1.0, jobs, round),
-          DbSchedulerRun.run(db, "db-scheduler-1.0-4.0", threads, 1.0, 4.0, jobs, round));
+          DbSchedulerRun.run(db, "db-scheduler-0.5-1.0", threads, 0.5, 1.0, lead, jobs, round),
+          DbSchedulerRun.run(db, "db-scheduler-1.0-4.0", threads, 1.0, 4.0, lead, jobs, round));
       case "pgbench" -> List.of();
       default -> throw new IllegalArgumentException("unknown system '" + system
           + "'; expected store-per-job, store-batched, store-batch-complete, db-scheduler or pgbench");
@@ -170,7 +173,7 @@ public final class PgQueueHarness {
         }
         row.append(String.format(Locale.ROOT, " %.0f %% | %.2f | %.2f | %.2f | %.2f |", 100 * (max - min) / max,
             last.perJob(last.client().statements()), last.perJob(last.client().roundTrips()),
-            last.perJob(last.client().commits()), last.perJob(last.server().rowsWritten())));
+            last.perJob(last.client().commits()), last.perServerJob(last.server().rowsWritten())));
         System.out.println(row);
       }
       StringBuilder row = new StringBuilder("| " + threads + " | pgbench UPDATE ... RETURNING (tx/s) |");

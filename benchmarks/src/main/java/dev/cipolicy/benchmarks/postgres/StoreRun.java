@@ -18,14 +18,14 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Drains {@code PostgresQueueStore}: one request of N queued jobs is started (outside the measurement); then
+ * Drains {@code PostgresQueueStore}: one request of lead + N queued jobs is started (outside the measurement); then
  * each collector thread, a registered collector of its own, claims ({@code limit} 1 in per-job mode, the
  * batch size in batched mode) and completes each claimed job (or, in batch-complete mode, all of a claim with
- * one {@code completeAll}), until a claim comes back empty.
+ * one {@code completeAll}), until a claim comes back empty. The first {@code lead} completions are not
+ * measured (see {@link Window}).
  */
 final class StoreRun {
   private static final String TAG = "bench";
@@ -33,16 +33,17 @@ final class StoreRun {
   private StoreRun() {
   }
 
-  static RunResult run(BenchDatabase db, String system, int threads, int limit, int jobs, int round) {
-    return run(db, system, threads, limit, false, jobs, round);
+  static RunResult run(BenchDatabase db, String system, int threads, int limit, int lead, int jobs, int round) {
+    return run(db, system, threads, limit, false, lead, jobs, round);
   }
 
   /**
    * One run; with {@code completeBatch} each collector completes the jobs of a claim with one
    * {@link JobQueue#completeAll} call instead of one {@link JobQueue#complete} per job.
    */
-  static RunResult run(BenchDatabase db, String system, int threads, int limit, boolean completeBatch, int jobs,
-      int round) {
+  static RunResult run(BenchDatabase db, String system, int threads, int limit, boolean completeBatch, int lead,
+      int jobs, int round) {
+    int total = lead + jobs;
     String schema = BenchDatabase.freshSchema("bench_store");
     try {
       QueueSettings settings = QueueSettings.defaults();
@@ -52,14 +53,14 @@ final class StoreRun {
           queue.registerCollector(collector(t), TAG, true);
         }
         RequestId id = queue.submit(NewRequest.master("bench-" + schema, null)).request().id();
-        List<JobSpec> specs = new ArrayList<>(jobs);
-        for (int i = 0; i < jobs; i++) {
+        List<JobSpec> specs = new ArrayList<>(total);
+        for (int i = 0; i < total; i++) {
           specs.add(JobSpec.required("g" + i, TAG));
         }
         StartResult started = queue.store().startRequest(new StartCommand(id, specs, false, Integer.MAX_VALUE,
             Clock.systemUTC().instant()));
-        if (started.status() != StartResult.Status.STARTED || started.jobs().size() != jobs) {
-          throw new IllegalStateException("could not enqueue " + jobs + " jobs: " + started.status());
+        if (started.status() != StartResult.Status.STARTED || started.jobs().size() != total) {
+          throw new IllegalStateException("could not enqueue " + total + " jobs: " + started.status());
         }
         db.closeAndAwaitGone(setup);
       }
@@ -69,7 +70,7 @@ final class StoreRun {
       BenchDatabase.ServerStats serverBefore = db.stats(schema);
       double loadBefore = Load.now();
       CountDownLatch start = new CountDownLatch(1);
-      AtomicLong completed = new AtomicLong();
+      Window window = new Window(lead, total, counting);
       AtomicReference<Throwable> failure = new AtomicReference<>();
       List<Thread> workers = new ArrayList<>(threads);
       for (int t = 0; t < threads; t++) {
@@ -96,7 +97,7 @@ final class StoreRun {
                     throw new IllegalStateException("complete of " + leases.get(i) + ": " + done.get(i).status());
                   }
                 }
-                completed.addAndGet(done.size());
+                window.completed(done.size());
                 continue;
               }
               for (Claim claim : claimed.claims()) {
@@ -104,7 +105,7 @@ final class StoreRun {
                 if (done.status() != LeaseStatus.OK) {
                   throw new IllegalStateException("complete of " + claim.lease() + ": " + done.status());
                 }
-                completed.incrementAndGet();
+                window.completed(1);
               }
             }
           } catch (Throwable e) {
@@ -114,14 +115,11 @@ final class StoreRun {
         worker.start();
         workers.add(worker);
       }
-      CountingDataSource.Counts clientBefore = counting.counts();
-      long t0 = System.nanoTime();
+      window.open();
       start.countDown();
       for (Thread worker : workers) {
         join(worker);
       }
-      long t1 = System.nanoTime();
-      CountingDataSource.Counts client = counting.counts().minus(clientBefore);
       double loadAfter = Load.now();
       db.closeAndAwaitGone(pool);
       BenchDatabase.ServerStats server = db.stats(schema).minus(serverBefore);
@@ -130,11 +128,12 @@ final class StoreRun {
       }
       long succeeded = db.queryLong("SELECT count(*) FROM " + schema + ".queue_jobs WHERE state = 'SUCCEEDED'");
       long leases = db.queryLong("SELECT count(*) FROM " + schema + ".queue_leases");
-      if (completed.get() != jobs || succeeded != jobs || leases != 0) {
-        throw new IllegalStateException(system + ": " + completed.get() + " completions, " + succeeded
-            + " succeeded jobs and " + leases + " leases left, expected " + jobs + ", " + jobs + " and 0");
+      if (window.count() != total || succeeded != total || leases != 0) {
+        throw new IllegalStateException(system + ": " + window.count() + " completions, " + succeeded
+            + " succeeded jobs and " + leases + " leases left, expected " + total + ", " + total + " and 0");
       }
-      return new RunResult(system, threads, round, jobs, (t1 - t0) / 1e9, client, server, loadBefore, loadAfter);
+      return new RunResult(system, threads, round, window.jobs(), window.seconds(), total, window.client(), server, loadBefore,
+          loadAfter);
     } finally {
       db.dropSchema(schema);
     }

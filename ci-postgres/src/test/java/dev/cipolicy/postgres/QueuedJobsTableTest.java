@@ -1,0 +1,244 @@
+package dev.cipolicy.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cipolicy.queue.CollectorTarget;
+import dev.cipolicy.queue.JobQueue;
+import dev.cipolicy.queue.QueueSettings;
+import dev.cipolicy.queue.TickResult;
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.ClaimCommand;
+import dev.cipolicy.queue.spi.ImpossibleRow;
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.StartResult;
+import dev.cipolicy.queue.tck.SettableClock;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The queued-jobs table of schema version 4: claims read only it, the database's triggers list every job
+ * that becomes queued (also by hand), a row whose job is no longer queued is never claimed and is cleared, a
+ * queued job missing from it is reported, version 3 schemas are upgraded with their queued jobs listed, and
+ * a claim's cost does not grow with the finished jobs the table keeps.
+ */
+class QueuedJobsTableTest {
+
+  private final SettableClock clock = SettableClock.at("2026-01-05T09:00:00Z");
+  private final QueueSettings settings = QueueSettings.builder().maxInProgress(2).leaseDuration(Duration.ofMinutes(1))
+      .collectorTimeout(Duration.ofMinutes(5)).backfill(false).addBenchmarkGroups("compile", "unit", "e2e")
+      .addCollectorTargets(CollectorTarget.required("x86")).build();
+  private @Nullable PgTestDatabase db;
+  private PostgresQueueStore store;
+  private JobQueue queue;
+  private String s;
+
+  @BeforeEach
+  void setUp() {
+    db = PgTestDatabase.open("queued", 4);
+    store = PostgresQueueStore.create(db.dataSource, db.schema);
+    queue = JobQueue.of(store, clock, settings);
+    s = db.schema;
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  @Test
+  void everyQueuedJobIsListedAndClaimsEmptyTheList() {
+    queue.registerCollector("c1", "x86", true);
+    queue.submit(NewRequest.master("m1", null));
+    queue.tick();
+    assertThat(longs("SELECT job_id FROM " + s + ".queue_queued ORDER BY 1")).containsExactly(1L, 2L, 3L);
+    List<Claim> claims = queue.claim("c1", 2).claims();
+    assertThat(claims).extracting(c -> c.job().id().value()).containsExactly(1L, 2L);
+    assertThat(longs("SELECT job_id FROM " + s + ".queue_queued ORDER BY 1")).containsExactly(3L);
+    // A lost lease puts the job back: the trigger lists it again, with the affinity the rescue gives it.
+    clock.advance(Duration.ofMinutes(2));
+    TickResult tick = queue.tick();
+    assertThat(tick.expired().rescued()).hasSize(2);
+    assertThat(strings("SELECT job_id || ' ' || collector_tag || ' ' || coalesce(affinity, '-') FROM " + s
+        + ".queue_queued ORDER BY job_id")).containsExactly("1 x86 c1", "2 x86 c1", "3 x86 -");
+    // Cancelling the request empties the list for its jobs.
+    assertThat(queue.cancel(claims.get(0).job().requestId(), "superseded").status().name()).isEqualTo("CANCELLED");
+    assertThat(longs("SELECT job_id FROM " + s + ".queue_queued")).isEmpty();
+  }
+
+  @Test
+  void aJobRequeuedByHandIsClaimableAndAJobFinishedByHandIsNeverClaimed() {
+    queue.registerCollector("c1", "x86", true);
+    Request m1 = queue.submit(NewRequest.master("m1", null)).request();
+    queue.tick();
+    Claim first = queue.claim("c1").claims().get(0);
+    assertThat(queue.fail(first.lease(), dev.cipolicy.queue.spi.Failure.permanent("segfault")).ok()).isTrue();
+    // By hand: job 2 is "finished" while queued, job 1 (failed) is put back in the queue.
+    db.exec("UPDATE " + s + ".queue_jobs SET state = 'CANCELLED', finished_at = now() WHERE id = 2");
+    db.exec("UPDATE " + s + ".queue_jobs SET state = 'QUEUED', failure_reason = NULL, failure_detail = NULL,"
+        + " failure_at = NULL, finished_at = NULL WHERE id = 1");
+    assertThat(longs("SELECT job_id FROM " + s + ".queue_queued ORDER BY 1")).containsExactly(1L, 2L, 3L);
+
+    // The fast path (this store has seen c1) claims 1 and 3 and clears 2's row.
+    List<Claim> claims = queue.claim("c1", 3).claims();
+    assertThat(claims).extracting(c -> c.job().id().value()).containsExactly(1L, 3L);
+    assertThat(claims).extracting(c -> c.job().state()).containsOnly(JobState.LEASED);
+    assertThat(longs("SELECT job_id FROM " + s + ".queue_queued")).isEmpty();
+    assertThat(store.job(dev.cipolicy.queue.spi.JobId.of(2)).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
+    assertThat(m1.id().value()).isEqualTo(1L);
+  }
+
+  @Test
+  void theFullClaimPathAlsoSkipsAndClearsARowWhoseJobIsNotQueued() {
+    queue.registerCollector("c1", "x86", true);
+    queue.submit(NewRequest.master("m1", null));
+    queue.tick();
+    db.exec("UPDATE " + s + ".queue_jobs SET state = 'CANCELLED', finished_at = now() WHERE id = 1");
+    // A fresh store has not learnt c1's tag, so its first claim takes the full transaction.
+    JobQueue fresh = JobQueue.of(PostgresQueueStore.attach(db.dataSource, s), clock, settings);
+    assertThat(fresh.claim("c1", 1).claims()).extracting(c -> c.job().id().value()).containsExactly(2L);
+    assertThat(longs("SELECT job_id FROM " + s + ".queue_queued ORDER BY 1")).containsExactly(3L);
+  }
+
+  @Test
+  void aQueuedJobMissingFromTheListIsReportedByTheSiteLoopUntilListedAgain() {
+    queue.registerCollector("c1", "x86", true);
+    Request m1 = queue.submit(NewRequest.master("m1", null)).request();
+    queue.tick();
+    db.exec("DELETE FROM " + s + ".queue_queued WHERE job_id = 2");
+    ImpossibleRow row = new ImpossibleRow(s + ".queue_jobs", "id = 2", "state", "'QUEUED'", "a queued job is listed"
+        + " in " + s + ".queue_queued, which claims read, but job 2 of request " + m1.id().value() + " is not, so no"
+        + " collector can claim it; list it with INSERT INTO " + s + ".queue_queued (job_id, collector_tag,"
+        + " affinity) SELECT id, collector_tag, affinity FROM " + s + ".queue_jobs WHERE id = 2");
+    TickResult tick = queue.tick();
+    assertThat(tick.impossibleRows()).containsExactly(row);
+    assertThat(queue.status().impossibleRows()).containsExactly(row);
+    assertThat(queue.claim("c1", 5).claims()).extracting(c -> c.job().id().value()).containsExactly(1L, 3L);
+
+    // The runbook's repair lists it again; the next claim gets it and the report is gone.
+    db.exec("INSERT INTO " + s + ".queue_queued (job_id, collector_tag, affinity) SELECT id, collector_tag, affinity"
+        + " FROM " + s + ".queue_jobs WHERE id = 2");
+    assertThat(queue.tick().impossibleRows()).isEmpty();
+    assertThat(queue.claim("c1", 5).claims()).extracting(c -> c.job().id().value()).containsExactly(2L);
+  }
+
+  @Test
+  void aVersion3SchemaIsUpgradedWithItsQueuedJobsListed() throws Exception {
+    PostgresQueueOptions old = PostgresQueueOptions.inSchema(s).withTablePrefix("old_");
+    SqlMigrationSet v3 = new SqlMigrationSet("migrations", PostgresMigrations.SCRIPTS.subList(0, 3));
+    String quoted = '"' + s + '"';
+    v3.apply(db.dataSource, "cipolicy-queue-test:" + s, quoted, old.sql("schema_version"),
+        text -> text.replace("${schema}", quoted).replace("${prefix}", "old_"));
+    db.exec("INSERT INTO " + s + ".old_requests (kind, state, tag, benchmark_groups, created_at, started_at)"
+        + " VALUES ('MASTER', 'IN_PROGRESS', 'v3', '{compile}', now(), now())");
+    db.exec("INSERT INTO " + s + ".old_jobs (request_id, benchmark_group, collector_tag, optional, state, attempt,"
+        + " crash_rescues, transient_retries, affinity, created_at, finished_at) VALUES"
+        + " (1, 'a', 'x86', false, 'SUCCEEDED', 1, 0, 0, 'c9', now(), now()),"
+        + " (1, 'b', 'x86', false, 'QUEUED', 1, 0, 1, 'c9', now(), NULL),"
+        + " (1, 'c', 'arm', false, 'QUEUED', 0, 0, 0, NULL, now(), NULL)");
+
+    assertThat(PostgresMigrations.migrate(db.dataSource, old)).isEqualTo(3);
+    assertThat(strings("SELECT job_id || ' ' || collector_tag || ' ' || coalesce(affinity, '-') FROM " + s
+        + ".old_queued ORDER BY job_id")).containsExactly("2 x86 c9", "3 arm -");
+    assertThat(strings("SELECT indexname FROM pg_indexes WHERE schemaname = '" + s + "' AND tablename = 'old_jobs'"
+        + " ORDER BY 1")).containsExactly("old_jobs_key", "old_jobs_pkey");
+    assertThat(strings("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE oid = '" + s
+        + ".old_jobs'::regclass")).containsExactly("fillfactor=50");
+  }
+
+  @Test
+  void aClaimReadsTheQueuedJobsNotTheFinishedOnes() throws SQLException {
+    // 10,000 jobs queued, statistics taken while all are queued (as after a large enqueue), then all but ten
+    // finished: the claim must not walk the finished ones. (Version 3 claimed through a partial index on the
+    // job rows; with such statistics the planner walked the primary key past every finished job, and joined
+    // the picked rows against the whole table: hundreds of pages here, growing with the history.)
+    queue.registerCollector("c1", "x86", true);
+    RequestId id = queue.submit(NewRequest.master("big", null)).request().id();
+    List<JobSpec> specs = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      specs.add(JobSpec.required("g" + i, "x86"));
+    }
+    StartResult started = store.startRequest(new StartCommand(id, specs, false, 2, clock.instant()));
+    assertThat(started.jobs()).hasSize(10_000);
+    db.exec("ANALYZE " + s + ".queue_jobs");
+    db.exec("ANALYZE " + s + ".queue_queued");
+    for (int done = 0; done < 9_990; ) {
+      List<dev.cipolicy.queue.spi.Lease> leases = new ArrayList<>();
+      for (Claim c : queue.claim("c1", Math.min(500, 9_990 - done)).claims()) {
+        leases.add(c.lease());
+      }
+      assertThat(queue.completeAll(leases)).allMatch(r -> r.ok());
+      done += leases.size();
+    }
+    assertThat(longs("SELECT count(*) FROM " + s + ".queue_queued")).containsExactly(10L);
+
+    ClaimCommand command = new ClaimCommand("c1", clock.instant(), Duration.ofMinutes(1), Duration.ofMinutes(5), 3,
+        5);
+    String plan;
+    try (Connection c = db.dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try (PreparedStatement st = c.prepareStatement("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "
+          + store.claimStatement())) {
+        store.bindClaim(st, 1, command, "x86");
+        try (ResultSet rs = st.executeQuery()) {
+          rs.next();
+          plan = rs.getString(1);
+        }
+      } finally {
+        c.rollback();
+      }
+    }
+    // It claimed five and touched about 110 pages (the leases and their indexes, the foreign-key checks, the
+    // sequence, the collector); the 10,000 job rows alone take about 300 pages at fillfactor 50, so a claim
+    // that walked them could not stay under 250.
+    assertThat(plan).contains("\"Actual Rows\": 5");
+    assertThat(plan).doesNotContainPattern("\"Node Type\": \"Seq Scan\",[^}]*\"Relation Name\": \"queue_jobs\"");
+    Matcher hits = Pattern.compile("\"Shared Hit Blocks\": (\\d+)").matcher(plan);
+    assertThat(hits.find()).isTrue();
+    assertThat(Long.parseLong(hits.group(1))).isLessThan(250L);
+    assertThat(plan).contains("\"Relation Name\": \"queue_jobs\"");
+  }
+
+  private List<Long> longs(String sql) {
+    List<Long> out = new ArrayList<>();
+    try (Connection c = db.dataSource.getConnection(); PreparedStatement st = c.prepareStatement(sql);
+        ResultSet rs = st.executeQuery()) {
+      while (rs.next()) {
+        out.add(rs.getLong(1));
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+    }
+    return out;
+  }
+
+  private List<String> strings(String sql) {
+    List<String> out = new ArrayList<>();
+    try (Connection c = db.dataSource.getConnection(); PreparedStatement st = c.prepareStatement(sql);
+        ResultSet rs = st.executeQuery()) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+    }
+    return out;
+  }
+}
