@@ -41,6 +41,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
@@ -599,10 +600,20 @@ public final class PostgresQueueStore implements QueueStore {
       Instant now = command.now();
       // An impossible expired row is skipped here; the site's expireLeases reports it.
       expire(c, tag, now, command.maxCrashRescues(), null, new ArrayList<>());
-      // With the expired leases processed (unless another claim holds some), the one-statement claim applies.
-      ClaimResult quick = claimFast(c, command, tag);
-      if (quick != null) {
-        return quick;
+      // With the expired leases processed (unless another claim holds some), the one-statement claim applies;
+      // when it fails on a queued job that holds a stray lease row (a unique violation), the savepoint undoes
+      // it and the claim goes on job by job, skipping that job.
+      Savepoint beforeQuick = c.setSavepoint();
+      try {
+        ClaimResult quick = claimFast(c, command, tag);
+        if (quick != null) {
+          return quick;
+        }
+      } catch (SQLException e) {
+        if (!"23505".equals(e.getSQLState())) {
+          throw e;
+        }
+        c.rollback(beforeQuick);
       }
       List<Job> candidates = new ArrayList<>(Math.min(command.limit(), 64));
       try (PreparedStatement st = c.prepareStatement("SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ?"
@@ -1286,7 +1297,14 @@ public final class PostgresQueueStore implements QueueStore {
       }
     }
     for (long id : ids) {
-      Optional<Job> job = loadJob(c, JobId.of(id), true);
+      Optional<Job> job;
+      try {
+        job = loadJob(c, JobId.of(id), true);
+      } catch (ImpossibleRowException e) {
+        // E.g. a queued job with a stray lease row: left as it is for the site to report (expireLeases, once
+        // the stray lease has expired) and for an operator to repair; the claim takes the other jobs.
+        continue;
+      }
       if (job.isPresent() && job.get().state() == JobState.QUEUED) {
         out.add(job.get());
       } else {
@@ -1429,6 +1447,7 @@ public final class PostgresQueueStore implements QueueStore {
    * that returns null, the full work in one transaction. Retryable failures re-run both.
    */
   private <T> T tx(String op, @Nullable SqlWork<@Nullable T> fast, SqlWork<T> work) {
+    boolean fastFailed = false;
     for (int attempt = 1; ; attempt++) {
       Connection c;
       try {
@@ -1441,7 +1460,7 @@ public final class PostgresQueueStore implements QueueStore {
       boolean committing = false;
       boolean selfCommitting = false;
       try {
-        if (fast != null) {
+        if (fast != null && !fastFailed) {
           c.setAutoCommit(true);
           // The fast statement is its own commit: a connection lost during it leaves the outcome unknown
           // (the server may have committed it, e.g. while waiting for synchronous replication).
@@ -1467,6 +1486,9 @@ public final class PostgresQueueStore implements QueueStore {
         }
       } catch (SQLException e) {
         rollbackQuietly(c, e);
+        // A fast statement that failed (and, being auto-committed, changed nothing) is not tried again: the
+        // retry runs the full transaction, which reports or works around what made it fail.
+        fastFailed |= selfCommitting;
         if (connectionLost(e)) {
           throw new QueueStoreUnavailableException(op, committing, op + " on " + options.display("*")
               + ": the database connection was lost " + (committing

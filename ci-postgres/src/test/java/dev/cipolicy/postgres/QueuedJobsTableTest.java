@@ -140,6 +140,35 @@ class QueuedJobsTableTest {
   }
 
   @Test
+  void aQueuedJobWithAStrayLeaseRowIsSkippedByClaimsAndReportedOnceTheLeaseHasExpired() {
+    queue.registerCollector("c1", "x86", true);
+    queue.submit(NewRequest.master("m1", null));
+    queue.tick();
+    assertThat(queue.claim("c1", 1).claims()).extracting(c -> c.job().id().value()).containsExactly(1L);
+    // By hand, job 2 (queued) gets a lease row: the claim statement would insert a second lease for it.
+    db.exec("INSERT INTO " + s + ".queue_leases (job_id, attempt, token, expires_at, collector, collector_tag)"
+        + " VALUES (2, 1, 999, '2026-01-05T09:01:00Z', 'c9', 'x86')");
+
+    // The claim takes the other jobs (the fast statement fails on the duplicate lease and changes nothing;
+    // the full path skips job 2).
+    assertThat(queue.claim("c1", 5).claims()).extracting(c -> c.job().id().value()).containsExactly(3L);
+    assertThat(longs("SELECT job_id FROM " + s + ".queue_queued")).containsExactly(2L);
+
+    // Once the stray lease has expired, the site reports the job on every tick and leaves it alone.
+    clock.advance(Duration.ofMinutes(2));
+    ImpossibleRow row = new ImpossibleRow(s + ".queue_jobs", "id = 2", "state", "'QUEUED'", "a queued job has no"
+        + " lease, but " + s + ".queue_leases holds one (job_id = 2, attempt 1, token 999, collector c9)");
+    TickResult tick = queue.tick();
+    assertThat(tick.expired().impossibleRows()).containsExactly(row);
+    assertThat(queue.tick().impossibleRows()).containsExactly(row);
+    // The runbook's repair (delete the stray lease row): the job is claimable again, after 1 and 3, whose
+    // leases expired too and which came back with affinity to c1.
+    db.exec("DELETE FROM " + s + ".queue_leases WHERE job_id = 2");
+    assertThat(queue.claim("c1", 5).claims()).extracting(c -> c.job().id().value()).containsExactly(1L, 3L, 2L);
+    assertThat(queue.tick().impossibleRows()).isEmpty();
+  }
+
+  @Test
   void aVersion3SchemaIsUpgradedWithItsQueuedJobsListed() throws Exception {
     PostgresQueueOptions old = PostgresQueueOptions.inSchema(s).withTablePrefix("old_");
     SqlMigrationSet v3 = new SqlMigrationSet("migrations", PostgresMigrations.SCRIPTS.subList(0, 3));
