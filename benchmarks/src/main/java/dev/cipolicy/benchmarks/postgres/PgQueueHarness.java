@@ -46,16 +46,8 @@ public final class PgQueueHarness {
    * @param args {@code --name=value} options, see the class comment
    */
   public static void main(String[] args) {
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (String arg : args) {
-      if (!arg.startsWith("--") || !arg.contains("=")) {
-        throw new IllegalArgumentException("expected --name=value, got '" + arg + "'");
-      }
-      opts.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
-    }
-    String envUrl = System.getenv("CI_POLICY_PG_URL");
-    String url = opts.getOrDefault("url", envUrl == null || envUrl.isBlank()
-        ? "jdbc:postgresql://127.0.0.1:5432/test" : envUrl);
+    Map<String, String> opts = options(args);
+    String url = url(opts);
     BenchDatabase db = new BenchDatabase(url, opts.getOrDefault("user", "postgres"));
     List<Integer> threadCounts = ints(opts.getOrDefault("threads", "1,8,32"));
     Map<Integer, Integer> jobs = jobs(opts.getOrDefault("jobs", "1:5000,8:20000,32:20000"));
@@ -114,6 +106,25 @@ public final class PgQueueHarness {
       }
     }
     summary(results, pgbenchTps, threadCounts, rounds);
+  }
+
+  /** Parses {@code --name=value} arguments. */
+  static Map<String, String> options(String[] args) {
+    Map<String, String> opts = new LinkedHashMap<>();
+    for (String arg : args) {
+      if (!arg.startsWith("--") || !arg.contains("=")) {
+        throw new IllegalArgumentException("expected --name=value, got '" + arg + "'");
+      }
+      opts.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
+    }
+    return opts;
+  }
+
+  /** The JDBC URL: {@code --url}, else {@code CI_POLICY_PG_URL}, else the local test database. */
+  static String url(Map<String, String> opts) {
+    String envUrl = System.getenv("CI_POLICY_PG_URL");
+    return opts.getOrDefault("url", envUrl == null || envUrl.isBlank()
+        ? "jdbc:postgresql://127.0.0.1:5432/test" : envUrl);
   }
 
   private static List<RunResult> runQueue(BenchDatabase db, String system, int threads, List<Integer> batches,
