@@ -73,8 +73,12 @@ import org.jspecify.annotations.Nullable;
  *       {@code INSERT ... ON CONFLICT DO NOTHING}, counted as existing.
  *   <li>At most K requests in progress: {@link #startRequest} locks the single control row
  *       ({@code SELECT ... FOR UPDATE}) before it counts and starts, so starts from all sites are serialized.
- *   <li>At most one live lease per job: claims lock queued rows with {@code FOR UPDATE SKIP LOCKED}; the
- *       lease is a row keyed by job id in the narrow leases table.
+ *   <li>At most one live lease per job: claims lock rows of the queued-jobs table with
+ *       {@code FOR UPDATE SKIP LOCKED}, lease only jobs still queued and delete the locked rows; the lease is
+ *       a row keyed by job id in the narrow leases table.
+ *   <li>Every queued job is claimable: triggers on the jobs table list a job in the queued-jobs table when it
+ *       becomes queued (schema v4, ADR 0003), and notify waiting collectors (v5,
+ *       {@link PostgresQueueWakeups}).
  *   <li>Fencing: lease updates and deletes are {@code WHERE job_id = ? AND attempt = ? AND token = ?}.
  * </ul>
  *

@@ -246,11 +246,20 @@ class QueuedJobsTableTest {
   }
 
   private List<Long> longs(String sql) {
-    List<Long> out = new ArrayList<>();
+    return column(sql, rs -> rs.getLong(1));
+  }
+
+  private List<String> strings(String sql) {
+    return column(sql, rs -> rs.getString(1));
+  }
+
+  /** Reads one value of each row of a query. */
+  private <T> List<T> column(String sql, Column<T> read) {
+    List<T> out = new ArrayList<>();
     try (Connection c = db.dataSource.getConnection(); PreparedStatement st = c.prepareStatement(sql);
         ResultSet rs = st.executeQuery()) {
       while (rs.next()) {
-        out.add(rs.getLong(1));
+        out.add(read.of(rs));
       }
     } catch (SQLException e) {
       throw new IllegalStateException(sql + ": " + e.getMessage(), e);
@@ -258,16 +267,8 @@ class QueuedJobsTableTest {
     return out;
   }
 
-  private List<String> strings(String sql) {
-    List<String> out = new ArrayList<>();
-    try (Connection c = db.dataSource.getConnection(); PreparedStatement st = c.prepareStatement(sql);
-        ResultSet rs = st.executeQuery()) {
-      while (rs.next()) {
-        out.add(rs.getString(1));
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(sql + ": " + e.getMessage(), e);
-    }
-    return out;
+  @FunctionalInterface
+  private interface Column<T> {
+    T of(ResultSet rs) throws SQLException;
   }
 }
