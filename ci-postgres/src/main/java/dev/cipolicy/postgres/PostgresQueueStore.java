@@ -42,6 +42,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
@@ -93,6 +94,10 @@ import org.jspecify.annotations.Nullable;
 public final class PostgresQueueStore implements QueueStore {
 
   private static final int MAX_TRIES = 50;
+  /** Dead rows in the queued-jobs or the leases table from which {@link #expireLeases} vacuums them. */
+  static final long VACUUM_DEAD_ROWS = 5_000;
+  /** Request scans per check for queued jobs missing from the queued-jobs table (a hand-edit diagnostic). */
+  static final int UNLISTED_CHECK_EVERY = 10;
   /** Serialization failure, deadlock, unique violation: the operation re-runs and re-checks its condition. */
   private static final Set<String> RETRYABLE = Set.of("40001", "40P01", "23505");
 
@@ -126,6 +131,8 @@ public final class PostgresQueueStore implements QueueStore {
    * checks it against the row and falls back to the full path when they differ.
    */
   private final ConcurrentHashMap<String, String> collectorTags = new ConcurrentHashMap<>();
+  private volatile @Nullable String maintenanceProblem;
+  private final java.util.concurrent.atomic.AtomicLong scans = new java.util.concurrent.atomic.AtomicLong();
 
   private PostgresQueueStore(DataSource dataSource, PostgresQueueOptions options) {
     if (dataSource == null) {
@@ -228,15 +235,18 @@ public final class PostgresQueueStore implements QueueStore {
    * three arrays (jobs, attempts, tokens) that {@code unnest} pairs up. Each item whose lease is live, fenced
    * by (job, attempt, token), not flagged for cancellation and whose job is leased is marked succeeded and
    * its lease ended; the holders' heartbeats are refreshed once. Lease rows are locked in job order. It binds
-   * the three arrays and now, in the order {@link #completeAllFast} sets them. Columns: one succeeded job row
-   * per applied item as in {@link #JOB_COLS} (no lease), then how many leases it ended in all; no row for an
-   * item the fast path did not apply to.
+   * the three arrays, the job ids again and now, in the order {@link #completeAllFast} sets them. Columns:
+   * one succeeded job row per applied item as in {@link #JOB_COLS} (no lease), then how many leases it ended
+   * in all; no row for an item the fast path did not apply to.
    */
   private String completeAllSql() {
     return "WITH b AS (SELECT * FROM unnest(?::bigint[], ?::int[], ?::bigint[]) AS b(job_id, attempt, token)),"
         + " l AS (SELECT x.job_id, x.attempt, x.collector FROM " + leases + " x JOIN b ON x.job_id = b.job_id"
-        + " AND x.attempt = b.attempt AND x.token = b.token WHERE x.expires_at > ?::timestamptz"
-        + " AND NOT x.cancel_requested ORDER BY x.job_id FOR UPDATE OF x),"
+        // The job ids once more as an index condition: joined only against the unnested items, the planner
+        // chose a hash join over a sequential scan of the leases, whose heap holds every lease deleted since
+        // the last vacuum.
+        + " AND x.attempt = b.attempt AND x.token = b.token WHERE x.job_id = ANY (?::bigint[])"
+        + " AND x.expires_at > ?::timestamptz AND NOT x.cancel_requested ORDER BY x.job_id FOR UPDATE OF x),"
         // The values Job.succeeded(now) gives: succeeded, finished now, no failure, the rest kept.
         + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = ?::timestamptz,"
         + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL FROM l WHERE j.id = l.job_id"
@@ -909,10 +919,11 @@ public final class PostgresQueueStore implements QueueStore {
       st.setArray(1, c.createArrayOf("bigint", ids));
       st.setArray(2, c.createArrayOf("integer", attempts));
       st.setArray(3, c.createArrayOf("bigint", tokenValues));
-      setInstant(st, 4, now);
+      st.setArray(4, c.createArrayOf("bigint", ids));
       setInstant(st, 5, now);
       setInstant(st, 6, now);
       setInstant(st, 7, now);
+      setInstant(st, 8, now);
       long ended = -1;
       try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
@@ -1028,7 +1039,7 @@ public final class PostgresQueueStore implements QueueStore {
 
   @Override
   public ExpiryResult expireLeases(Instant now, int maxCrashRescues) {
-    return tx("expireLeases", c -> {
+    ExpiryResult result = tx("expireLeases", c -> {
       List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
       List<ImpossibleRow> impossible = new ArrayList<>();
       expire(c, null, now, maxCrashRescues, changes, impossible);
@@ -1036,6 +1047,57 @@ public final class PostgresQueueStore implements QueueStore {
       changes.forEach(list -> list.sort(byId));
       return new ExpiryResult(changes.get(0), changes.get(1), changes.get(2), impossible);
     });
+    vacuumIfNeeded();
+    return result;
+  }
+
+  /**
+   * Vacuums the queued-jobs and leases tables when either holds at least {@link #VACUUM_DEAD_ROWS} dead rows
+   * (the server's statistics, {@code pg_stat_user_tables.n_dead_tup}); the site loop calls this through
+   * {@link #expireLeases} on every tick. Both tables churn: every claim deletes queued rows, every completion
+   * a lease row. Claims read the queued rows from the start of their index, where the deleted rows' entries
+   * pile up until a vacuum removes them, and autovacuum visits a database at most once a minute (its
+   * {@code naptime}); under a sustained backlog a minute of claims leaves hundreds of thousands of such
+   * entries, and a claim's cost grows with them (docs/performance.md). Never fails the caller: a vacuum that
+   * cannot run (a role that does not own the tables, a lost connection) is left to autovacuum, and
+   * {@link #maintenanceProblem()} says why.
+   *
+   * @return whether a vacuum ran
+   */
+  boolean vacuumIfNeeded() {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(true);
+      boolean due;
+      try (PreparedStatement st = c.prepareStatement("SELECT coalesce(max(n_dead_tup), 0) FROM pg_stat_user_tables"
+          + " WHERE relid IN (?::regclass, ?::regclass)")) {
+        st.setString(1, queued);
+        st.setString(2, leases);
+        try (ResultSet rs = st.executeQuery()) {
+          due = rs.next() && rs.getLong(1) >= VACUUM_DEAD_ROWS;
+        }
+      }
+      if (due) {
+        try (Statement st = c.createStatement()) {
+          st.execute("VACUUM (SKIP_LOCKED) " + queued + ", " + leases);
+        }
+      }
+      maintenanceProblem = null;
+      return due;
+    } catch (SQLException e) {
+      maintenanceProblem = "vacuuming " + options.display("queued") + " and " + options.display("leases")
+          + " failed (SQLSTATE " + e.getSQLState() + "): " + e.getMessage() + "; autovacuum still does it";
+      return false;
+    }
+  }
+
+  /**
+   * Why the last opportunistic vacuum of the churning tables could not run, if it could not (see
+   * {@link #expireLeases}); autovacuum still vacuums them, only less often.
+   *
+   * @return the problem, or empty
+   */
+  public Optional<String> maintenanceProblem() {
+    return Optional.ofNullable(maintenanceProblem);
   }
 
   @Override
@@ -1200,14 +1262,18 @@ public final class PostgresQueueStore implements QueueStore {
         }
       }
     }
-    unlistedQueuedJobs(c, out, impossible);
+    if (scans.getAndIncrement() % UNLISTED_CHECK_EVERY == 0) {
+      unlistedQueuedJobs(c, out, impossible);
+    }
     return new RequestScan(out, impossible);
   }
 
   /**
    * Reports the queued jobs of the scanned in-progress requests that are missing from the queued-jobs table
    * (its row deleted by hand): no claim can see them. The database's triggers list every job that becomes
-   * queued, so no operation leaves a job like that.
+   * queued, so no operation leaves a job like that. It reads every job of those requests (the job table has
+   * no index on the state, so that job updates stay heap-only), so scans run it one time in
+   * {@link #UNLISTED_CHECK_EVERY}, starting with the first.
    */
   private void unlistedQueuedJobs(Connection c, List<Request> scanned, List<ImpossibleRow> impossible)
       throws SQLException {

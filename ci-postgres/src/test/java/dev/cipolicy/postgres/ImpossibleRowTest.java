@@ -64,8 +64,9 @@ class ImpossibleRowTest {
           + " EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', c.t, c.conname); END LOOP; END $$");
     }
     for (String prefix : List.of("queue_", "loose_")) {
-      db.exec("TRUNCATE " + db.schema + "." + prefix + "queued, " + db.schema + "." + prefix + "leases, " + db.schema + "." + prefix + "jobs, " + db.schema
-          + "." + prefix + "requests, " + db.schema + "." + prefix + "collectors RESTART IDENTITY");
+      String t = db.schema + "." + prefix;
+      db.exec("TRUNCATE " + t + "queued, " + t + "leases, " + t + "jobs, " + t + "requests, " + t + "collectors"
+          + " RESTART IDENTITY");
     }
     store = PostgresQueueStore.attach(db.dataSource, strict);
     queue = JobQueue.of(store, clock, settings);

@@ -127,15 +127,25 @@ class QueuedJobsTableTest {
         + " in " + s + ".queue_queued, which claims read, but job 2 of request " + m1.id().value() + " is not, so no"
         + " collector can claim it; list it with INSERT INTO " + s + ".queue_queued (job_id, collector_tag,"
         + " affinity) SELECT id, collector_tag, affinity FROM " + s + ".queue_jobs WHERE id = 2");
-    TickResult tick = queue.tick();
-    assertThat(tick.impossibleRows()).containsExactly(row);
-    assertThat(queue.status().impossibleRows()).containsExactly(row);
+    // The check reads every job of the requests in progress, so a store runs it in one request scan of ten.
+    List<ImpossibleRow> reported = new ArrayList<>();
+    for (int i = 0; i < PostgresQueueStore.UNLISTED_CHECK_EVERY && reported.isEmpty(); i++) {
+      reported.addAll(queue.tick().impossibleRows());
+    }
+    assertThat(reported).containsExactly(row);
+    List<ImpossibleRow> inStatus = new ArrayList<>();
+    for (int i = 0; i < PostgresQueueStore.UNLISTED_CHECK_EVERY && inStatus.isEmpty(); i++) {
+      inStatus.addAll(queue.status().impossibleRows());
+    }
+    assertThat(inStatus).containsExactly(row);
     assertThat(queue.claim("c1", 5).claims()).extracting(c -> c.job().id().value()).containsExactly(1L, 3L);
 
     // The runbook's repair lists it again; the next claim gets it and the report is gone.
     db.exec("INSERT INTO " + s + ".queue_queued (job_id, collector_tag, affinity) SELECT id, collector_tag, affinity"
         + " FROM " + s + ".queue_jobs WHERE id = 2");
-    assertThat(queue.tick().impossibleRows()).isEmpty();
+    for (int i = 0; i < PostgresQueueStore.UNLISTED_CHECK_EVERY; i++) {
+      assertThat(queue.tick().impossibleRows()).isEmpty();
+    }
     assertThat(queue.claim("c1", 5).claims()).extracting(c -> c.job().id().value()).containsExactly(2L);
   }
 
@@ -243,6 +253,39 @@ class QueuedJobsTableTest {
     assertThat(hits.find()).isTrue();
     assertThat(Long.parseLong(hits.group(1))).isLessThan(250L);
     assertThat(plan).contains("\"Relation Name\": \"queue_jobs\"");
+  }
+
+  @Test
+  void theSiteLoopVacuumsTheChurningTablesOnceThousandsOfTheirRowsAreDead() throws Exception {
+    queue.registerCollector("c1", "x86", true);
+    RequestId id = queue.submit(NewRequest.master("churn", null)).request().id();
+    List<JobSpec> specs = new ArrayList<>();
+    for (int i = 0; i < 6_000; i++) {
+      specs.add(JobSpec.required("g" + i, "x86"));
+    }
+    store.startRequest(new StartCommand(id, specs, false, 2, clock.instant()));
+    for (int done = 0; done < 6_000; done += 500) {
+      List<dev.cipolicy.queue.spi.Lease> leases = new ArrayList<>();
+      for (Claim c : queue.claim("c1", 500).claims()) {
+        leases.add(c.lease());
+      }
+      assertThat(queue.completeAll(leases)).hasSize(500);
+    }
+    assertThat(PostgresQueueStore.VACUUM_DEAD_ROWS).isLessThanOrEqualTo(6_000L);
+    String stats = "SELECT coalesce(sum(vacuum_count), 0) FROM pg_stat_user_tables WHERE relid IN ('" + s
+        + ".queue_queued'::regclass, '" + s + ".queue_leases'::regclass)";
+    // The statistics of the sessions that deleted the rows reach the server within seconds; every tick checks.
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (longs(stats).get(0) == 0 && System.nanoTime() < deadline) {
+      queue.tick();
+      Thread.sleep(200);
+    }
+    // vacuum_count counts explicit VACUUMs only (autovacuum has its own counter): this one is the store's.
+    assertThat(longs(stats).get(0)).isGreaterThanOrEqualTo(1L);
+    assertThat(store.maintenanceProblem()).isEmpty();
+    assertThat(strings("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE oid = '" + s
+        + ".queue_queued'::regclass")).containsExactly(
+            "autovacuum_vacuum_scale_factor=0,autovacuum_vacuum_threshold=5000,autovacuum_vacuum_cost_delay=0");
   }
 
   private List<Long> longs(String sql) {

@@ -69,7 +69,8 @@ class TablePrefixTest {
         + " AND sequencename LIKE '%tokens'")).containsExactlyInAnyOrder("alpha_lease_tokens", "beta_q_lease_tokens");
     assertThat(strings("SELECT version || ' ' || script FROM " + db.schema + ".beta_q_schema_version ORDER BY 1"))
         .containsExactly("1 V1__queue.sql", "2 V2__row_checks.sql", "3 V3__claim_affinity_index.sql",
-            "4 V4__queued_table.sql", "5 V5__queued_notify.sql");
+            "4 V4__queued_table.sql", "5 V5__queued_notify.sql",
+            "6 V6__churn_autovacuum.sql");
 
     SettableClock clock = SettableClock.at("2026-01-05T09:00:00Z");
     QueueSettings settings = QueueSettings.builder().maxInProgress(1).backfill(false).addBenchmarkGroups("compile")

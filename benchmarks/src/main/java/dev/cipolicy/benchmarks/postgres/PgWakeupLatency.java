@@ -64,8 +64,8 @@ public final class PgWakeupLatency {
       for (boolean notify : new boolean[] {false, true}) {
         double[] ms = run(db, notify, jobs, poll, gapMin, gapMax, seed + round);
         java.util.Arrays.sort(ms);
-        System.out.printf(Locale.ROOT, "round %d | %-14s | median %7.1f ms | p90 %7.1f ms | max %7.1f ms | mean %7.1f ms"
-            + " | load %.1f%n", round, notify ? "notify+poll" : "poll only", ms[ms.length / 2],
+        System.out.printf(Locale.ROOT, "round %d | %-14s | median %7.1f ms | p90 %7.1f ms | max %7.1f ms"
+            + " | mean %7.1f ms | load %.1f%n", round, notify ? "notify+poll" : "poll only", ms[ms.length / 2],
             ms[(int) Math.floor(ms.length * 0.9)], ms[ms.length - 1], java.util.Arrays.stream(ms).average()
                 .orElse(0), Load.now());
       }

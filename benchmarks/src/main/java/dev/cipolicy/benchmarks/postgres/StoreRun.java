@@ -24,11 +24,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * Drains {@code PostgresQueueStore}: one request of lead + N queued jobs is started (outside the measurement); then
  * each collector thread, a registered collector of its own, claims ({@code limit} 1 in per-job mode, the
  * batch size in batched mode) and completes each claimed job (or, in batch-complete mode, all of a claim with
- * one {@code completeAll}), until a claim comes back empty. The first {@code lead} completions are not
+ * one {@code completeAll}), until a claim comes back empty, while a site thread calls {@link JobQueue#tick()}
+ * once a second. The first {@code lead} completions are not
  * measured (see {@link Window}).
  */
 final class StoreRun {
   private static final String TAG = "bench";
+  /** How often the site ticks during a drain. */
+  static final long SITE_TICK_MILLIS = 1_000;
 
   private StoreRun() {
   }
@@ -115,11 +118,29 @@ final class StoreRun {
         worker.start();
         workers.add(worker);
       }
+      // The site: a real deployment always runs one, ticking while collectors work (its tick is also where
+      // the store vacuums the tables claims and completions churn).
+      Thread site = new Thread(() -> {
+        try {
+          start.await();
+          while (!Thread.currentThread().isInterrupted()) {
+            queue.tick();
+            Thread.sleep(SITE_TICK_MILLIS);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } catch (Throwable e) {
+          failure.compareAndSet(null, e);
+        }
+      }, "site");
+      site.start();
       window.open();
       start.countDown();
       for (Thread worker : workers) {
         join(worker);
       }
+      site.interrupt();
+      join(site);
       double loadAfter = Load.now();
       db.closeAndAwaitGone(pool);
       BenchDatabase.ServerStats server = db.stats(schema).minus(serverBefore);
