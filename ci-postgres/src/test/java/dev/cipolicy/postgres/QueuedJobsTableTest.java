@@ -208,14 +208,7 @@ class QueuedJobsTableTest {
     // finished: the claim must not walk the finished ones. (Version 3 claimed through a partial index on the
     // job rows; with such statistics the planner walked the primary key past every finished job, and joined
     // the picked rows against the whole table: hundreds of pages here, growing with the history.)
-    queue.registerCollector("c1", "x86", true);
-    RequestId id = queue.submit(NewRequest.master("big", null)).request().id();
-    List<JobSpec> specs = new ArrayList<>();
-    for (int i = 0; i < 10_000; i++) {
-      specs.add(JobSpec.required("g" + i, "x86"));
-    }
-    StartResult started = store.startRequest(new StartCommand(id, specs, false, 2, clock.instant()));
-    assertThat(started.jobs()).hasSize(10_000);
+    assertThat(registerAndStart("big", 10_000).jobs()).hasSize(10_000);
     db.exec("ANALYZE " + s + ".queue_jobs");
     db.exec("ANALYZE " + s + ".queue_queued");
     for (int done = 0; done < 9_990; ) {
@@ -257,13 +250,7 @@ class QueuedJobsTableTest {
 
   @Test
   void theSiteLoopVacuumsTheChurningTablesOnceThousandsOfTheirRowsAreDead() throws Exception {
-    queue.registerCollector("c1", "x86", true);
-    RequestId id = queue.submit(NewRequest.master("churn", null)).request().id();
-    List<JobSpec> specs = new ArrayList<>();
-    for (int i = 0; i < 6_000; i++) {
-      specs.add(JobSpec.required("g" + i, "x86"));
-    }
-    store.startRequest(new StartCommand(id, specs, false, 2, clock.instant()));
+    assertThat(registerAndStart("churn", 6_000).jobs()).hasSize(6_000);
     for (int done = 0; done < 6_000; done += 500) {
       List<dev.cipolicy.queue.spi.Lease> leases = new ArrayList<>();
       for (Claim c : queue.claim("c1", 500).claims()) {
@@ -286,6 +273,17 @@ class QueuedJobsTableTest {
     assertThat(strings("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE oid = '" + s
         + ".queue_queued'::regclass")).containsExactly(
             "autovacuum_vacuum_scale_factor=0,autovacuum_vacuum_threshold=5000,autovacuum_vacuum_cost_delay=0");
+  }
+
+  /** Registers collector c1 (x86) and starts a request with one job per group g0, g1, ... directly. */
+  private StartResult registerAndStart(String tag, int jobs) {
+    queue.registerCollector("c1", "x86", true);
+    RequestId id = queue.submit(NewRequest.master(tag, null)).request().id();
+    List<JobSpec> specs = new ArrayList<>();
+    for (int i = 0; i < jobs; i++) {
+      specs.add(JobSpec.required("g" + i, "x86"));
+    }
+    return store.startRequest(new StartCommand(id, specs, false, 2, clock.instant()));
   }
 
   private List<Long> longs(String sql) {
