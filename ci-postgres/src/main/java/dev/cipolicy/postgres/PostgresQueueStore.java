@@ -1290,11 +1290,11 @@ public final class PostgresQueueStore implements QueueStore {
         + " WHERE j.request_id = ANY (?) AND j.state = 'QUEUED' AND NOT EXISTS (SELECT 1 FROM " + queued
         + " q WHERE q.job_id = j.id) ORDER BY j.id")) {
       st.setArray(1, c.createArrayOf("bigint", ids.toArray()));
+      String jobTable = options.display("jobs");
+      String queuedTable = options.display("queued");
       try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
           long id = rs.getLong(1);
-          String jobTable = options.display("jobs");
-          String queuedTable = options.display("queued");
           impossible.add(new ImpossibleRow(jobTable, "id = " + id, "state", "'QUEUED'", "a queued job is listed in "
               + queuedTable + ", which claims read, but job " + id + " of request " + rs.getLong(2) + " is not, so"
               + " no collector can claim it; list it with INSERT INTO " + queuedTable + " (job_id, collector_tag,"

@@ -7,6 +7,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
@@ -162,8 +163,8 @@ public final class PostgresQueueWakeups implements AutoCloseable {
    *
    * @return the driver's message, or empty
    */
-  public java.util.Optional<String> lastError() {
-    return java.util.Optional.ofNullable(lastError);
+  public Optional<String> lastError() {
+    return Optional.ofNullable(lastError);
   }
 
   /** The server process id of the listening session (0 before the first connection), for tests. */

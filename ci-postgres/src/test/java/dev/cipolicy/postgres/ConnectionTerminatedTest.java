@@ -256,11 +256,7 @@ class ConnectionTerminatedTest {
     assertThat(count("SELECT count(*) FROM " + db.schema + ".queue_leases")).isZero();
   }
 
-  private long count(String sql) throws SQLException {
-    try (Connection c = db.dataSource.getConnection(); PreparedStatement st = c.prepareStatement(sql);
-        ResultSet rs = st.executeQuery()) {
-      rs.next();
-      return rs.getLong(1);
-    }
+  private long count(String sql) {
+    return db.count(sql);
   }
 }

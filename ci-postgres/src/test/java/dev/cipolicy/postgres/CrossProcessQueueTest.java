@@ -146,11 +146,7 @@ class CrossProcessQueueTest {
         + samples.get() + " samples");
   }
 
-  private long count(String sql) throws SQLException {
-    try (Connection c = db.dataSource.getConnection(); PreparedStatement st = c.prepareStatement(sql);
-        ResultSet rs = st.executeQuery()) {
-      rs.next();
-      return rs.getLong(1);
-    }
+  private long count(String sql) {
+    return db.count(sql);
   }
 }

@@ -9,7 +9,10 @@ import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
@@ -104,6 +107,41 @@ final class PgTestDatabase implements AutoCloseable {
     } catch (SQLException e) {
       throw new IllegalStateException(sql + ": " + e.getMessage(), e);
     }
+  }
+
+  /** The first column of every row of a query, as text. */
+  List<String> strings(String sql) {
+    return column(sql, rs -> rs.getString(1));
+  }
+
+  /** The first column of every row of a query, as numbers. */
+  List<Long> longs(String sql) {
+    return column(sql, rs -> rs.getLong(1));
+  }
+
+  /** The single number a query returns, e.g. a count. */
+  long count(String sql) {
+    List<Long> values = longs(sql);
+    assertThat(values).as("rows of " + sql).hasSize(1);
+    return values.get(0);
+  }
+
+  private <T> List<T> column(String sql, Column<T> read) {
+    List<T> out = new ArrayList<>();
+    try (Connection c = dataSource.getConnection(); PreparedStatement st = c.prepareStatement(sql);
+        ResultSet rs = st.executeQuery()) {
+      while (rs.next()) {
+        out.add(read.of(rs));
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+    }
+    return out;
+  }
+
+  @FunctionalInterface
+  private interface Column<T> {
+    T of(ResultSet rs) throws SQLException;
   }
 
   @Override

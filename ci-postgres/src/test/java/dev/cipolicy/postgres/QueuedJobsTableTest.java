@@ -287,29 +287,10 @@ class QueuedJobsTableTest {
   }
 
   private List<Long> longs(String sql) {
-    return column(sql, rs -> rs.getLong(1));
+    return db.longs(sql);
   }
 
   private List<String> strings(String sql) {
-    return column(sql, rs -> rs.getString(1));
-  }
-
-  /** Reads one value of each row of a query. */
-  private <T> List<T> column(String sql, Column<T> read) {
-    List<T> out = new ArrayList<>();
-    try (Connection c = db.dataSource.getConnection(); PreparedStatement st = c.prepareStatement(sql);
-        ResultSet rs = st.executeQuery()) {
-      while (rs.next()) {
-        out.add(read.of(rs));
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(sql + ": " + e.getMessage(), e);
-    }
-    return out;
-  }
-
-  @FunctionalInterface
-  private interface Column<T> {
-    T of(ResultSet rs) throws SQLException;
+    return db.strings(sql);
   }
 }

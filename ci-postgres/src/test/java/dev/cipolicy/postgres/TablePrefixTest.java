@@ -13,9 +13,6 @@ import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.SubmitResult;
 import dev.cipolicy.queue.tck.SettableClock;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -140,14 +137,7 @@ class TablePrefixTest {
         .hasMessageContaining("nowhere_requests");
   }
 
-  private List<String> strings(String sql) throws SQLException {
-    List<String> out = new ArrayList<>();
-    try (Connection c = db.dataSource.getConnection(); PreparedStatement st = c.prepareStatement(sql);
-        ResultSet rs = st.executeQuery()) {
-      while (rs.next()) {
-        out.add(rs.getString(1));
-      }
-    }
-    return out;
+  private List<String> strings(String sql) {
+    return db.strings(sql);
   }
 }
