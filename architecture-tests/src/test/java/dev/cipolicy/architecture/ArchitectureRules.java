@@ -51,7 +51,7 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.NullMarked;
 
 /**
- * The ArchUnit rules that enforce DESIGN.md (hexagon, no I/O in core, third-party confinement,
+ * The ArchUnit rules of docs/architecture.md (hexagon, no I/O in core, third-party confinement,
  * {@code @NullMarked} packages, no cycles), each built for a given package root.
  *
  * <p>Taking the root as a parameter lets the same rule run against the production code
@@ -118,7 +118,7 @@ public final class ArchitectureRules {
     return CompositeArchRule.of(apiIsInnermost).and(coreDependsOnlyOnApi).and(gateAndQueueUseNoAdapters)
         .and(libraryUsesNoHost)
         .as("dependencies point inward (api <- core <- gate/queue <- adapters <- hosts)")
-        .because("DESIGN.md, Hexagon: dependencies point inward only");
+        .because("dependencies point inward only");
   }
 
   /**
@@ -144,7 +144,7 @@ public final class ArchitectureRules {
         .orShould().callConstructorWhere(threadConstruction())
         .as("the pure core packages (api, core, gate, queue) do no I/O, read no clock or environment"
             + " and start no threads")
-        .because("DESIGN.md: the core modules do no I/O and read no clock or environment;"
+        .because("the core modules do no I/O and read no clock or environment;"
             + " time, environment and files are ports");
   }
 
@@ -179,7 +179,7 @@ public final class ArchitectureRules {
         .and().resideOutsideOfPackage(pkg(root, "core.schedule"))
         .should().dependOnClassesThat().resideInAPackage(CRON_UTILS)
         .as("cron-utils is used only from " + pkg(root, "core.schedule"))
-        .because("DESIGN.md: cron-utils lives in one package, hidden behind our own CronSchedule");
+        .because("cron-utils lives in one package, hidden behind our own CronSchedule");
   }
 
   /**
@@ -191,7 +191,7 @@ public final class ArchitectureRules {
         .and().resideOutsideOfPackage(pkg(root, "core.load"))
         .should().dependOnClassesThat().resideInAPackage(JACKSON)
         .as("Jackson is used only from " + pkg(root, "core.load") + " among the library packages")
-        .because("DESIGN.md: Jackson lives in one adapter package (policy/manifest loading)");
+        .because("Jackson lives in one adapter package (policy/manifest loading)");
   }
 
   /** The rule that the api packages use no Guava, Jackson or cron-utils types. */
@@ -199,14 +199,14 @@ public final class ArchitectureRules {
     return noClasses().that().resideInAPackage(pkg(root, "api"))
         .should().dependOnClassesThat().resideInAnyPackage(GUAVA, JACKSON, CRON_UTILS)
         .as("the api packages use no Guava, Jackson or cron-utils types")
-        .because("DESIGN.md: third-party types never appear in public signatures");
+        .because("third-party types never appear in public signatures");
   }
 
   /** The rule that every package below the root holding an imported class is {@code @NullMarked}. */
   public static ArchRule everyPackageIsNullMarked(String root) {
     return ArchRuleDefinition.all(packagesOfClassesBelow(root))
         .should(beNullMarked())
-        .because("DESIGN.md: JSpecify @NullMarked in every package-info.java");
+        .because("JSpecify @NullMarked in every package-info.java");
   }
 
   /** The rule that no two packages below the root depend on each other, directly or transitively. */
@@ -214,7 +214,7 @@ public final class ArchitectureRules {
     return slices().matching(root + ".(**)").namingSlices("$1")
         .should().beFreeOfCycles()
         .as("the packages below " + root + " are free of cycles")
-        .because("DESIGN.md: no cycles");
+        .because("no cycles");
   }
 
   private static DescribedPredicate<JavaMethodCall> systemClockOrEnvironmentRead() {

@@ -42,7 +42,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Cost of the metric gate (SPEC §11): evaluating a run of 500 coordinates (5 metrics × 100 steps, gate
+ * Cost of the metric gate: evaluating a run of 500 coordinates (5 metrics × 100 steps, gate
  * {@code all}) against 20 trusted samples each, from plain history values and through the in-memory store;
  * and replaying a rule over a 10,000-sample history. Divide by 500 (or 10,000) for the per-coordinate
  * (per-sample) cost. All inputs come from fixed seeds.

@@ -41,7 +41,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The gate's history read (SPEC §11): the newest 20 trusted and newest 2 values of each of 500 coordinates (the
+ * The gate's history read: the newest 20 trusted and newest 2 values of each of 500 coordinates (the
  * limits of {@code GateOptions.defaults()}), from {@link PostgresMetricHistoryStore} and, for the ratio, from
  * {@link InMemoryMetricHistoryStore} holding the same runs. {@code @Param runs} is the length of the stored
  * history (each run writes all 500 coordinates, one in ten values untrusted), to show that the read does not

@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Throughput of the in-memory queue (SPEC §14: above 1 M claim+complete per second on one core): one
+ * Throughput of the in-memory queue (above 1 M claim+complete per second on one core): one
  * operation is a collector claiming one job through {@link JobQueue#claim(String)} and completing it
  * through {@link JobQueue#complete}, with 1, 4 and 16 collector threads (one collector each, same tag) on
  * one {@link InMemoryQueueStore}. The store is fresh for each iteration and holds {@value #PREFILL}

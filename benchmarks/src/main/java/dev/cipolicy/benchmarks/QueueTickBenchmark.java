@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Cost of a site tick with N queued requests (SPEC §13; should grow no worse than n log n). The queue
+ * Cost of a site tick with N queued requests (it should grow no worse than n log n). The queue
  * holds N ready requests: a chain of master commits (each the parent of the next) and try requests on
  * random masters, a tenth of them releases; nothing is in progress. One {@code tick} operation is a site
  * tick that reads the open requests, orders them and starts the head with its job, then (to restore the

@@ -24,7 +24,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * Cost of stage selection's path matching (SPEC §7 (B), §14): the first of 1,000 path rules matching each
+ * Cost of stage selection's path matching: the first of 1,000 path rules matching each
  * of N changed paths, with {@link GlobSet} (all rules compiled into one automaton) against a naive loop
  * over one pre-compiled JDK {@link PathMatcher} per rule.
  *

@@ -3,7 +3,7 @@ package dev.cipolicy.gate;
 import dev.cipolicy.api.InvalidInputException;
 
 /**
- * One judged point of a series' history (SPEC §11): metric key, canonical steps key, canonical
+ * One judged point of a series' history: metric key, canonical steps key, canonical
  * constraint key and step. A gate on {@code last} records at step {@value #LAST_STEP}, so that runs of
  * any length share one history; changing a gate's steps or constraint starts a new history.
  *

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Evaluates a test run's gates (SPEC §11): selects the gated values from the record, reads the history
+ * Evaluates a test run's gates: selects the gated values from the record, reads the history
  * of their coordinates once, and judges each with the deciding model. Pure and deterministic: equal
  * inputs give equal verdicts and explanations. A malformed record never throws; it gives ERROR verdicts.
  *
@@ -94,7 +94,7 @@ public final class GateEvaluator {
   }
 
   /**
-   * What a baseline-writing run writes (SPEC §11): nothing when no gate is declared; otherwise one run
+   * What a baseline-writing run writes: nothing when no gate is declared; otherwise one run
    * with one sample per coordinate (the first verdict of a coordinate wins; errors have no value and are
    * left out), each flagged trusted by the {@linkplain GateOptions#trust() trust mode}. A non-finite value
    * rejects the whole plan, so nothing is written.

@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /** Whether a run writes baselines (nightly, weekly) or only reports (every other run). */
 public enum GateMode {
-  /** Writes one baseline run per evaluated test (SPEC §11: nightly and weekly runs). */
+  /** Writes one baseline run per evaluated test (nightly and weekly runs). */
   BASELINE,
   /** Reports a verdict line and a step-summary block; never writes. */
   SHADOW;

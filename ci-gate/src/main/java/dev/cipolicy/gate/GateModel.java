@@ -8,7 +8,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
- * How a value is judged against its trusted history. {@link Band} is the reference behaviour of SPEC §11;
+ * How a value is judged against its trusted history. {@link Band} is the reference behaviour;
  * the robust models ({@link MedianMad}, {@link IqrFence}, {@link AdjacentDelta}) estimate the noise from
  * the history itself, need a minimum history, and say {@code INCONCLUSIVE} when the history has zero
  * spread or is bimodal. Every model judges from the trusted history only, so a deviating value can never
@@ -161,7 +161,7 @@ public sealed interface GateModel permits GateModel.Band, GateModel.MedianMad, G
   }
 
   /**
-   * The reference band of SPEC §11.
+   * The reference band.
    *
    * @param window how many of the newest trusted values the reference averages (20 in the reference)
    */

@@ -98,7 +98,7 @@ public abstract class GateOptions {
   }
 
   /**
-   * The reference behaviour of SPEC §11: the band, per-run trust, no quarantine.
+   * The reference behaviour: the band, per-run trust, no quarantine.
    *
    * @return the reference options
    */

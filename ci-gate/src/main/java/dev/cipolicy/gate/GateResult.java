@@ -26,7 +26,7 @@ public record GateResult(SeriesKey series, String model, List<CoordinateVerdict>
   }
 
   /**
-   * Whether the run is trusted (SPEC §11): every coordinate is PASS or INACTIVE (or, with a robust model,
+   * Whether the run is trusted: every coordinate is PASS or INACTIVE (or, with a robust model,
    * INSUFFICIENT_HISTORY or INCONCLUSIVE — no evidence against the value).
    *
    * @return true when every status is {@linkplain GateStatus#trustworthy() trustworthy}

@@ -12,7 +12,7 @@ import java.util.Optional;
 import org.immutables.value.Value;
 
 /**
- * A complete, valid gate (SPEC §11): metric key, steps and constraint all known and following the rules,
+ * A complete, valid gate: metric key, steps and constraint all known and following the rules,
  * plus the better direction when known. Building an invalid one throws {@link InvalidGateException}.
  * {@link Gates#resolve} makes specs from a test's declarations and the defaults table.
  */
@@ -69,7 +69,7 @@ public abstract class GateSpec {
   }
 
   /**
-   * Rejects a spec that breaks a rule of SPEC §11.
+   * Rejects a spec that breaks a rule.
    *
    * @throws InvalidGateException listing every violation
    */

@@ -27,7 +27,7 @@ public enum GateStatus {
 
   /**
    * Whether a value with this status may become part of the baseline. A run is trusted when every
-   * coordinate's status is trustworthy (SPEC §11: every coordinate PASS or INACTIVE; the statuses of the
+   * coordinate's status is trustworthy (every coordinate PASS or INACTIVE; the statuses of the
    * robust models that mean "no evidence against the value" count the same).
    *
    * @return true for PASS, INACTIVE, INSUFFICIENT_HISTORY and INCONCLUSIVE

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** Factories for gates: the reference defaults table of SPEC §11 and the resolution of declarations. */
+/** Factories for gates: the reference defaults table and the resolution of declarations. */
 public final class Gates {
   private static final List<GateDeclaration> REFERENCE_DEFAULTS = List.of(
       reference("train/grad_norm", GateSteps.all(), GateConstraint.of(.5, .1, .8, .1), Better.LOWER),
@@ -33,10 +33,10 @@ public final class Gates {
   }
 
   /**
-   * The reference defaults table of SPEC §11, as {@code examples/policies/miles.yaml} declares it. The
+   * The reference defaults table, as {@code examples/policies/miles.yaml} declares it. The
    * better directions are ours (the reference has none).
    *
-   * @return the seven defaults, in SPEC order
+   * @return the seven defaults, in their documented order
    */
   public static List<GateDeclaration> referenceDefaults() {
     return REFERENCE_DEFAULTS;

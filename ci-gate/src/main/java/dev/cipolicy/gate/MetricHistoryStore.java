@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The port through which the gate reads and writes baseline history (SPEC §11). A run is written once
+ * The port through which the gate reads and writes baseline history. A run is written once
  * with its samples; reads return the newest trusted samples of each coordinate; revocation and
  * acceptance of a level shift change trust afterwards. Adapters: {@code InMemoryMetricHistoryStore}
  * here, a PostgreSQL adapter in {@code ci-postgres}; both must pass {@code MetricHistoryStoreCompatibilityKit}.

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Which stored runs to mark untrusted (SPEC §11): exactly one of a run id, a CI run id or a commit.
+ * Which stored runs to mark untrusted: exactly one of a run id, a CI run id or a commit.
  * Revoking is idempotent; a revoked run's values never join a baseline again.
  */
 public sealed interface Revocation permits Revocation.ByRunId, Revocation.ByCiRunId, Revocation.ByCommit {

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 
 /**
- * The selection rules of SPEC §11: which values of a record a gate judges, and the errors. Never throws
+ * The selection rules: which values of a record a gate judges, and the errors. Never throws
  * on any record.
  */
 final class Selection {

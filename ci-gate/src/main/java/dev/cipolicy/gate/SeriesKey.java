@@ -3,7 +3,7 @@ package dev.cipolicy.gate;
 import dev.cipolicy.api.InvalidInputException;
 
 /**
- * The identity of a history series (SPEC §11): one test file run on one backend in one suite. Baselines
+ * The identity of a history series: one test file run on one backend in one suite. Baselines
  * of the same metric from different series never mix.
  *
  * @param testPath the test file, e.g. {@code tests/e2e/test_fsdp_short.py}

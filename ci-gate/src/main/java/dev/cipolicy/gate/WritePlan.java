@@ -1,7 +1,7 @@
 package dev.cipolicy.gate;
 
 /**
- * What a baseline-writing run writes (SPEC §11): one run with one sample per coordinate, or nothing and
+ * What a baseline-writing run writes: one run with one sample per coordinate, or nothing and
  * why. Computed before any write, so a rejected plan writes nothing at all.
  */
 public sealed interface WritePlan permits WritePlan.Write, WritePlan.Skip, WritePlan.Reject {

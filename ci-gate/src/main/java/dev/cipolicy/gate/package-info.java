@@ -1,5 +1,5 @@
 /**
- * The metric gate (SPEC §11): a test's metric record is compared with the history of trusted baselines
+ * The metric gate: a test's metric record is compared with the history of trusted baselines
  * and every gated coordinate gets a verdict with a structured explanation. Pure: history arrives through
  * the {@link dev.cipolicy.gate.MetricHistoryStore} port, time as explicit instants or a
  * {@link java.time.Clock}, and every failure is a value — the gate never changes a test's pass/fail.

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The band model of SPEC §11 and the statuses it gives. */
+/** The band model and the statuses it gives. */
 class BandModelTest {
   private static final GateSpec LAST = spec("m", GateSteps.last(), GRAD, Better.LOWER);
   private static final Coordinate C = Coordinate.of(LAST, -1);

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-/** The selection rules and error texts of SPEC §11, one test per rule and message. */
+/** The selection rules and error texts, one test per rule and message. */
 class SelectionTest {
   private static final GateSpec LAST = spec("m", GateSteps.last(), GRAD);
   private static final GateSpec ALL = spec("m", GateSteps.all(), GRAD);

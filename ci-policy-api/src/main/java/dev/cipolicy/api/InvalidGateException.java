@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * Gate declarations that cannot be used (SPEC §11): a negative or non-finite constraint parameter, no up
+ * Gate declarations that cannot be used: a negative or non-finite constraint parameter, no up
  * or no down parameter, an empty or repeated step list, a metric with neither declared steps nor a
  * default. Every problem is listed with its field path and, when the declarations came from a document,
  * its location. A gate that fails at evaluation time is a verdict, never this exception.

@@ -17,7 +17,7 @@ import java.util.Set;
 import java.util.function.BiConsumer;
 
 /**
- * The static checks of the {@code workflows} section (SPEC §8): names, group prefixes that can never
+ * The static checks of the {@code workflows} section: names, group prefixes that can never
  * produce the same group key for two workflows, and a {@code closed} action that always cancels.
  */
 final class ConcurrencyChecks {

@@ -25,7 +25,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * The concurrency engine of SPEC §8: group keys, and what an event does to the runs in flight. Built from
+ * The concurrency engine: group keys, and what an event does to the runs in flight. Built from
  * a checked policy; immutable and thread-safe; every method is a pure function of its arguments.
  *
  * <p>A group key is the workflow's literal prefix followed by the first present of PR number, schedule

@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * Plans single-file reruns requested by a {@code /rerun-test <file>} comment (SPEC §9). Every refusal
+ * Plans single-file reruns requested by a {@code /rerun-test <file>} comment. Every refusal
  * is a {@link FileRunDecision} value with the check that failed and its message; nothing here throws on
  * bad input. Immutable and thread-safe.
  */

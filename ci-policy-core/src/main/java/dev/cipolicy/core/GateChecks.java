@@ -8,8 +8,8 @@ import java.util.Set;
 import java.util.function.BiConsumer;
 
 /**
- * The static checks of the {@code gates} section (SPEC §11): every default names a metric once, declares
- * steps and a constraint, and each declared part follows the rules of SPEC §11.
+ * The static checks of the {@code gates} section: every default names a metric once, declares
+ * steps and a constraint, and each declared part follows the rules.
  */
 final class GateChecks {
   private GateChecks() {}

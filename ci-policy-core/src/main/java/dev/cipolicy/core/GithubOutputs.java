@@ -5,7 +5,7 @@ import dev.cipolicy.api.run.RunPolicy;
 import java.util.List;
 import java.util.TreeSet;
 
-/** Renders a resolution as the GitHub Actions step outputs and log line of SPEC §4. */
+/** Renders a resolution as the GitHub Actions step outputs and log line. */
 public final class GithubOutputs {
   private GithubOutputs() {}
 

@@ -31,7 +31,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 
-/** The static checks of SPEC §1, run once when a policy is turned into a resolver. */
+/** The static checks, run once when a policy is turned into a resolver. */
 final class PolicyChecker {
   private final Policy policy;
   private final ProblemLocator locator;

@@ -27,7 +27,7 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
- * Resolves cadences, PR labels and run policies from a checked {@link Policy} (SPEC §2–§4). Instances
+ * Resolves cadences, PR labels and run policies from a checked {@link Policy}. Instances
  * are immutable and thread-safe; every method is a pure function of its arguments.
  *
  * <pre>{@code
@@ -108,7 +108,7 @@ public final class PolicyResolver {
   }
 
   /**
-   * The exact cron lookup of SPEC §2.
+   * The exact cron lookup.
    *
    * @param cron the schedule string, exactly as received
    * @return the schedule rule
@@ -123,7 +123,7 @@ public final class PolicyResolver {
   }
 
   /**
-   * Compares a workflow's schedule crons with the policy's schedule table (SPEC §2): every workflow
+   * Compares a workflow's schedule crons with the policy's schedule table: every workflow
    * cron needs an exact policy entry (otherwise every scheduled run fails), and every policy cron
    * should appear in the workflow (otherwise its cadence never runs).
    *
@@ -165,7 +165,7 @@ public final class PolicyResolver {
   }
 
   /**
-   * Strips the label prefix (SPEC §3): empty strings and workflow labels are skipped silently, a prefixed
+   * Strips the label prefix: empty strings and workflow labels are skipped silently, a prefixed
    * label contributes its name, anything else is ignored with a warning. The result is intersected with
    * the known labels.
    *
@@ -209,7 +209,7 @@ public final class PolicyResolver {
   public record LabelRequest(List<String> requested, List<Warning> warnings, List<String> dropped) {}
 
   /**
-   * Resolves a run policy from a cadence and raw labels (SPEC §3).
+   * Resolves a run policy from a cadence and raw labels.
    *
    * @param cadence the cadence name
    * @param rawLabels raw labels, order and duplicates kept
@@ -315,7 +315,7 @@ public final class PolicyResolver {
   }
 
   /**
-   * Resolves a trigger (SPEC §4), first match wins: a non-empty cadence override; the event's rule
+   * Resolves a trigger, first match wins: a non-empty cadence override; the event's rule
    * (PR labels, the exact schedule lookup, or a fixed cadence); anything else is unsupported.
    *
    * @param input what started the run

@@ -9,7 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Classifies a failed test file's output for retry (SPEC §6): never retry a timeout; non-retriable
+ * Classifies a failed test file's output for retry: never retry a timeout; non-retriable
  * when a listed token occurs; retriable on an assertion about metrics; retriable on a bare assertion
  * failure; otherwise not. Tokens match whole words or phrases — a token must not be preceded or
  * followed by a letter, digit or underscore — so {@code OOM} does not match {@code room}. Immutable and

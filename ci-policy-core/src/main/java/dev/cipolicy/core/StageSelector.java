@@ -22,7 +22,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Decides which PR stages a change may skip (SPEC §7). The policy's non-GPU path globs are compiled
+ * Decides which PR stages a change may skip. The policy's non-GPU path globs are compiled
  * once into a single {@link GlobSet}, so a selection costs O(total path length). Immutable and
  * thread-safe.
  *

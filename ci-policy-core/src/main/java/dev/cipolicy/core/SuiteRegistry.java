@@ -24,7 +24,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Hardware backends, suites and the test registrations checked against them (SPEC §5–§6): selects a
+ * Hardware backends, suites and the test registrations checked against them: selects a
  * suite's tests under a run policy, shards them, and plans a suite run. Immutable and thread-safe.
  *
  * <pre>{@code
@@ -311,7 +311,7 @@ public final class SuiteRegistry {
   }
 
   /**
-   * Plans a suite run (SPEC §6).
+   * Plans a suite run.
    *
    * @param backend the backend
    * @param suite the suite

@@ -26,7 +26,7 @@ import org.quicktheories.core.Gen;
 import org.quicktheories.generators.Generate;
 
 /**
- * The invariants of SPEC §8 for any in-flight runs and any event, on the reference policy and on variants
+ * The invariants for any in-flight runs and any event, on the reference policy and on variants
  * whose workflows queue or ignore every event type they may.
  */
 class ConcurrencyPolicyProperties {

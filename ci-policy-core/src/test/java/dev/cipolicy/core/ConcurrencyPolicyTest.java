@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Example tests for every rule of SPEC §8 on the reference policy's two workflows. */
+/** Example tests for every rule on the reference policy's two workflows. */
 class ConcurrencyPolicyTest {
   private static final String CUDA = "pr-test";
   private static final String ROCM = "pr-test-rocm";

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Single-file reruns (SPEC §9): grammar, ordered checks and their messages, the plan. */
+/** Single-file reruns: grammar, ordered checks and their messages, the plan. */
 class FileRunPlannerTest {
   private final FileRunPlanner planner = FileRunPlanner.of(ReferencePolicy.registry());
 

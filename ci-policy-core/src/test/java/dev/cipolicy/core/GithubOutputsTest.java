@@ -6,7 +6,7 @@ import dev.cipolicy.api.run.RunPolicy;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The exact output lines and log line of SPEC §4. */
+/** The exact output lines and log line. */
 class GithubOutputsTest {
   @Test
   void writesExactlyFourLinesInOrder() {

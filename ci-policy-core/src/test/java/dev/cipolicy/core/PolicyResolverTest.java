@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Example tests for every rule and message of SPEC §2–§4 on the reference policy. */
+/** Example tests for every rule and message on the reference policy. */
 class PolicyResolverTest {
   private final PolicyResolver resolver = ReferencePolicy.resolver();
 
@@ -38,7 +38,7 @@ class PolicyResolverTest {
   }
 
   @Nested
-  @DisplayName("cadences (SPEC §2)")
+  @DisplayName("cadences")
   class Cadences {
     @ParameterizedTest(name = "{0}: admit={1} bypass={2} write={3}")
     @CsvSource({
@@ -94,7 +94,7 @@ class PolicyResolverTest {
   }
 
   @Nested
-  @DisplayName("run policy resolution (SPEC §3)")
+  @DisplayName("run policy resolution")
   class Resolution {
     static Stream<Arguments> table() {
       return Stream.of(
@@ -201,7 +201,7 @@ class PolicyResolverTest {
   }
 
   @Nested
-  @DisplayName("canonical PR labels (SPEC §3)")
+  @DisplayName("canonical PR labels")
   class Canonical {
     @Test
     void keepsWorkflowLabelsAndWellFormedPrefixedLabelsInOrderWithDuplicates() {
@@ -214,7 +214,7 @@ class PolicyResolverTest {
   }
 
   @Nested
-  @DisplayName("trigger resolution (SPEC §4)")
+  @DisplayName("trigger resolution")
   class Triggers {
     private TriggerResolution resolve(String event, String schedule, String labels, String override) {
       var b = TriggerInput.builder().eventName(event);

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Retry classification with whole-token matching (SPEC §6). */
+/** Retry classification with whole-token matching. */
 class RetryClassifierTest {
   private final RetryClassifier classifier = RetryClassifier.of(RetryRules.defaults());
 

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** Stage selection from changed files (SPEC §7) on the reference policy and registrations. */
+/** Stage selection from changed files on the reference policy and registrations. */
 class StageSelectorTest {
   static final List<String> PR_STAGES = List.of("stage-b-2-gpu-h200", "stage-c-8-gpu-h100", "stage-c-8-gpu-h200",
       "stage-c-4-gpu-h200", "stage-c-2-gpu-h200", "stage-c-8-gpu-b200", "stage-c-4-gpu-mi350");

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** Suite selection, sharding and run plans (SPEC §5–§6) on the reference policy and registrations. */
+/** Suite selection, sharding and run plans on the reference policy and registrations. */
 class SuiteRegistryTest {
   private final SuiteRegistry registry = ReferencePolicy.registry();
   private final PolicyResolver resolver = ReferencePolicy.resolver();

@@ -18,7 +18,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The order in which a site runs requests (SPEC §13), a pure and deterministic function of the open
+ * The order in which a site runs requests, a pure and deterministic function of the open
  * requests: requests in progress (by start), then releases (by creation), then ready master and try
  * requests in topological order of "parent done" — a request waits for a ready parent; a parent in
  * progress, completed or unknown counts as done, so the order does not change when the head completes —

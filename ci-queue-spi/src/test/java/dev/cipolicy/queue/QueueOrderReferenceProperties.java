@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link QueueOrder} against a reference written straight from SPEC §13 (quadratic, no indexes, no
+ * {@link QueueOrder} against a reference written straight from the documented rules (quadratic, no indexes, no
  * arrays): random request sets with master chains, try requests on random parents, missing parents,
  * parent cycles, repeated tags, ties on PR number, kind and creation time, requests in progress, waiting
  * and closed. Levels wider than the sorter's insertion-sort cutoff occur, so its merge path is covered.
@@ -140,7 +140,7 @@ class QueueOrderReferenceProperties {
     return from.get(random.nextInt(from.size()));
   }
 
-  /** SPEC §13 spelled out directly: filter, sort and search lists again and again. */
+  /** The documented order spelled out directly: filter, sort and search lists again and again. */
   private static final class Reference {
     final List<Placed> placed = new ArrayList<>();
     final List<Placed> waiting = new ArrayList<>();

@@ -5,7 +5,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The kind of event that asks a workflow for a new run, as far as concurrency is concerned (SPEC §8).
+ * The kind of event that asks a workflow for a new run, as far as concurrency is concerned.
  * Each type has a default action that applies when a workflow does not declare one.
  */
 public enum ConcurrencyEventType {

@@ -4,7 +4,7 @@ import java.util.regex.Pattern;
 
 /**
  * Which value completes a concurrency group key after the workflow's literal prefix: the first present
- * of PR number, schedule cron, release ref and run id (SPEC §8).
+ * of PR number, schedule cron, release ref and run id.
  */
 public enum GroupKeySource {
   /** A pull request's number: a positive decimal without leading zeros. */

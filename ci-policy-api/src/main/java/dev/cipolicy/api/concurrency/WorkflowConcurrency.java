@@ -5,7 +5,7 @@ import java.util.Map;
 import org.immutables.value.Value;
 
 /**
- * The concurrency part of a policy for one workflow (SPEC §8): the literal prefix of its group keys and
+ * The concurrency part of a policy for one workflow: the literal prefix of its group keys and
  * what each event type does to the runs of a group. An event type the workflow does not declare takes
  * its default action: {@code superseded}, {@code closed}, {@code merged} and {@code scheduled} cancel,
  * {@code dispatched} queues (see {@link ConcurrencyEventType#defaultAction()}). The static checks of

@@ -12,7 +12,7 @@ import java.util.TreeMap;
 import org.immutables.value.Value;
 
 /**
- * The tolerance of a gate around its reference (SPEC §11): the band is
+ * The tolerance of a gate around its reference: the band is
  * {@code [ref − max(rel_down·|ref|, abs_floor_down), ref + max(rel_up·|ref|, abs_floor_up)]}. Each
  * parameter is optional and counts as 0 when absent; a valid constraint declares at least one up and one
  * down parameter, each finite and {@code ≥ 0}. Which parameters were declared is kept, because the
@@ -21,7 +21,7 @@ import org.immutables.value.Value;
 @Value.Immutable
 @ValueStyle
 public abstract class GateConstraint {
-  /** The document names of the parameters, in SPEC order. */
+  /** The document names of the parameters, in their documented order. */
   public static final List<String> FIELDS = List.of("rel_up", "abs_floor_up", "rel_down", "abs_floor_down");
 
   /**
@@ -53,7 +53,7 @@ public abstract class GateConstraint {
   public abstract OptionalDouble absFloorDown();
 
   /**
-   * The parameters that were declared, by document name, in SPEC order.
+   * The parameters that were declared, by document name, in their documented order.
    *
    * @return an ordered map of the declared parameters
    */

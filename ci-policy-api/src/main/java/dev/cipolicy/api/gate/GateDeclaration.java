@@ -8,7 +8,7 @@ import java.util.Optional;
 import org.immutables.value.Value;
 
 /**
- * One gate as declared (SPEC §11): a metric key and, optionally, its steps, its constraint and which
+ * One gate as declared: a metric key and, optionally, its steps, its constraint and which
  * direction is better. What a test leaves out comes from the defaults table, whose entries are
  * declarations too (a default declares at least steps and constraint). This is a plain description: a
  * policy's defaults are validated by the policy's static checks, and {@code ci-gate} validates the

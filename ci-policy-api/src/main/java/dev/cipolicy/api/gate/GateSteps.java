@@ -8,7 +8,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Which points of a metric series a gate judges (SPEC §11): the {@link Last last} point, {@link All all}
+ * Which points of a metric series a gate judges: the {@link Last last} point, {@link All all}
  * points, or a list of step {@link Indices indices}. Its {@link #key() canonical key} is part of every
  * history coordinate, so declaring different steps starts a separate history.
  */

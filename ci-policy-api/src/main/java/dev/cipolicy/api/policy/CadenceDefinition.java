@@ -6,7 +6,7 @@ import java.util.Optional;
 import org.immutables.value.Value;
 
 /**
- * Why a run happens and how broad it is, with the flags of SPEC §2.
+ * Why a run happens and how broad it is, with the flags.
  */
 @Value.Immutable
 @ValueStyle

@@ -6,7 +6,7 @@ import java.util.Optional;
 import org.immutables.value.Value;
 
 /**
- * How a trigger event chooses its cadence and raw labels (SPEC §4).
+ * How a trigger event chooses its cadence and raw labels.
  */
 @Value.Immutable
 @ValueStyle

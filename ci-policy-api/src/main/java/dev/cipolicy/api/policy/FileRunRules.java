@@ -4,7 +4,7 @@ import dev.cipolicy.api.internal.ValueStyle;
 import java.util.List;
 import org.immutables.value.Value;
 
-/** The {@code /rerun-test <file>} command (SPEC §9): its grammar and which backends it serves. */
+/** The {@code /rerun-test <file>} command: its grammar and which backends it serves. */
 @Value.Immutable
 @ValueStyle
 public abstract class FileRunRules {

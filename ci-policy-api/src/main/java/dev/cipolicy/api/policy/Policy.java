@@ -97,7 +97,7 @@ public abstract class Policy {
   public abstract Optional<String> containerImageRepository();
 
   /**
-   * Stages a pull request may run, and therefore may skip (SPEC §7).
+   * Stages a pull request may run, and therefore may skip.
    *
    * @return suite names
    */
@@ -141,14 +141,14 @@ public abstract class Policy {
   }
 
   /**
-   * The workflows whose concurrency groups the policy declares (SPEC §8), in declaration order.
+   * The workflows whose concurrency groups the policy declares, in declaration order.
    *
    * @return the workflows; empty when the policy declares none
    */
   public abstract List<WorkflowConcurrency> workflows();
 
   /**
-   * The gate defaults table (SPEC §11): steps, constraint and better direction for common metrics, in
+   * The gate defaults table: steps, constraint and better direction for common metrics, in
    * declaration order. A test's gate takes what it does not declare from the entry of its metric.
    *
    * @return the defaults; empty when the policy declares none

@@ -5,7 +5,7 @@ import java.util.List;
 import org.immutables.value.Value;
 
 /**
- * How a failed test file's output is classified for retry (SPEC §6). Tokens match whole words or
+ * How a failed test file's output is classified for retry. Tokens match whole words or
  * phrases only, so {@code OOM} never matches {@code room}.
  */
 @Value.Immutable

@@ -6,7 +6,7 @@ import java.util.Optional;
 import org.immutables.value.Value;
 
 /**
- * One rule of the label scope precedence (SPEC §3): when it matches, the run includes every known label
+ * One rule of the label scope precedence: when it matches, the run includes every known label
  * except {@link #except()}. Rules are tried in order and the first match wins.
  */
 @Value.Immutable

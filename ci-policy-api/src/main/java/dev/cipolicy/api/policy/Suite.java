@@ -6,7 +6,7 @@ import java.util.Optional;
 import org.immutables.value.Value;
 
 /**
- * A stage: a named group of tests that runs on one kind of runner (SPEC §5).
+ * A stage: a named group of tests that runs on one kind of runner.
  */
 @Value.Immutable
 @ValueStyle

@@ -3,7 +3,7 @@ package dev.cipolicy.api.policy;
 import dev.cipolicy.api.internal.ValueStyle;
 import org.immutables.value.Value;
 
-/** The per-file timeout: {@code max(baseSeconds, floor(est_time × factor))} (SPEC §6, §9). */
+/** The per-file timeout: {@code max(baseSeconds, floor(est_time × factor))}. */
 @Value.Immutable
 @ValueStyle
 public abstract class TimeoutRule {

@@ -8,7 +8,7 @@ import java.util.Optional;
 import org.immutables.value.Value;
 
 /**
- * The resolved decision for one run (SPEC §3): cadence, included labels and the three flags, with the
+ * The resolved decision for one run: cadence, included labels and the three flags, with the
  * warnings raised on the way and an explanation of why.
  */
 @Value.Immutable

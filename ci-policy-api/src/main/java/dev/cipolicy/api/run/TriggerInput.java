@@ -5,7 +5,7 @@ import java.util.Optional;
 import org.immutables.value.Value;
 
 /**
- * What started a run, as GitHub Actions reports it (SPEC §4). Empty strings count as absent, so the
+ * What started a run, as GitHub Actions reports it. Empty strings count as absent, so the
  * values of unset workflow expressions can be passed as they are.
  */
 @Value.Immutable

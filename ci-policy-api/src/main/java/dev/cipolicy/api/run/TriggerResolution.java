@@ -6,12 +6,12 @@ import dev.cipolicy.api.internal.ValueStyle;
 import java.util.List;
 import org.immutables.value.Value;
 
-/** The outcome of trigger resolution (SPEC §4): which rule chose the cadence, and the run policy. */
+/** The outcome of trigger resolution: which rule chose the cadence, and the run policy. */
 @Value.Immutable
 @ValueStyle
 public abstract class TriggerResolution {
 
-  /** Which rule of SPEC §4 chose the cadence. */
+  /** Which rule chose the cadence. */
   public enum Source {
     /** A non-empty cadence override. */
     CADENCE_OVERRIDE,

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Which PR stages a change may skip (SPEC §7), fail-open: anything but a usable pull-request diff skips
+ * Which PR stages a change may skip, fail-open: anything but a usable pull-request diff skips
  * nothing.
  *
  * @param skippedStages the skipped stages, sorted

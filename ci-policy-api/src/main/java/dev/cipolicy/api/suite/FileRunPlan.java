@@ -3,7 +3,7 @@ package dev.cipolicy.api.suite;
 import java.util.List;
 
 /**
- * How one test file is rerun on demand (SPEC §9).
+ * How one test file is rerun on demand.
  *
  * @param file the test file
  * @param hw the backend, {@code cpu} or {@code cuda}

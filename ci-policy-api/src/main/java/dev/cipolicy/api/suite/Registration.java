@@ -6,7 +6,7 @@ import java.util.Optional;
 import org.immutables.value.Value;
 
 /**
- * One test file's declaration for one suite (SPEC §5). A file may carry several registrations (one
+ * One test file's declaration for one suite. A file may carry several registrations (one
  * CUDA and one ROCm, or two CUDA suites); each is independent.
  */
 @Value.Immutable

@@ -3,7 +3,7 @@ package dev.cipolicy.api.suite;
 import java.util.Optional;
 
 /**
- * Whether a failed test file may be retried, and which rule decided it (SPEC §6).
+ * Whether a failed test file may be retried, and which rule decided it.
  *
  * @param retriable whether a retry is allowed
  * @param rule the rule that fired: {@code timeout}, {@code non-retriable}, {@code metric-assertion},

@@ -8,7 +8,7 @@ import java.util.Optional;
 import org.immutables.value.Value;
 
 /**
- * What one suite (or one shard of it) runs under a run policy (SPEC §6): the enabled tests in run
+ * What one suite (or one shard of it) runs under a run policy: the enabled tests in run
  * order with their timeouts, the skipped tests with reasons, and whether to continue after a failure.
  * Zero selected tests is a success, with {@link #message()} saying that nothing matched.
  */

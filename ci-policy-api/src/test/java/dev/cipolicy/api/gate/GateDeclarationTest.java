@@ -7,7 +7,7 @@ import dev.cipolicy.api.internal.Json;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The declaration rules of SPEC §11 and the canonical keys. */
+/** The declaration rules and the canonical keys. */
 class GateDeclarationTest {
 
   private static List<String> messages(List<PolicyProblem> problems) {

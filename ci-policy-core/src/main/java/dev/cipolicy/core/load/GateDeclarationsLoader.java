@@ -14,7 +14,7 @@ import java.util.Map;
  * Loads a gate declarations document: a YAML or JSON mapping from test file path to the list of gates
  * the test declares. A declaration may leave out {@code steps}, {@code constraint} and {@code better};
  * they then come from the policy's {@code gates.defaults}. Every declared part is checked against the
- * rules of SPEC §11 here, with its location.
+ * rules here, with its location.
  *
  * <pre>{@code
  * tests/e2e/test_fsdp_short.py:

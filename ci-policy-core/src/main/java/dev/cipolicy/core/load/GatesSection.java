@@ -11,8 +11,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Reads the {@code gates} section of a policy document (SPEC §11), and gate declarations wherever they
- * appear. Types are checked here with locations; the SPEC §11 rules (parameters {@code ≥ 0}, one up and
+ * Reads the {@code gates} section of a policy document, and gate declarations wherever they
+ * appear. Types are checked here with locations; the gate rules (parameters {@code ≥ 0}, one up and
  * one down parameter, distinct non-negative steps) are static checks of the policy.
  *
  * <pre>{@code

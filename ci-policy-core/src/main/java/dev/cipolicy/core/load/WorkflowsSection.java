@@ -9,7 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Reads the {@code workflows} section of a policy document (SPEC §8):
+ * Reads the {@code workflows} section of a policy document:
  *
  * <pre>{@code
  * workflows:

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The {@code gates} section (SPEC §11): reading, located errors, static checks; and gate declaration files. */
+/** The {@code gates} section: reading, located errors, static checks; and gate declaration files. */
 class GatesSectionTest {
   private static final String MINIMAL = """
       name: mini

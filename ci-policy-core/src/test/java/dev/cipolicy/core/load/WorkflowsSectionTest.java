@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The {@code workflows} section (SPEC §8): reading it, located errors, and its static checks. */
+/** The {@code workflows} section: reading it, located errors, and its static checks. */
 class WorkflowsSectionTest {
 
   private static final String MINIMAL = """

@@ -1,4 +1,4 @@
--- Version 1 of the metric history schema (SPEC §11): series, coordinates, runs and their values.
+-- Version 1 of the metric history schema: series, coordinates, runs and their values.
 -- ${schema} is replaced by the validated, quoted schema name. Versions of this set are recorded in
 -- gate_schema_version, apart from the queue's (docs/adr/0002-postgres-history-migrations.md).
 

@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ci-policy concurrency}: what an event does to the runs in flight (SPEC §8). Prints one line per
+ * {@code ci-policy concurrency}: what an event does to the runs in flight. Prints one line per
  * in-flight run ({@code cancel <run_id>: <reason>} or {@code keep <run_id>: <reason>}) and the new run's
  * verdict, or with {@code --json} one object {@code {group_key, new_run, runs, explanation}}.
  */

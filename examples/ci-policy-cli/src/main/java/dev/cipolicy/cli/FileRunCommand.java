@@ -17,7 +17,7 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code ci-policy file-run}: plans a {@code /rerun-test} of one registered test file (SPEC §9). */
+/** {@code ci-policy file-run}: plans a {@code /rerun-test} of one registered test file. */
 @Command(
     name = "file-run",
     mixinStandardHelpOptions = true,

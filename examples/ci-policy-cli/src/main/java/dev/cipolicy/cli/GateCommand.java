@@ -40,7 +40,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ci-policy gate}: the metric gate of one test file's run (SPEC §11). Prints the verdict line and the
+ * {@code ci-policy gate}: the metric gate of one test file's run. Prints the verdict line and the
  * step summary (to the step-summary file when one is set, else to standard output); in a baseline-writing run
  * ({@code --write-baseline}) it also writes one baseline run into the history ({@link HistoryStoreOptions}:
  * a JSON file, or PostgreSQL). The exit code is 0 whatever the verdicts and whatever fails inside the gate —
@@ -53,7 +53,7 @@ import picocli.CommandLine.Option;
     name = "gate",
     mixinStandardHelpOptions = true,
     description = {
-        "Judges a test run's metric record against the trusted baseline history (SPEC §11).",
+        "Judges a test run's metric record against the trusted baseline history.",
         "Record JSON: {\"train/grad_norm\": [[0, 1.02], [1, 0.97]], \"rollout/raw_reward\": [[0, \"NaN\"]]}.",
         "Exit code 0 whatever the verdicts, also when the history database cannot be reached;",
         "1 only when the policy, gates, history file or database arguments are unusable."

@@ -15,7 +15,7 @@ import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code ci-policy gate-revoke}: marks stored baseline runs untrusted by exactly one of run id, CI run id or
- * commit (SPEC §11), in a history file or in PostgreSQL ({@link HistoryStoreOptions}). Idempotent; prints what
+ * commit, in a history file or in PostgreSQL ({@link HistoryStoreOptions}). Idempotent; prints what
  * it matched and changed. An operator's command, not the test's: a database that cannot be reached (or a
  * schema that was never migrated) is an error, exit 1.
  */

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code ci-policy resolve}: the policy job of the PR test workflow (SPEC §4). */
+/** {@code ci-policy resolve}: the policy job of the PR test workflow. */
 @Command(
     name = "resolve",
     mixinStandardHelpOptions = true,
