@@ -59,14 +59,15 @@ import org.jspecify.annotations.NullMarked;
  * that the rule can fail.
  *
  * <p>Module packages below the root: the <em>library</em> packages are {@code api}, {@code core},
- * {@code gate}, {@code queue} (with {@code queue.tck}), {@code postgres} and {@code testkit}; the
+ * {@code gate}, {@code queue} (with {@code queue.tck}), {@code postgres}, {@code launch} and
+ * {@code testkit}; the
  * <em>pure core</em> packages are {@code api}, {@code core}, {@code gate} and {@code queue} without
  * {@code queue.tck}; every other package below the root (such as {@code cli}) is a <em>host</em>.
  */
 public final class ArchitectureRules {
 
   private static final List<String> LIBRARY_MODULES =
-      List.of("api", "core", "gate", "queue", "postgres", "testkit");
+      List.of("api", "core", "gate", "queue", "postgres", "launch", "testkit");
   private static final List<String> PURE_CORE_MODULES = List.of("api", "core", "gate", "queue");
   private static final String GUAVA = "com.google.common..";
   private static final String JACKSON = "com.fasterxml.jackson..";
@@ -84,14 +85,14 @@ public final class ArchitectureRules {
     rules.put("apiUsesNoGuavaJacksonOrCronUtils", apiUsesNoGuavaJacksonOrCronUtils(root));
     rules.put("everyPackageIsNullMarked", everyPackageIsNullMarked(root));
     rules.put("noPackageCycles", noPackageCycles(root));
-    rules.put("testkitPortsArePure", testkitPortsArePure(root));
+    rules.put("launchPortsArePure", launchPortsArePure(root));
     return rules;
   }
 
   /**
    * The rule that dependencies point inward: {@code api} depends on no other package below the root;
    * {@code core} depends only on {@code api} and itself; {@code gate} and {@code queue} (without
-   * {@code queue.tck}) depend on no adapter ({@code postgres}, {@code testkit}); no library package
+   * {@code queue.tck}) depend on no adapter ({@code postgres}, {@code launch}, {@code testkit}); no library package
    * depends on a host package such as {@code cli}.
    */
   public static ArchRule dependenciesPointInward(String root) {
@@ -107,8 +108,8 @@ public final class ArchitectureRules {
         .as("the core packages depend on no " + root + " package but api and core");
     ArchRule gateAndQueueUseNoAdapters = noClasses()
         .that(resideInAnyPackage(pkg(root, "gate"), pkg(root, "queue")).and(not(resideInAPackage(pkg(root, "queue.tck")))))
-        .should().dependOnClassesThat().resideInAnyPackage(pkg(root, "postgres"), pkg(root, "testkit"))
-        .as("the gate and queue packages depend on no adapter (postgres, testkit)")
+        .should().dependOnClassesThat().resideInAnyPackage(pkg(root, "postgres"), pkg(root, "launch"), pkg(root, "testkit"))
+        .as("the gate and queue packages depend on no adapter (postgres, launch, testkit)")
         // The gate and queue modules do not exist yet; then there is nothing to check.
         .allowEmptyShould(true);
     ArchRule libraryUsesNoHost = noClasses().that().resideInAnyPackage(packages(root, LIBRARY_MODULES))
@@ -149,12 +150,12 @@ public final class ArchitectureRules {
   }
 
   /**
-   * The rule that the launcher ports of the snapshot kit ({@code testkit.port}) are pure: interfaces and
+   * The rule that the launch ports ({@code launch}, without its sub-packages) are pure: interfaces and
    * values that start no process, touch no file (a {@link Path} is a value and allowed), read no clock,
-   * environment or system property and start no thread. The kit's adapters ({@code testkit.system},
-   * {@code testkit.doubles}) do the I/O.
+   * environment or system property and start no thread. Their adapters ({@code launch.system}, the
+   * snapshot kit's {@code testkit.doubles}) do the I/O.
    */
-  public static ArchRule testkitPortsArePure(String root) {
+  public static ArchRule launchPortsArePure(String root) {
     DescribedPredicate<JavaClass> ioTypes = resideInAnyPackage(
             "java.nio.file..", "java.nio.channels..", "java.net..", "java.sql..", "javax.sql..")
         .and(not(belongToAnyOf(Path.class)))
@@ -162,15 +163,15 @@ public final class ArchitectureRules {
             FileWriter.class, RandomAccessFile.class, ProcessBuilder.class, Process.class, Runtime.class,
             Executors.class))
         .as("I/O, process or executor types other than java.nio.file.Path");
-    return noClasses().that().resideInAPackage(pkg(root, "testkit.port"))
+    return noClasses().that().resideInAPackage(root + ".launch")
         .should().dependOnClassesThat(ioTypes)
         .orShould().callMethodWhere(systemClockOrEnvironmentRead())
         .orShould().accessFieldWhere(consoleStream())
         .orShould().callConstructorWhere(threadConstruction())
-        .as("the testkit ports start no process, touch no file, read no clock or environment and start no"
+        .as("the launch ports start no process, touch no file, read no clock or environment and start no"
             + " threads")
-        .because("issue 7: the ports a launcher is written against stay pure interfaces and values; adapters"
-            + " do the I/O");
+        .because("the ports a launcher is written against stay pure interfaces and values; adapters do the"
+            + " I/O");
   }
 
   /** The rule that cron-utils ({@code com.cronutils..}) is used only from {@code core.schedule}. */

@@ -20,7 +20,7 @@ import fixture.badarch.core.UsesJackson;
 import fixture.badarch.core.cyclea.CycleA;
 import fixture.badarch.core.cycleb.CycleB;
 import fixture.badarch.core.unmarked.Unmarked;
-import fixture.badarch.testkit.port.StartsProcess;
+import fixture.badarch.launch.StartsProcess;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -124,8 +124,8 @@ class ArchitectureRulesFireTest {
   }
 
   @Test
-  void testkitPortRuleFiresOnAPortThatStartsAProcess() {
-    assertFires(ArchitectureRules.testkitPortsArePure(BAD), StartsProcess.class);
+  void launchPortRuleFiresOnAPortThatStartsAProcess() {
+    assertFires(ArchitectureRules.launchPortsArePure(BAD), StartsProcess.class);
   }
 
   @ParameterizedTest(name = "{0} breaks exactly {1}")
@@ -157,7 +157,7 @@ class ArchitectureRulesFireTest {
         Arguments.of(Unmarked.class, Set.of("everyPackageIsNullMarked")),
         Arguments.of(CycleA.class, Set.of("noPackageCycles")),
         Arguments.of(CycleB.class, Set.of("noPackageCycles")),
-        Arguments.of(StartsProcess.class, Set.of("testkitPortsArePure")));
+        Arguments.of(StartsProcess.class, Set.of("launchPortsArePure")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -177,7 +177,7 @@ class ArchitectureRulesFireTest {
     assertThat(goodClasses.contain("fixture.goodarch.core.load.GoodLoader")).isTrue();
     assertThat(goodClasses.contain("fixture.goodarch.cli.GoodHost")).isTrue();
     assertThat(goodClasses.contain("fixture.goodarch.core.GoodEngine")).isTrue();
-    assertThat(goodClasses.contain("fixture.goodarch.testkit.port.GoodPort")).isTrue();
+    assertThat(goodClasses.contain("fixture.goodarch.launch.GoodPort")).isTrue();
   }
 
   /** Asserts that the rule fires on the bad fixture and that its report names every offender. */

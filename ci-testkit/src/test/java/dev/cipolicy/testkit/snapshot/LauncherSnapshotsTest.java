@@ -8,7 +8,7 @@ import dev.cipolicy.testkit.doubles.FrozenEnvironment;
 import dev.cipolicy.testkit.doubles.FrozenKeyException;
 import dev.cipolicy.testkit.golden.SnapshotConfigurationException;
 import dev.cipolicy.testkit.golden.UpdateMode;
-import dev.cipolicy.testkit.port.CommandResult;
+import dev.cipolicy.launch.CommandResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,8 +1,9 @@
 package dev.cipolicy.testkit.snapshot;
 
-import dev.cipolicy.testkit.port.Command;
-import dev.cipolicy.testkit.port.CommandResult;
-import dev.cipolicy.testkit.port.LaunchPorts;
+import dev.cipolicy.launch.Command;
+import dev.cipolicy.launch.CommandResult;
+import dev.cipolicy.launch.LaunchPorts;
+import dev.cipolicy.launch.NotAnEntrypoint;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
