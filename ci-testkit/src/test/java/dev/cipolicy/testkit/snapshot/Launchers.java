@@ -96,4 +96,25 @@ final class Launchers {
       ports.executor().run(Command.of("report", "--out", ports.environment().get("REPORT").orElseThrow()));
     }
   }
+
+  /** A launcher whose every entrypoint echoes the variable {@code EXTRA}, which no case freezes. */
+  public static final class Echoes {
+    private final LaunchPorts ports;
+
+    public Echoes(LaunchPorts ports) {
+      this.ports = ports;
+    }
+
+    public void serve() {
+      ports.executor().run(Command.of("echo", "serve", extra()));
+    }
+
+    public void evaluate(String model) {
+      ports.executor().run(Command.of("echo", "evaluate", model, extra()));
+    }
+
+    private String extra() {
+      return "EXTRA=" + ports.environment().getOrDefault("EXTRA", "unset");
+    }
+  }
 }
