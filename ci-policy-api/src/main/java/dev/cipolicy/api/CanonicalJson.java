@@ -1,12 +1,16 @@
-package dev.cipolicy.api.internal;
+package dev.cipolicy.api;
 
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
 
-/** A minimal, deterministic JSON writer for explanations; keys keep insertion order. */
-public final class Json {
-  private Json() {}
+/**
+ * The deterministic JSON text of the library's {@code toJson()} methods: compact, map keys in insertion order,
+ * numbers in one canonical decimal form. A host renders the trees of the {@code toMap()} methods with it to get
+ * the same text, byte for byte.
+ */
+public final class CanonicalJson {
+  private CanonicalJson() {}
 
   /**
    * Renders a value tree of {@link Map} (with {@link String} keys), {@link List}, {@link String},
@@ -16,6 +20,7 @@ public final class Json {
    *
    * @param value the tree to render
    * @return compact JSON text
+   * @throws InvalidInputException when the tree holds a value of another type
    */
   public static String write(Object value) {
     StringBuilder out = new StringBuilder();
@@ -57,7 +62,8 @@ public final class Json {
       }
       out.append(']');
     } else {
-      throw new IllegalArgumentException("cannot render " + value.getClass().getName() + " as JSON");
+      throw new InvalidInputException("cannot render a " + value.getClass().getName() + " as JSON; expected a Map,"
+          + " List, String, Integer, Long, Double or Boolean");
     }
   }
 
@@ -69,11 +75,11 @@ public final class Json {
    * @param d a finite number
    * @return e.g. {@code 0.5} for {@code .5} and {@code 0.50}, {@code 1} for {@code 1.0}, {@code 0} for
    *     {@code -0.0}
-   * @throws IllegalArgumentException when {@code d} is NaN or infinite
+   * @throws InvalidInputException when {@code d} is NaN or infinite
    */
   public static String number(double d) {
     if (!Double.isFinite(d)) {
-      throw new IllegalArgumentException("not a finite number: " + d);
+      throw new InvalidInputException("cannot write " + d + " as a JSON number; expected a finite number");
     }
     if (d == 0) {
       return "0";
@@ -83,13 +89,8 @@ public final class Json {
     return magnitude >= 1e-7 && magnitude < 1e21 ? b.toPlainString() : b.toString();
   }
 
-  /**
-   * Appends {@code s} as a JSON string literal.
-   *
-   * @param s the text
-   * @param out where to append
-   */
-  public static void quote(String s, StringBuilder out) {
+  /** Appends {@code s} as a JSON string literal. */
+  private static void quote(String s, StringBuilder out) {
     out.append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
@@ -111,15 +112,5 @@ public final class Json {
       }
     }
     out.append('"');
-  }
-
-  /**
-   * Renders a list of strings as a compact JSON array, e.g. {@code ["a","b"]}.
-   *
-   * @param items the strings
-   * @return compact JSON
-   */
-  public static String stringArray(List<String> items) {
-    return write(items);
   }
 }

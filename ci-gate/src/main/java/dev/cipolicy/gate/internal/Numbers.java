@@ -1,6 +1,6 @@
 package dev.cipolicy.gate.internal;
 
-import dev.cipolicy.api.internal.Json;
+import dev.cipolicy.api.CanonicalJson;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
@@ -42,12 +42,12 @@ public final class Numbers {
           : Math.rint(d / POWERS[-shift]) * POWERS[-shift];
       return plain(Double.toString(rounded), rounded);
     }
-    return Json.number(new BigDecimal(d).round(SIX).doubleValue());
+    return CanonicalJson.number(new BigDecimal(d).round(SIX).doubleValue());
   }
 
   private static String plain(String text, double value) {
     if (text.indexOf('E') >= 0) {
-      return Json.number(value);
+      return CanonicalJson.number(value);
     }
     int end = text.length();
     while (text.charAt(end - 1) == '0') {

@@ -1,7 +1,7 @@
 package dev.cipolicy.cli;
 
 import dev.cipolicy.api.gate.GateDeclaration;
-import dev.cipolicy.api.internal.Json;
+import dev.cipolicy.api.CanonicalJson;
 import dev.cipolicy.api.suite.Registration;
 import dev.cipolicy.core.load.GateDeclarationsLoader;
 import dev.cipolicy.core.load.LoadedPolicy;
@@ -250,7 +250,7 @@ final class GateCommand extends PolicyCommand {
       m.put("log", o.log());
       o.result().ifPresent(r -> m.put("result", r.toMap()));
       m.put("step_summary", o.stepSummary());
-      c.out().println(GateFiles.pretty(Json.write(m)));
+      c.out().println(GateFiles.pretty(CanonicalJson.write(m)));
       return;
     }
     // the verdict line, then what the hook did; the per-coordinate detail is the step summary's table

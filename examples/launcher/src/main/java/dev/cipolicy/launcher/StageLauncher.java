@@ -101,7 +101,7 @@ public final class StageLauncher {
     Suite definition = registry.suite(backend.name(), suite);
     List<String> rawLabels = List.of(env.getOrDefault("CI_RAW_LABELS", "").trim().split("\\s+")).stream()
         .filter(l -> !l.isEmpty()).toList();
-    RunPolicy run = loaded.resolver().resolve(env.getOrDefault("CI_CADENCE", "regular"), rawLabels);
+    RunPolicy run = loaded.resolver().resolveCadence(env.getOrDefault("CI_CADENCE", "regular"), rawLabels);
     boolean matchAll = env.getOrDefault("CI_MATCH_ALL_LABELS", "false").equals("true");
 
     List<SuiteRunPlan> plans = new ArrayList<>();
