@@ -91,6 +91,11 @@ class ArchitectureTest {
   }
 
   @Test
+  void internalPackagesStayInTheirModule() {
+    ArchitectureRules.internalPackagesStayInTheirModule(ROOT).check(production);
+  }
+
+  @Test
   void noPackageCycles() {
     ArchitectureRules.noPackageCycles(ROOT).check(production);
   }
