@@ -1,4 +1,4 @@
-package dev.cipolicy.gate.internal;
+package dev.cipolicy.gate;
 
 import dev.cipolicy.api.CanonicalJson;
 import java.math.BigDecimal;
@@ -6,7 +6,7 @@ import java.math.MathContext;
 import java.math.RoundingMode;
 
 /** Deterministic number text for messages: six significant digits, canonical form, non-finite by name. */
-public final class Numbers {
+final class Numbers {
   private static final MathContext SIX = new MathContext(6, RoundingMode.HALF_EVEN);
   private static final double[] POWERS = new double[23];
 
@@ -25,7 +25,7 @@ public final class Numbers {
    * @param d any double
    * @return e.g. {@code 0.123457}, {@code 1}, {@code NaN}
    */
-  public static String human(double d) {
+  static String human(double d) {
     if (!Double.isFinite(d)) {
       return Double.toString(d);
     }

@@ -1,9 +1,9 @@
-package dev.cipolicy.gate.internal;
+package dev.cipolicy.gate;
 
 import java.util.Arrays;
 
 /** Order statistics and moments over the first {@code n} values of an array; inputs are never modified. */
-public final class Stats {
+final class Stats {
   private Stats() {}
 
   /**
@@ -13,7 +13,7 @@ public final class Stats {
    * @param n how many leading values to use, at least 1
    * @return the mean
    */
-  public static double mean(double[] values, int n) {
+  static double mean(double[] values, int n) {
     double sum = 0;
     for (int i = 0; i < n; i++) {
       sum += values[i];
@@ -28,7 +28,7 @@ public final class Stats {
    * @param n how many leading values to copy
    * @return a new sorted array of length {@code n}
    */
-  public static double[] sorted(double[] values, int n) {
+  static double[] sorted(double[] values, int n) {
     double[] s = Arrays.copyOf(values, n);
     Arrays.sort(s);
     return s;
@@ -40,7 +40,7 @@ public final class Stats {
    * @param sorted values in ascending order, at least one
    * @return the middle value, or the mean of the two middle values
    */
-  public static double median(double[] sorted) {
+  static double median(double[] sorted) {
     int n = sorted.length;
     return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   }
@@ -53,7 +53,7 @@ public final class Stats {
    * @param p the probability, in {@code [0, 1]}
    * @return the quantile
    */
-  public static double quantile(double[] sorted, double p) {
+  static double quantile(double[] sorted, double p) {
     double h = (sorted.length - 1) * p;
     int lo = (int) Math.floor(h);
     int hi = Math.min(lo + 1, sorted.length - 1);
@@ -68,7 +68,7 @@ public final class Stats {
    * @param centre the centre
    * @return {@code median(|x − centre|)}
    */
-  public static double mad(double[] values, int n, double centre) {
+  static double mad(double[] values, int n, double centre) {
     double[] d = new double[n];
     for (int i = 0; i < n; i++) {
       d[i] = Math.abs(values[i] - centre);
@@ -84,7 +84,7 @@ public final class Stats {
    * @param sorted values in ascending order
    * @return the size of the lower cluster when bimodal, else 0
    */
-  public static int bimodalSplit(double[] sorted) {
+  static int bimodalSplit(double[] sorted) {
     int n = sorted.length;
     int min = Math.max(3, (n + 3) / 4);
     if (n < 2 * min) {

@@ -171,7 +171,7 @@ public final class PolicyResolver {
    * @param rawLabels raw labels
    * @return the requested known labels, what was dropped and the warnings
    */
-  public LabelRequest stripPrefix(List<String> rawLabels) {
+  LabelRequest stripPrefix(List<String> rawLabels) {
     Set<String> requested = new TreeSet<>();
     List<Warning> ws = new ArrayList<>();
     List<String> notes = new ArrayList<>();
@@ -205,7 +205,7 @@ public final class PolicyResolver {
    * @param warnings labels ignored because they lack the prefix
    * @param dropped explanations of prefixed labels that are not known labels
    */
-  public record LabelRequest(List<String> requested, List<Warning> warnings, List<String> dropped) {}
+  record LabelRequest(List<String> requested, List<Warning> warnings, List<String> dropped) {}
 
   /**
    * Resolves a run policy from a cadence and raw labels.

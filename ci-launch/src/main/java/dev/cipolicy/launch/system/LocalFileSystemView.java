@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /** A {@link FileSystemView} of the whole local file system. */
-public final class LocalFileSystemView implements FileSystemView {
+final class LocalFileSystemView implements FileSystemView {
   private final Path workingDirectory;
 
   /**
@@ -17,7 +17,7 @@ public final class LocalFileSystemView implements FileSystemView {
    *
    * @param workingDirectory the working directory
    */
-  public LocalFileSystemView(Path workingDirectory) {
+  LocalFileSystemView(Path workingDirectory) {
     this.workingDirectory = workingDirectory.toAbsolutePath().normalize();
   }
 

@@ -18,9 +18,9 @@ import org.jspecify.annotations.Nullable;
  * A {@link CommandExecutor} that starts processes on this machine, which is its only node. Standard
  * output and error are captured through temporary files (no reader threads, no pipe deadlock).
  */
-public final class ProcessCommandExecutor implements CommandExecutor {
+final class ProcessCommandExecutor implements CommandExecutor {
   /** The name of the only node. */
-  public static final String LOCAL_NODE = "local";
+  static final String LOCAL_NODE = "local";
 
   private final Path workingDirectory;
 
@@ -29,7 +29,7 @@ public final class ProcessCommandExecutor implements CommandExecutor {
    *
    * @param workingDirectory the default working directory
    */
-  public ProcessCommandExecutor(Path workingDirectory) {
+  ProcessCommandExecutor(Path workingDirectory) {
     this.workingDirectory = workingDirectory.toAbsolutePath().normalize();
   }
 

@@ -8,7 +8,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /** An {@link Environment} over a fixed copy of variables, by default those of this process. */
-public final class SystemEnvironment implements Environment {
+final class SystemEnvironment implements Environment {
   private final SortedMap<String, String> variables;
 
   private SystemEnvironment(Map<String, String> variables) {
@@ -20,7 +20,7 @@ public final class SystemEnvironment implements Environment {
    *
    * @return the environment
    */
-  public static SystemEnvironment current() {
+  static SystemEnvironment current() {
     return new SystemEnvironment(System.getenv());
   }
 
@@ -30,7 +30,7 @@ public final class SystemEnvironment implements Environment {
    * @param variables name → value
    * @return the environment
    */
-  public static SystemEnvironment of(Map<String, String> variables) {
+  static SystemEnvironment of(Map<String, String> variables) {
     return new SystemEnvironment(variables);
   }
 

@@ -13,7 +13,7 @@ import java.time.format.DateTimeFormatter;
  * A {@link Scratchpad} that writes real temporary files and makes run ids from the clock, in the seed's
  * format {@code yyMMdd-HHmmss-SSS} (UTC).
  */
-public final class TempDirectoryScratchpad implements Scratchpad {
+final class TempDirectoryScratchpad implements Scratchpad {
   private static final DateTimeFormatter RUN_ID = DateTimeFormatter.ofPattern("yyMMdd-HHmmss-SSS")
       .withZone(ZoneOffset.UTC);
 
@@ -26,7 +26,7 @@ public final class TempDirectoryScratchpad implements Scratchpad {
    * @param directory where temporary files go (created when missing)
    * @param clock the clock run ids are made from
    */
-  public TempDirectoryScratchpad(Path directory, Clock clock) {
+  TempDirectoryScratchpad(Path directory, Clock clock) {
     this.directory = directory.toAbsolutePath().normalize();
     this.clock = clock;
   }
