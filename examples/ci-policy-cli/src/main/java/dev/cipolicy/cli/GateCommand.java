@@ -13,7 +13,6 @@ import dev.cipolicy.gate.GateOptions;
 import dev.cipolicy.gate.HookAction;
 import dev.cipolicy.gate.HookOutcome;
 import dev.cipolicy.gate.HookRequest;
-import dev.cipolicy.gate.ImmutableGateOptions;
 import dev.cipolicy.gate.Provenance;
 import dev.cipolicy.gate.SeriesKey;
 import dev.cipolicy.gate.TrustMode;
@@ -158,7 +157,7 @@ final class GateCommand extends PolicyCommand {
 
 
   private GateOptions options() {
-    ImmutableGateOptions.Builder b = GateOptions.builder().model(model(model));
+    var b = GateOptions.builder().model(model(model));
     advisories.forEach(a -> b.addAdvisories(model(a)));
     b.trust(switch (trust) {
       case "per-coordinate" -> TrustMode.PER_COORDINATE;
