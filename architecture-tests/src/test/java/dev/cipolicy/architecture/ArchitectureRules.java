@@ -8,9 +8,11 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaConstructorCall;
+import com.tngtech.archunit.core.domain.JavaEnumConstant;
 import com.tngtech.archunit.core.domain.JavaFieldAccess;
 import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.domain.JavaPackage;
@@ -28,6 +30,7 @@ import java.io.FileOutputStream;
 import java.io.FileReader;
 import java.io.FileWriter;
 import java.io.RandomAccessFile;
+import java.lang.annotation.Retention;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -52,21 +55,23 @@ import org.jspecify.annotations.NullMarked;
 
 /**
  * The ArchUnit rules of docs/architecture.md (hexagon, no I/O in core, third-party confinement,
- * {@code @NullMarked} packages, no cycles), each built for a given package root.
+ * {@code @NullMarked} packages, no cycles, internal packages kept to their module), each built for a given
+ * package root.
  *
  * <p>Taking the root as a parameter lets the same rule run against the production code
  * ({@code dev.cipolicy}) and against deliberately bad fixture code under another root, which proves
  * that the rule can fail.
  *
  * <p>Module packages below the root: the <em>library</em> packages are {@code api}, {@code core},
- * {@code gate}, {@code queue} (with {@code queue.tck}), {@code postgres} and {@code testkit}; the
+ * {@code gate}, {@code queue} (with {@code queue.tck}), {@code postgres}, {@code launch} and
+ * {@code testkit}; the
  * <em>pure core</em> packages are {@code api}, {@code core}, {@code gate} and {@code queue} without
  * {@code queue.tck}; every other package below the root (such as {@code cli}) is a <em>host</em>.
  */
 public final class ArchitectureRules {
 
   private static final List<String> LIBRARY_MODULES =
-      List.of("api", "core", "gate", "queue", "postgres", "testkit");
+      List.of("api", "core", "gate", "queue", "postgres", "launch", "testkit");
   private static final List<String> PURE_CORE_MODULES = List.of("api", "core", "gate", "queue");
   private static final String GUAVA = "com.google.common..";
   private static final String JACKSON = "com.fasterxml.jackson..";
@@ -84,14 +89,15 @@ public final class ArchitectureRules {
     rules.put("apiUsesNoGuavaJacksonOrCronUtils", apiUsesNoGuavaJacksonOrCronUtils(root));
     rules.put("everyPackageIsNullMarked", everyPackageIsNullMarked(root));
     rules.put("noPackageCycles", noPackageCycles(root));
-    rules.put("testkitPortsArePure", testkitPortsArePure(root));
+    rules.put("launchPortsArePure", launchPortsArePure(root));
+    rules.put("internalPackagesStayInTheirModule", internalPackagesStayInTheirModule(root));
     return rules;
   }
 
   /**
    * The rule that dependencies point inward: {@code api} depends on no other package below the root;
    * {@code core} depends only on {@code api} and itself; {@code gate} and {@code queue} (without
-   * {@code queue.tck}) depend on no adapter ({@code postgres}, {@code testkit}); no library package
+   * {@code queue.tck}) depend on no adapter ({@code postgres}, {@code launch}, {@code testkit}); no library package
    * depends on a host package such as {@code cli}.
    */
   public static ArchRule dependenciesPointInward(String root) {
@@ -105,20 +111,27 @@ public final class ArchitectureRules {
     ArchRule coreDependsOnlyOnApi = noClasses().that().resideInAPackage(core)
         .should().dependOnClassesThat(belowRoot.and(not(resideInAnyPackage(api, core))))
         .as("the core packages depend on no " + root + " package but api and core");
-    ArchRule gateAndQueueUseNoAdapters = noClasses()
-        .that(resideInAnyPackage(pkg(root, "gate"), pkg(root, "queue")).and(not(resideInAPackage(pkg(root, "queue.tck")))))
-        .should().dependOnClassesThat().resideInAnyPackage(pkg(root, "postgres"), pkg(root, "testkit"))
-        .as("the gate and queue packages depend on no adapter (postgres, testkit)")
-        // The gate and queue modules do not exist yet; then there is nothing to check.
-        .allowEmptyShould(true);
     ArchRule libraryUsesNoHost = noClasses().that().resideInAnyPackage(packages(root, LIBRARY_MODULES))
         .should().dependOnClassesThat(belowRoot.and(not(resideInAnyPackage(packages(root, LIBRARY_MODULES)))))
         .as("no library package depends on a host package (such as " + root + ".cli)");
 
-    return CompositeArchRule.of(apiIsInnermost).and(coreDependsOnlyOnApi).and(gateAndQueueUseNoAdapters)
+    return CompositeArchRule.of(apiIsInnermost).and(coreDependsOnlyOnApi).and(gateAndQueueUseNoAdapters(root))
         .and(libraryUsesNoHost)
         .as("dependencies point inward (api <- core <- gate/queue <- adapters <- hosts)")
         .because("dependencies point inward only");
+  }
+
+  /**
+   * The part of {@link #dependenciesPointInward} that keeps {@code gate} and {@code queue} (without
+   * {@code queue.tck}) off the adapters {@code postgres}, {@code launch} and {@code testkit}.
+   */
+  public static ArchRule gateAndQueueUseNoAdapters(String root) {
+    return noClasses()
+        .that(resideInAnyPackage(pkg(root, "gate"), pkg(root, "queue")).and(not(resideInAPackage(pkg(root, "queue.tck")))))
+        .should().dependOnClassesThat().resideInAnyPackage(pkg(root, "postgres"), pkg(root, "launch"), pkg(root, "testkit"))
+        .as("the gate and queue packages depend on no adapter (postgres, launch, testkit)")
+        // A code base (such as a fixture) without gate or queue packages has nothing to check here.
+        .allowEmptyShould(true);
   }
 
   /**
@@ -149,12 +162,12 @@ public final class ArchitectureRules {
   }
 
   /**
-   * The rule that the launcher ports of the snapshot kit ({@code testkit.port}) are pure: interfaces and
+   * The rule that the launch ports ({@code launch}, without its sub-packages) are pure: interfaces and
    * values that start no process, touch no file (a {@link Path} is a value and allowed), read no clock,
-   * environment or system property and start no thread. The kit's adapters ({@code testkit.system},
-   * {@code testkit.doubles}) do the I/O.
+   * environment or system property and start no thread. Their adapters ({@code launch.system}, the
+   * snapshot kit's {@code testkit.doubles}) do the I/O.
    */
-  public static ArchRule testkitPortsArePure(String root) {
+  public static ArchRule launchPortsArePure(String root) {
     DescribedPredicate<JavaClass> ioTypes = resideInAnyPackage(
             "java.nio.file..", "java.nio.channels..", "java.net..", "java.sql..", "javax.sql..")
         .and(not(belongToAnyOf(Path.class)))
@@ -162,15 +175,31 @@ public final class ArchitectureRules {
             FileWriter.class, RandomAccessFile.class, ProcessBuilder.class, Process.class, Runtime.class,
             Executors.class))
         .as("I/O, process or executor types other than java.nio.file.Path");
-    return noClasses().that().resideInAPackage(pkg(root, "testkit.port"))
+    return noClasses().that().resideInAPackage(root + ".launch")
         .should().dependOnClassesThat(ioTypes)
         .orShould().callMethodWhere(systemClockOrEnvironmentRead())
         .orShould().accessFieldWhere(consoleStream())
         .orShould().callConstructorWhere(threadConstruction())
-        .as("the testkit ports start no process, touch no file, read no clock or environment and start no"
+        .as("the launch ports start no process, touch no file, read no clock or environment and start no"
             + " threads")
-        .because("issue 7: the ports a launcher is written against stay pure interfaces and values; adapters"
-            + " do the I/O");
+        .because("the ports a launcher is written against stay pure interfaces and values; adapters do the"
+            + " I/O");
+  }
+
+  /**
+   * The rule that an {@code ..internal..} package below the root is used only from its own module: a class
+   * of module A depends on the internal packages of module A only. A module is the first package below the
+   * root ({@code api}, {@code core}, {@code gate}, {@code launch}, {@code cli}, ...), except that
+   * {@code gate.tck} and {@code queue.tck} are modules of their own.
+   *
+   * <p>An annotation that is not retained at run time (such as the Immutables style that every module's
+   * values carry) is exempt: it steers the compiler and is not part of what a module calls at run time.
+   */
+  public static ArchRule internalPackagesStayInTheirModule(String root) {
+    return ArchRuleDefinition.classes().that().resideInAPackage(pkg(root))
+        .should(useOnlyTheInternalPackagesOfTheirOwnModule(root))
+        .as("classes below " + root + " use ..internal.. packages of their own module only")
+        .because("an internal package is not API: another module that imports it breaks when it changes");
   }
 
   /** The rule that cron-utils ({@code com.cronutils..}) is used only from {@code core.schedule}. */
@@ -215,6 +244,44 @@ public final class ArchitectureRules {
         .should().beFreeOfCycles()
         .as("the packages below " + root + " are free of cycles")
         .because("no cycles");
+  }
+
+  private static ArchCondition<JavaClass> useOnlyTheInternalPackagesOfTheirOwnModule(String root) {
+    return new ArchCondition<>("use only the ..internal.. packages of their own module") {
+      @Override
+      public void check(JavaClass origin, ConditionEvents events) {
+        String own = moduleOf(root, origin.getPackageName());
+        for (Dependency d : origin.getDirectDependenciesFromSelf()) {
+          JavaClass target = d.getTargetClass();
+          String targetPackage = target.getPackageName();
+          boolean internal = targetPackage.startsWith(root + ".")
+              && (targetPackage.contains(".internal.") || targetPackage.endsWith(".internal"));
+          if (internal && !moduleOf(root, targetPackage).equals(own) && !isCompileTimeOnlyAnnotation(target)) {
+            events.add(SimpleConditionEvent.violated(d, d.getDescription() + ": " + targetPackage
+                + " is internal to module " + moduleOf(root, targetPackage) + ", not " + own));
+          }
+        }
+      }
+    };
+  }
+
+  /** The module of a package below the root: its first segment, or the first two for {@code *.tck}. */
+  private static String moduleOf(String root, String packageName) {
+    if (!packageName.startsWith(root + ".")) {
+      return "";
+    }
+    String[] parts = packageName.substring(root.length() + 1).split("\\.");
+    return parts.length > 1 && parts[1].equals("tck") ? parts[0] + ".tck" : parts[0];
+  }
+
+  private static boolean isCompileTimeOnlyAnnotation(JavaClass type) {
+    if (!type.isAnnotation()) {
+      return false;
+    }
+    return type.tryGetAnnotationOfType(Retention.class.getName())
+        .flatMap(retention -> retention.get("value"))
+        .map(value -> !(value instanceof JavaEnumConstant constant && constant.name().equals("RUNTIME")))
+        .orElse(true); // without @Retention an annotation is retained in the class file only
   }
 
   private static DescribedPredicate<JavaMethodCall> systemClockOrEnvironmentRead() {

@@ -8,6 +8,7 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
 import fixture.badarch.api.DependsOnCore;
 import fixture.badarch.api.ExposesJacksonType;
+import fixture.badarch.cli.UsesCoreInternal;
 import fixture.badarch.core.DependsOnHost;
 import fixture.badarch.core.PrintsToConsole;
 import fixture.badarch.core.ReadsClock;
@@ -20,7 +21,8 @@ import fixture.badarch.core.UsesJackson;
 import fixture.badarch.core.cyclea.CycleA;
 import fixture.badarch.core.cycleb.CycleB;
 import fixture.badarch.core.unmarked.Unmarked;
-import fixture.badarch.testkit.port.StartsProcess;
+import fixture.badarch.gate.UsesPostgres;
+import fixture.badarch.launch.StartsProcess;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -64,6 +66,22 @@ class ArchitectureRulesFireTest {
   @Test
   void dependenciesPointInwardFiresOnACoreTypeDependingOnAHost() {
     assertFires(ArchitectureRules.dependenciesPointInward(BAD), DependsOnHost.class);
+  }
+
+  @Test
+  void dependenciesPointInwardFiresOnAGateTypeUsingAnAdapter() {
+    String report = assertFires(ArchitectureRules.dependenciesPointInward(BAD), UsesPostgres.class);
+    assertThat(report).contains("Method <" + UsesPostgres.class.getName() + ".store()> calls method <"
+        + "fixture.badarch.postgres.PostgresAdapter.name()>");
+    assertFires(ArchitectureRules.gateAndQueueUseNoAdapters(BAD), UsesPostgres.class);
+    assertThat(report(ArchitectureRules.gateAndQueueUseNoAdapters(BAD).evaluate(badClasses)))
+        .as("the sub-rule names only the gate type").doesNotContain("DependsOnCore", "DependsOnHost");
+  }
+
+  @Test
+  void internalRuleFiresOnAnotherModulesInternalPackage() {
+    String report = assertFires(ArchitectureRules.internalPackagesStayInTheirModule(BAD), UsesCoreInternal.class);
+    assertThat(report).contains("fixture.badarch.core.internal is internal to module core, not cli");
   }
 
   @Test
@@ -124,8 +142,8 @@ class ArchitectureRulesFireTest {
   }
 
   @Test
-  void testkitPortRuleFiresOnAPortThatStartsAProcess() {
-    assertFires(ArchitectureRules.testkitPortsArePure(BAD), StartsProcess.class);
+  void launchPortRuleFiresOnAPortThatStartsAProcess() {
+    assertFires(ArchitectureRules.launchPortsArePure(BAD), StartsProcess.class);
   }
 
   @ParameterizedTest(name = "{0} breaks exactly {1}")
@@ -157,7 +175,9 @@ class ArchitectureRulesFireTest {
         Arguments.of(Unmarked.class, Set.of("everyPackageIsNullMarked")),
         Arguments.of(CycleA.class, Set.of("noPackageCycles")),
         Arguments.of(CycleB.class, Set.of("noPackageCycles")),
-        Arguments.of(StartsProcess.class, Set.of("testkitPortsArePure")));
+        Arguments.of(StartsProcess.class, Set.of("launchPortsArePure")),
+        Arguments.of(UsesPostgres.class, Set.of("dependenciesPointInward")),
+        Arguments.of(UsesCoreInternal.class, Set.of("internalPackagesStayInTheirModule")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -177,7 +197,11 @@ class ArchitectureRulesFireTest {
     assertThat(goodClasses.contain("fixture.goodarch.core.load.GoodLoader")).isTrue();
     assertThat(goodClasses.contain("fixture.goodarch.cli.GoodHost")).isTrue();
     assertThat(goodClasses.contain("fixture.goodarch.core.GoodEngine")).isTrue();
-    assertThat(goodClasses.contain("fixture.goodarch.testkit.port.GoodPort")).isTrue();
+    assertThat(goodClasses.contain("fixture.goodarch.launch.GoodPort")).isTrue();
+    assertThat(goodClasses.contain("fixture.goodarch.core.internal.GoodHelper")).isTrue();
+    assertThat(goodClasses.get("fixture.goodarch.gate.GoodGateValue").getDirectDependenciesFromSelf())
+        .as("the class-retained annotation is seen, so the internal rule's exemption is what lets it pass")
+        .anySatisfy(d -> assertThat(d.getTargetClass().getName()).isEqualTo("fixture.goodarch.api.internal.GoodStyle"));
   }
 
   /** Asserts that the rule fires on the bad fixture and that its report names every offender. */

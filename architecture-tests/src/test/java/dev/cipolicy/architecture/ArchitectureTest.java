@@ -45,6 +45,7 @@ class ArchitectureTest {
     assertThat(production.contain("dev.cipolicy.queue.tck.QueueStoreCompatibilityKit")).as("ci-queue-tck imported")
         .isTrue();
     assertThat(production.contain("dev.cipolicy.postgres.PostgresQueueStore")).as("ci-postgres imported").isTrue();
+    assertThat(production.contain("dev.cipolicy.launch.LaunchPorts")).as("ci-launch imported").isTrue();
     assertThat(production.contain("dev.cipolicy.testkit.snapshot.LauncherSnapshots")).as("ci-testkit imported")
         .isTrue();
     assertThat(production.contain("dev.cipolicy.launcher.StageLauncher")).as("ci-launcher-example imported")
@@ -85,8 +86,13 @@ class ArchitectureTest {
   }
 
   @Test
-  void testkitPortsArePure() {
-    ArchitectureRules.testkitPortsArePure(ROOT).check(production);
+  void launchPortsArePure() {
+    ArchitectureRules.launchPortsArePure(ROOT).check(production);
+  }
+
+  @Test
+  void internalPackagesStayInTheirModule() {
+    ArchitectureRules.internalPackagesStayInTheirModule(ROOT).check(production);
   }
 
   @Test

@@ -37,7 +37,7 @@ public class PolicyResolutionBenchmark {
   private String policyText = "";
   private PolicyResolver resolver = null;
   private final TriggerInput pullRequest = TriggerInput.builder().eventName("pull_request")
-      .prLabelsJson("[\"run-ci-megatron\",\"run-ci-image\",\"bypass-fastfail\",\"documentation\",\"run-ci-long\"]")
+      .prLabels(List.of("run-ci-megatron", "run-ci-image", "bypass-fastfail", "documentation", "run-ci-long"))
       .build();
   private final TriggerInput schedule = TriggerInput.builder().eventName("schedule").schedule("0 15 * * 6").build();
   private final List<String> labels = List.of("run-ci-image", "run-ci-long", "megatron");
@@ -81,7 +81,7 @@ public class PolicyResolutionBenchmark {
    */
   @Benchmark
   public RunPolicy resolveRunPolicy() {
-    return resolver.resolve("nightly", labels);
+    return resolver.resolveCadence("nightly", labels);
   }
 
   /**

@@ -1,7 +1,6 @@
 package dev.cipolicy.gate;
 
 import dev.cipolicy.api.Explanation;
-import dev.cipolicy.gate.internal.Numbers;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

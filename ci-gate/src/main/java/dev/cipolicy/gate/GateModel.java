@@ -1,8 +1,6 @@
 package dev.cipolicy.gate;
 
 import dev.cipolicy.api.gate.GateConstraint;
-import dev.cipolicy.gate.internal.Numbers;
-import dev.cipolicy.gate.internal.Stats;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;

@@ -1,6 +1,5 @@
 package dev.cipolicy.gate;
 
-import dev.cipolicy.gate.internal.Numbers;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;

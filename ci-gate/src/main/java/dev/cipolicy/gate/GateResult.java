@@ -1,6 +1,6 @@
 package dev.cipolicy.gate;
 
-import dev.cipolicy.api.internal.Json;
+import dev.cipolicy.api.CanonicalJson;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -108,6 +108,6 @@ public record GateResult(SeriesKey series, String model, List<CoordinateVerdict>
    * @return JSON text
    */
   public String toJson() {
-    return Json.write(toMap());
+    return CanonicalJson.write(toMap());
   }
 }

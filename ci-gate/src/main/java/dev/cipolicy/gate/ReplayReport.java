@@ -1,6 +1,5 @@
 package dev.cipolicy.gate;
 
-import dev.cipolicy.gate.internal.Numbers;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,6 @@
 package dev.cipolicy.gate;
 
 import dev.cipolicy.api.gate.GateSteps;
-import dev.cipolicy.gate.internal.Numbers;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

@@ -1,6 +1,5 @@
 package dev.cipolicy.api;
 
-import dev.cipolicy.api.internal.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,7 +69,7 @@ public record Explanation(String decision, List<Reason> reasons, List<String> hi
    * @return compact JSON text
    */
   public String toJson() {
-    return Json.write(toMap());
+    return CanonicalJson.write(toMap());
   }
 
   /**

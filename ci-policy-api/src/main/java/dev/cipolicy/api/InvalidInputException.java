@@ -1,7 +1,7 @@
 package dev.cipolicy.api;
 
 /**
- * Run input that cannot be used: PR labels that are not a JSON string array, a workflow label combined
+ * Run input that cannot be used: PR labels missing where the trigger needs them, a workflow label combined
  * with a cadence it does not allow, an empty required value.
  */
 public final class InvalidInputException extends CiPolicyException {

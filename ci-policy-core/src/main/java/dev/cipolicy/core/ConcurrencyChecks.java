@@ -6,7 +6,6 @@ import dev.cipolicy.api.concurrency.GroupKeySource;
 import dev.cipolicy.api.concurrency.WorkflowConcurrency;
 import dev.cipolicy.api.policy.Policy;
 import dev.cipolicy.api.policy.ScheduleRule;
-import dev.cipolicy.core.internal.Names;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

@@ -15,7 +15,6 @@ import dev.cipolicy.api.policy.ScheduleRule;
 import dev.cipolicy.api.policy.ScopeRule;
 import dev.cipolicy.api.policy.Suite;
 import dev.cipolicy.api.policy.WorkflowLabel;
-import dev.cipolicy.core.internal.Names;
 import dev.cipolicy.core.schedule.CronSchedule;
 import dev.cipolicy.core.schedule.InvalidCronException;
 import dev.cipolicy.core.schedule.ScheduleOverlaps;

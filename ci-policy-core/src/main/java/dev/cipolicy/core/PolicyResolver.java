@@ -16,7 +16,6 @@ import dev.cipolicy.api.policy.WorkflowLabel;
 import dev.cipolicy.api.run.RunPolicy;
 import dev.cipolicy.api.run.TriggerInput;
 import dev.cipolicy.api.run.TriggerResolution;
-import dev.cipolicy.core.internal.JsonStringArray;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -172,7 +171,7 @@ public final class PolicyResolver {
    * @param rawLabels raw labels
    * @return the requested known labels, what was dropped and the warnings
    */
-  public LabelRequest stripPrefix(List<String> rawLabels) {
+  LabelRequest stripPrefix(List<String> rawLabels) {
     Set<String> requested = new TreeSet<>();
     List<Warning> ws = new ArrayList<>();
     List<String> notes = new ArrayList<>();
@@ -206,7 +205,7 @@ public final class PolicyResolver {
    * @param warnings labels ignored because they lack the prefix
    * @param dropped explanations of prefixed labels that are not known labels
    */
-  public record LabelRequest(List<String> requested, List<Warning> warnings, List<String> dropped) {}
+  record LabelRequest(List<String> requested, List<Warning> warnings, List<String> dropped) {}
 
   /**
    * Resolves a run policy from a cadence and raw labels.
@@ -217,7 +216,7 @@ public final class PolicyResolver {
    * @throws UnknownCadenceException when the cadence is not declared
    * @throws InvalidInputException when a workflow label requires another cadence
    */
-  public RunPolicy resolve(String cadence, List<String> rawLabels) {
+  public RunPolicy resolveCadence(String cadence, List<String> rawLabels) {
     CadenceDefinition c = cadence(cadence);
     for (WorkflowLabel w : policy.workflowLabels()) {
       if (w.switchesCadence().isPresent() && rawLabels.contains(w.name())
@@ -315,6 +314,19 @@ public final class PolicyResolver {
   }
 
   /**
+   * Whether {@link #resolve(TriggerInput)} reads the PR labels of this input: there is no non-empty cadence
+   * override, and the policy's rule for the event takes the cadence from the PR labels. An adapter that
+   * receives the labels in some encoding needs to decode them only then.
+   *
+   * @param input what started the run; its PR labels, if any, are not looked at
+   * @return whether resolution reads {@link TriggerInput#prLabels()}
+   */
+  public boolean readsPrLabels(TriggerInput input) {
+    return input.cadenceOverride().filter(s -> !s.isEmpty()).isEmpty()
+        && policy.event(input.eventName()).filter(r -> r.source() == EventRule.Source.PULL_REQUEST_LABELS).isPresent();
+  }
+
+  /**
    * Resolves a trigger, first match wins: a non-empty cadence override; the event's rule
    * (PR labels, the exact schedule lookup, or a fixed cadence); anything else is unsupported.
    *
@@ -322,7 +334,7 @@ public final class PolicyResolver {
    * @return the resolution with its run policy and explanation
    * @throws UnsupportedTriggerException for an event the policy has no rule for
    * @throws UnknownScheduleException for a schedule without an exact entry
-   * @throws InvalidInputException for PR labels that are not a JSON string array
+   * @throws InvalidInputException when the event's rule needs the PR labels and none were given
    * @throws UnknownCadenceException for an override naming an unknown cadence
    */
   public TriggerResolution resolve(TriggerInput input) {
@@ -346,9 +358,9 @@ public final class PolicyResolver {
       matchAll = rule.matchAllLabels();
       switch (rule.source()) {
         case PULL_REQUEST_LABELS -> {
-          String json = input.prLabelsJson().orElse("");
-          List<String> labels = JsonStringArray.parse(json)
-              .orElseThrow(() -> new InvalidInputException("PR labels were not a JSON string array"));
+          List<String> labels = input.prLabels().orElseThrow(() -> new InvalidInputException("PR labels missing:"
+              + " event '" + input.eventName() + "' takes its cadence from the PR labels; expected the PR's label"
+              + " names (an empty list for a PR without labels)"));
           raw = canonicalPrLabels(labels);
           cadence = rule.cadence().orElseThrow();
           String switchedBy = "";
@@ -393,7 +405,7 @@ public final class PolicyResolver {
         }
       }
     }
-    RunPolicy run = resolve(cadence, raw);
+    RunPolicy run = resolveCadence(cadence, raw);
     List<Explanation.Reason> reasons = new ArrayList<>();
     reasons.add(trigger);
     if (!droppedLabels.isEmpty()) {

@@ -3,6 +3,7 @@ package dev.cipolicy.core;
 import dev.cipolicy.api.Explanation;
 import dev.cipolicy.api.policy.Policy;
 import dev.cipolicy.api.run.RunPolicy;
+import dev.cipolicy.api.run.TriggerResolution;
 import dev.cipolicy.api.stage.StageDecision;
 import dev.cipolicy.api.stage.StageOutcome;
 import dev.cipolicy.api.stage.StageSelection;
@@ -61,15 +62,17 @@ public final class StageSelector {
   }
 
   /**
-   * Decides the skipped stages of a trigger: only pull requests are pruned.
+   * Decides the skipped stages of a resolved trigger. Only a pull request whose cadence came from its labels
+   * ({@link TriggerResolution.Source#PULL_REQUEST_LABELS}) is pruned; any other resolution, a missing diff or
+   * an unusable diff prunes nothing.
    *
-   * @param isPullRequest whether the run is a pull request
-   * @param run the resolved run policy
+   * @param resolution the resolved trigger and its run policy
    * @param diff the {@code git diff --name-status -z -M} output, or empty when unavailable
    * @return the selection
    */
-  public StageSelection select(boolean isPullRequest, RunPolicy run, Optional<byte[]> diff) {
-    if (!isPullRequest) {
+  public StageSelection select(TriggerResolution resolution, Optional<byte[]> diff) {
+    RunPolicy run = resolution.runPolicy();
+    if (resolution.source() != TriggerResolution.Source.PULL_REQUEST_LABELS) {
       return failOpen("only pull requests prune stages; every PR stage keeps its normal gating");
     }
     if (diff.isEmpty()) {

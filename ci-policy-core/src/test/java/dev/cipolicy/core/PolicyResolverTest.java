@@ -48,7 +48,7 @@ class PolicyResolverTest {
         "release, true, true, false"
     })
     void flagsFollowTheCadenceTable(String cadence, boolean admit, boolean bypass, boolean write) {
-      RunPolicy p = resolver.resolve(cadence, List.of());
+      RunPolicy p = resolver.resolveCadence(cadence, List.of());
       assertThat(p.admitNightlyTests()).isEqualTo(admit);
       assertThat(p.bypassFastfail()).isEqualTo(bypass);
       assertThat(p.writeBaseline()).isEqualTo(write);
@@ -56,7 +56,7 @@ class PolicyResolverTest {
 
     @Test
     void unknownCadenceNamesTheSortedKnownOnes() {
-      assertThatThrownBy(() -> resolver.resolve("hourly", List.of()))
+      assertThatThrownBy(() -> resolver.resolveCadence("hourly", List.of()))
           .isInstanceOf(UnknownCadenceException.class)
           .hasMessage("Unknown CI cadence 'hourly'; expected one of [nightly, regular, release, weekly]");
     }
@@ -119,7 +119,7 @@ class PolicyResolverTest {
     @ParameterizedTest(name = "{0} {1} -> scope {3}")
     @MethodSource("table")
     void scopePrecedenceAndExplicitRequests(String cadence, List<String> raw, Set<String> expected, String scope) {
-      RunPolicy p = resolver.resolve(cadence, raw);
+      RunPolicy p = resolver.resolveCadence(cadence, raw);
       assertThat(p.includeLabels()).containsExactlyElementsOf(expected);
       assertThat(p.scope().orElse("none")).isEqualTo(scope);
       assertThat(p.rawLabels()).isEqualTo(raw);
@@ -127,7 +127,7 @@ class PolicyResolverTest {
 
     @Test
     void runCiAllOnARegularPrWidensLabelsButDoesNotAdmitNightlyTests() {
-      RunPolicy p = resolver.resolve("regular", List.of("run-ci-all"));
+      RunPolicy p = resolver.resolveCadence("regular", List.of("run-ci-all"));
       assertThat(p.includeLabels()).hasSize(19);
       assertThat(p.admitNightlyTests()).isFalse();
       assertThat(p.writeBaseline()).isFalse();
@@ -135,7 +135,7 @@ class PolicyResolverTest {
 
     @Test
     void bypassFastfailLabelBypassesButIsNotAScope() {
-      RunPolicy p = resolver.resolve("regular", List.of("bypass-fastfail"));
+      RunPolicy p = resolver.resolveCadence("regular", List.of("bypass-fastfail"));
       assertThat(p.bypassFastfail()).isTrue();
       assertThat(p.includeLabels()).isEmpty();
       assertThat(p.admitNightlyTests()).isFalse();
@@ -143,7 +143,7 @@ class PolicyResolverTest {
 
     @Test
     void runCiNightlyStripsToAnUnknownLabelAndHasNoEffect() {
-      RunPolicy p = resolver.resolve("regular", List.of("run-ci-nightly"));
+      RunPolicy p = resolver.resolveCadence("regular", List.of("run-ci-nightly"));
       assertThat(p.includeLabels()).isEmpty();
       assertThat(p.admitNightlyTests()).isFalse();
       assertThat(p.warnings()).isEmpty();
@@ -153,20 +153,20 @@ class PolicyResolverTest {
     @ParameterizedTest
     @CsvSource({"regular", "weekly", "release"})
     void theNightlyLabelRequiresTheNightlyCadence(String cadence) {
-      assertThatThrownBy(() -> resolver.resolve(cadence, List.of("run-ci-megatron", "nightly")))
+      assertThatThrownBy(() -> resolver.resolveCadence(cadence, List.of("run-ci-megatron", "nightly")))
           .isInstanceOf(InvalidInputException.class)
           .hasMessage("The nightly workflow label requires cadence='nightly'");
     }
 
     @Test
     void unknownCadenceIsCheckedBeforeTheNightlyLabel() {
-      assertThatThrownBy(() -> resolver.resolve("bogus", List.of("nightly")))
+      assertThatThrownBy(() -> resolver.resolveCadence("bogus", List.of("nightly")))
           .isInstanceOf(UnknownCadenceException.class);
     }
 
     @Test
     void aBareLabelNeverMatchesAndWarns() {
-      RunPolicy p = resolver.resolve("regular", List.of("megatron", "", "nightly-ish"));
+      RunPolicy p = resolver.resolveCadence("regular", List.of("megatron", "", "nightly-ish"));
       assertThat(p.includeLabels()).isEmpty();
       assertThat(p.warnings()).extracting(w -> w.code()).containsExactly("label-without-prefix",
           "label-without-prefix");
@@ -193,7 +193,7 @@ class PolicyResolverTest {
 
     @Test
     void includedLabelsAreSortedAndRequestedLabelsRecorded() {
-      RunPolicy p = resolver.resolve("regular", List.of("run-ci-sglang", "run-ci-amd", "run-ci-sglang"));
+      RunPolicy p = resolver.resolveCadence("regular", List.of("run-ci-sglang", "run-ci-amd", "run-ci-sglang"));
       assertThat(p.includeLabels()).containsExactly("amd", "sglang");
       assertThat(p.requestedLabels()).containsExactly("amd", "sglang");
       assertThat(p.rawLabels()).containsExactly("run-ci-sglang", "run-ci-amd", "run-ci-sglang");
@@ -216,13 +216,13 @@ class PolicyResolverTest {
   @Nested
   @DisplayName("trigger resolution")
   class Triggers {
-    private TriggerResolution resolve(String event, String schedule, String labels, String override) {
+    private TriggerResolution resolve(String event, String schedule, List<String> labels, String override) {
       var b = TriggerInput.builder().eventName(event);
       if (schedule != null) {
         b.schedule(schedule);
       }
       if (labels != null) {
-        b.prLabelsJson(labels);
+        b.prLabels(labels);
       }
       if (override != null) {
         b.cadenceOverride(override);
@@ -232,7 +232,7 @@ class PolicyResolverTest {
 
     @Test
     void aNonEmptyOverrideWinsAndIgnoresEventAndLabels() {
-      TriggerResolution r = resolve("pull_request", null, "not json", "weekly");
+      TriggerResolution r = resolve("pull_request", null, List.of("nightly", "run-ci-megatron"), "weekly");
       assertThat(r.source()).isEqualTo(TriggerResolution.Source.CADENCE_OVERRIDE);
       assertThat(r.runPolicy().cadence()).isEqualTo("weekly");
       assertThat(r.runPolicy().rawLabels()).isEmpty();
@@ -246,7 +246,7 @@ class PolicyResolverTest {
 
     @Test
     void anUnknownOverrideIsAnUnknownCadence() {
-      assertThatThrownBy(() -> resolve("pull_request", null, "[]", "hourly"))
+      assertThatThrownBy(() -> resolve("pull_request", null, List.of(), "hourly"))
           .isInstanceOf(UnknownCadenceException.class)
           .hasMessageStartingWith("Unknown CI cadence 'hourly'");
     }
@@ -254,7 +254,7 @@ class PolicyResolverTest {
     @Test
     void pullRequestUsesCanonicalLabels() {
       TriggerResolution r = resolve("pull_request", null,
-          "[\"run-ci-megatron\", \"megatron\", \"good first issue\", \"bypass-fastfail\"]", null);
+          List.of("run-ci-megatron", "megatron", "good first issue", "bypass-fastfail"), null);
       assertThat(r.runPolicy().cadence()).isEqualTo("regular");
       assertThat(r.runPolicy().rawLabels()).containsExactly("run-ci-megatron", "bypass-fastfail");
       assertThat(r.runPolicy().includeLabels()).containsExactly("megatron");
@@ -264,7 +264,7 @@ class PolicyResolverTest {
 
     @Test
     void droppedPrLabelsAreNamedAndABareKnownLabelWarns() {
-      TriggerResolution r = resolve("pull_request", null, "[\"megatron\", \"good first issue\"]", null);
+      TriggerResolution r = resolve("pull_request", null, List.of("megatron", "good first issue"), null);
       assertThat(r.runPolicy().includeLabels()).isEmpty();
       assertThat(r.warnings()).singleElement().satisfies(w -> assertThat(w.message()).isEqualTo(
           "PR label 'megatron' ignored: only 'run-ci-<label>' requests a test area (did you mean 'run-ci-megatron'?)"));
@@ -274,30 +274,56 @@ class PolicyResolverTest {
 
     @Test
     void theNightlyLabelSwitchesAPullRequestToNightly() {
-      TriggerResolution r = resolve("pull_request", null, "[\"nightly\"]", null);
+      TriggerResolution r = resolve("pull_request", null, List.of("nightly"), null);
       assertThat(r.runPolicy().cadence()).isEqualTo("nightly");
       assertThat(r.runPolicy().includeLabels()).containsExactlyElementsOf(allExcept("long", "ft-long"));
       assertThat(r.runPolicy().writeBaseline()).isTrue();
     }
 
-    @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {"''", "{}", "[1]", "[\"a\",]", "null", "[\"a\"] x", "[\"a\" \"b\"]",
-        "'[\"a\\q\"]'", "\"a\""})
-    void prLabelsMustBeAJsonStringArray(String json) {
-      assertThatThrownBy(() -> resolve("pull_request", null, json, null))
-          .isInstanceOf(InvalidInputException.class)
-          .hasMessage("PR labels were not a JSON string array");
-    }
-
     @Test
     void absentPrLabelsOnAPullRequestAreAnError() {
       assertThatThrownBy(() -> resolve("pull_request", null, null, null))
-          .hasMessage("PR labels were not a JSON string array");
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessage("PR labels missing: event 'pull_request' takes its cadence from the PR labels; expected the"
+              + " PR's label names (an empty list for a PR without labels)");
     }
 
     @Test
-    void scheduleUsesTheExactCronAndDoesNotParseLabels() {
-      TriggerResolution r = resolve("schedule", "0 15 * * 6", "garbage", null);
+    void emptyPrLabelsAreAPullRequestWithoutLabels() {
+      TriggerResolution r = resolve("pull_request", null, List.of(), null);
+      assertThat(r.runPolicy().cadence()).isEqualTo("regular");
+      assertThat(r.runPolicy().rawLabels()).isEmpty();
+    }
+
+    @Test
+    void onlyAPullRequestWithoutOverrideReadsThePrLabels() {
+      assertThat(resolver.readsPrLabels(TriggerInput.builder().eventName("pull_request").build())).isTrue();
+      assertThat(resolver.readsPrLabels(TriggerInput.builder().eventName("pull_request").cadenceOverride("").build()))
+          .isTrue();
+      assertThat(resolver.readsPrLabels(TriggerInput.builder().eventName("pull_request").cadenceOverride("weekly")
+          .build())).isFalse();
+      assertThat(resolver.readsPrLabels(TriggerInput.builder().eventName("schedule").build())).isFalse();
+      assertThat(resolver.readsPrLabels(TriggerInput.builder().eventName("workflow_dispatch").build())).isFalse();
+      assertThat(resolver.readsPrLabels(TriggerInput.builder().eventName("push").build())).isFalse();
+    }
+
+    @Test
+    void theInputKeepsItsOwnCopyOfTheLabelsAndRejectsANullLabel() {
+      List<String> labels = new java.util.ArrayList<>(List.of("run-ci-megatron"));
+      TriggerInput input = TriggerInput.builder().eventName("pull_request").prLabels(labels).build();
+      labels.add("run-ci-fsdp");
+      assertThat(input.prLabels()).contains(List.of("run-ci-megatron"));
+      assertThatThrownBy(() -> input.prLabels().orElseThrow().add("x"))
+          .isInstanceOf(UnsupportedOperationException.class);
+      List<String> withNull = java.util.Arrays.asList("run-ci-megatron", null);
+      assertThatThrownBy(() -> TriggerInput.builder().eventName("pull_request").prLabels(withNull).build())
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessage("trigger input prLabels[1] is null; expected a label name");
+    }
+
+    @Test
+    void scheduleUsesTheExactCronAndIgnoresPrLabels() {
+      TriggerResolution r = resolve("schedule", "0 15 * * 6", List.of("run-ci-megatron", "nightly"), null);
       assertThat(r.source()).isEqualTo(TriggerResolution.Source.SCHEDULE_TABLE);
       assertThat(r.runPolicy().cadence()).isEqualTo("weekly");
       assertThat(r.runPolicy().includeLabels()).hasSize(19);
@@ -315,7 +341,7 @@ class PolicyResolverTest {
 
     @Test
     void workflowDispatchIsRegularWithoutLabelsAndMatchesAllLabels() {
-      TriggerResolution r = resolve("workflow_dispatch", null, "[\"run-ci-all\"]", null);
+      TriggerResolution r = resolve("workflow_dispatch", null, List.of("run-ci-all"), null);
       assertThat(r.runPolicy().cadence()).isEqualTo("regular");
       assertThat(r.runPolicy().rawLabels()).isEmpty();
       assertThat(r.runPolicy().includeLabels()).isEmpty();
@@ -326,7 +352,7 @@ class PolicyResolverTest {
     @ParameterizedTest
     @CsvSource({"push", "pull_request_target", "release", "PULL_REQUEST"})
     void anyOtherEventIsUnsupported(String event) {
-      assertThatThrownBy(() -> resolve(event, null, "[]", null))
+      assertThatThrownBy(() -> resolve(event, null, List.of(), null))
           .isInstanceOf(UnsupportedTriggerException.class)
           .hasMessage("Unsupported PR Test trigger: " + event);
     }
@@ -337,7 +363,7 @@ class PolicyResolverTest {
   class Explanations {
     @Test
     void explainsTheScopeRuleAndWhatWouldChangeTheResult() {
-      RunPolicy p = resolver.resolve("nightly", List.of());
+      RunPolicy p = resolver.resolveCadence("nightly", List.of());
       assertThat(p.explanation().reasons()).extracting(r -> r.rule()).contains("scope.nightly", "cadence.nightly");
       assertThat(p.explanation().hints()).containsExactly("adding run-ci-long would include long",
           "adding run-ci-ft-long would include ft-long");
@@ -347,7 +373,7 @@ class PolicyResolverTest {
 
     @Test
     void anEmptyScopeHintsAtTheWideningLabel() {
-      RunPolicy p = resolver.resolve("regular", List.of());
+      RunPolicy p = resolver.resolveCadence("regular", List.of());
       assertThat(p.explanation().hints()).containsExactly("adding run-ci-all would include every known label");
     }
 

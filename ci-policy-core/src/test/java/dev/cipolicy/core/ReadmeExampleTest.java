@@ -8,6 +8,7 @@ import dev.cipolicy.api.run.TriggerResolution;
 import dev.cipolicy.core.load.LoadedPolicy;
 import dev.cipolicy.core.load.PolicyLoader;
 import java.nio.file.Files;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The Java example of README.md, kept compiling and true. */
@@ -19,7 +20,7 @@ class ReadmeExampleTest {
 
     TriggerResolution r = resolver.resolve(TriggerInput.builder()
         .eventName("pull_request")
-        .prLabelsJson("[\"run-ci-megatron\", \"bypass-fastfail\"]")
+        .prLabels(List.of("run-ci-megatron", "bypass-fastfail"))
         .build());
 
     RunPolicy run = r.runPolicy();

@@ -46,14 +46,14 @@ class StageSelectorProperties {
   }
 
   private static RunPolicy run(List<String> raw) {
-    return RESOLVER.resolve(raw.contains("nightly") ? "nightly" : "regular", raw);
+    return RESOLVER.resolveCadence(raw.contains("nightly") ? "nightly" : "regular", raw);
   }
 
   @Test
   void aStageWithAChangedMatchingTestIsNeverSkipped() {
     qt().forAll(labels(), paths()).checkAssert((raw, paths) -> {
       RunPolicy run = run(raw);
-      StageSelection s = SELECTOR.select(true, run, Optional.of(encode(paths)));
+      StageSelection s = SELECTOR.select(StageSelectorTest.pullRequest(run), Optional.of(encode(paths)));
       for (String p : paths) {
         for (Registration r : REGISTRY.registrationsOf(p)) {
           if (r.disabled().isEmpty() && REGISTRY.matches(r, run, false)
@@ -75,7 +75,7 @@ class StageSelectorProperties {
         case 2 -> StageSelectorTest.diff("X1", paths.get(0));          // bad status
         default -> concat(ok, new byte[] {(byte) 0xff, 0});            // not UTF-8
       };
-      StageSelection s = SELECTOR.select(true, run(raw), Optional.of(bad));
+      StageSelection s = SELECTOR.select(StageSelectorTest.pullRequest(run(raw)), Optional.of(bad));
       assertThat(s.skippedStages()).isEmpty();
       assertThat(s.failOpen()).isPresent();
     });
@@ -85,8 +85,8 @@ class StageSelectorProperties {
   void selectionIsDeterministic() {
     qt().forAll(labels(), paths()).checkAssert((raw, paths) -> {
       RunPolicy run = run(raw);
-      assertThat(SELECTOR.select(true, run, Optional.of(encode(paths))))
-          .isEqualTo(SELECTOR.select(true, run, Optional.of(encode(paths))));
+      assertThat(SELECTOR.select(StageSelectorTest.pullRequest(run), Optional.of(encode(paths))))
+          .isEqualTo(SELECTOR.select(StageSelectorTest.pullRequest(run), Optional.of(encode(paths))));
     });
   }
 

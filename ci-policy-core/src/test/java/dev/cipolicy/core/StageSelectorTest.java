@@ -3,6 +3,7 @@ package dev.cipolicy.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cipolicy.api.run.RunPolicy;
+import dev.cipolicy.api.run.TriggerResolution;
 import dev.cipolicy.api.stage.StageDecision;
 import dev.cipolicy.api.stage.StageOutcome;
 import dev.cipolicy.api.stage.StageSelection;
@@ -31,8 +32,23 @@ class StageSelectorTest {
   }
 
   private StageSelection pr(List<String> raw, byte[] diff) {
-    RunPolicy run = resolver.resolve(raw.contains("nightly") ? "nightly" : "regular", raw);
-    return selector.select(true, run, Optional.of(diff));
+    RunPolicy run = resolver.resolveCadence(raw.contains("nightly") ? "nightly" : "regular", raw);
+    return selector.select(resolution(TriggerResolution.Source.PULL_REQUEST_LABELS, run), Optional.of(diff));
+  }
+
+  /** A resolution of {@code run} by the given rule, as trigger resolution would build it. */
+  static TriggerResolution resolution(TriggerResolution.Source source, RunPolicy run) {
+    return TriggerResolution.builder()
+        .eventName(source == TriggerResolution.Source.PULL_REQUEST_LABELS ? "pull_request" : "schedule")
+        .source(source)
+        .matchAllLabels(false)
+        .runPolicy(run)
+        .explanation(run.explanation())
+        .build();
+  }
+
+  static TriggerResolution pullRequest(RunPolicy run) {
+    return resolution(TriggerResolution.Source.PULL_REQUEST_LABELS, run);
   }
 
   private static List<String> except(String... stages) {
@@ -113,22 +129,25 @@ class StageSelectorTest {
 
   @Test
   void noPruningOutsidePullRequests() {
-    RunPolicy nightly = resolver.resolve("nightly", List.of());
-    StageSelection s = selector.select(false, nightly, Optional.of(diff("M", "docs/index.md")));
+    RunPolicy nightly = resolver.resolveCadence("nightly", List.of());
+    StageSelection s = selector.select(resolution(TriggerResolution.Source.SCHEDULE_TABLE, nightly), Optional.of(diff("M", "docs/index.md")));
     assertThat(s.skippedStages()).isEmpty();
     assertThat(s.failOpen()).contains("only pull requests prune stages; every PR stage keeps its normal gating");
     assertThat(s.decisions()).allMatch(d -> d.outcome() == StageOutcome.RUN);
+    StageSelection overridden = selector.select(resolution(TriggerResolution.Source.CADENCE_OVERRIDE, nightly),
+        Optional.of(diff("M", "docs/index.md")));
+    assertThat(overridden.skippedStages()).isEmpty();
   }
 
   @Test
   void anUnusableDiffFailsOpenWithTheReason() {
-    RunPolicy run = resolver.resolve("regular", List.of());
-    assertThat(selector.select(true, run, Optional.of(new byte[0])).failOpen().orElseThrow())
+    RunPolicy run = resolver.resolveCadence("regular", List.of());
+    assertThat(selector.select(pullRequest(run), Optional.of(new byte[0])).failOpen().orElseThrow())
         .startsWith("the diff is unusable (");
-    assertThat(selector.select(true, run, Optional.of("M\0docs/a.md".getBytes(StandardCharsets.UTF_8)))
+    assertThat(selector.select(pullRequest(run), Optional.of("M\0docs/a.md".getBytes(StandardCharsets.UTF_8)))
         .skippedStages()).isEmpty();
-    assertThat(selector.select(true, run, Optional.of(diff("Q", "docs/a.md"))).skippedStages()).isEmpty();
-    assertThat(selector.select(true, run, Optional.empty()).failOpen()).isPresent();
+    assertThat(selector.select(pullRequest(run), Optional.of(diff("Q", "docs/a.md"))).skippedStages()).isEmpty();
+    assertThat(selector.select(pullRequest(run), Optional.empty()).failOpen()).isPresent();
   }
 
   @Test

@@ -70,7 +70,7 @@ class SuiteRegistryProperties {
     Gen<String> suite = Generate.pick(List.of("stage-b-2-gpu-h200", "stage-c-8-gpu-h100", "stage-c-8-gpu-h200",
         "stage-c-4-gpu-h200", "stage-c-2-gpu-h200", "stage-c-8-gpu-b200"));
     qt().forAll(cadence, raw, suite, Generate.booleans()).checkAssert((c, r, s, all) -> {
-      RunPolicy p = resolver.resolve(c, r);
+      RunPolicy p = resolver.resolveCadence(c, r);
       SuiteRegistry.Selection a = registry.select("cuda", s, p, all);
       assertThat(registry.select("cuda", s, p, all)).isEqualTo(a);
       for (Registration reg : a.enabled()) {

@@ -41,7 +41,7 @@ class SuiteRegistryTest {
 
   @Test
   void aRegularPrSelectsOnlyTestsOfItsLabels() {
-    RunPolicy p = resolver.resolve("regular", List.of("run-ci-fsdp"));
+    RunPolicy p = resolver.resolveCadence("regular", List.of("run-ci-fsdp"));
     SuiteRegistry.Selection s = registry.select("cuda", "stage-c-4-gpu-h200", p, false);
     assertThat(s.enabled()).extracting(Registration::file).containsExactly("tests/e2e/test_fsdp_short.py");
     assertThat(s.skipped()).isEmpty();
@@ -49,7 +49,7 @@ class SuiteRegistryTest {
 
   @Test
   void unlabeledCpuTestsAlwaysRun() {
-    RunPolicy p = resolver.resolve("regular", List.of());
+    RunPolicy p = resolver.resolveCadence("regular", List.of());
     assertThat(registry.select("cpu", "stage-a-cpu", p, false).enabled()).extracting(Registration::file)
         .containsExactly("tests/fast/test_run_suite.py", "tests/fast/test_ci_policy.py",
             "tests/fast/test_stage_selection.py", "tests/fast/test_file_run.py");
@@ -57,18 +57,18 @@ class SuiteRegistryTest {
 
   @Test
   void aDisabledTestIsSkippedWithItsReasonOnlyWhenItWouldHaveBeenSelected() {
-    RunPolicy replay = resolver.resolve("regular", List.of("run-ci-replay"));
+    RunPolicy replay = resolver.resolveCadence("regular", List.of("run-ci-replay"));
     assertThat(registry.select("cuda", "stage-c-4-gpu-h200", replay, false).skipped())
         .containsExactly(new SkippedTest("tests/e2e/test_replay.py", "flaky replay buffer, tracked in #2511"));
-    RunPolicy lora = resolver.resolve("regular", List.of("run-ci-lora"));
+    RunPolicy lora = resolver.resolveCadence("regular", List.of("run-ci-lora"));
     assertThat(registry.select("cuda", "stage-c-4-gpu-h200", lora, false).skipped()).isEmpty();
   }
 
   @Test
   void nightlyOnlyTestsNeedAdmission() {
-    RunPolicy regularAll = resolver.resolve("regular", List.of("run-ci-all"));
-    RunPolicy weekly = resolver.resolve("weekly", List.of());
-    RunPolicy nightly = resolver.resolve("nightly", List.of());
+    RunPolicy regularAll = resolver.resolveCadence("regular", List.of("run-ci-all"));
+    RunPolicy weekly = resolver.resolveCadence("weekly", List.of());
+    RunPolicy nightly = resolver.resolveCadence("nightly", List.of());
     assertThat(registry.select("cuda", "stage-c-8-gpu-h100", regularAll, false).enabled())
         .extracting(Registration::file).containsExactly("tests/e2e/test_megatron_short.py");
     assertThat(registry.select("cuda", "stage-c-8-gpu-h100", weekly, false).enabled())
@@ -81,7 +81,7 @@ class SuiteRegistryTest {
 
   @Test
   void manualDispatchMatchesAllLabelsOnGpuStagesOnly() {
-    RunPolicy dispatch = resolver.resolve("regular", List.of());
+    RunPolicy dispatch = resolver.resolveCadence("regular", List.of());
     assertThat(registry.select("cuda", "stage-c-4-gpu-h200", dispatch, false).enabled()).isEmpty();
     assertThat(registry.select("cuda", "stage-c-4-gpu-h200", dispatch, true).enabled())
         .extracting(Registration::file).containsExactly("tests/e2e/test_fsdp_short.py", "tests/e2e/test_lora.py",
@@ -96,7 +96,7 @@ class SuiteRegistryTest {
 
   @Test
   void unknownSuiteForBackend() {
-    RunPolicy p = resolver.resolve("regular", List.of());
+    RunPolicy p = resolver.resolveCadence("regular", List.of());
     assertThatThrownBy(() -> registry.select("cuda", "stage-c-4-gpu-mi350", p, false))
         .isInstanceOf(InvalidInputException.class)
         .hasMessage("Unknown suite stage-c-4-gpu-mi350 for backend cuda");
@@ -106,7 +106,7 @@ class SuiteRegistryTest {
 
   @Test
   void aPlanHasTimeoutsTotalsAndContinueOnError() {
-    RunPolicy p = resolver.resolve("weekly", List.of());
+    RunPolicy p = resolver.resolveCadence("weekly", List.of());
     SuiteRunPlan plan = registry.plan("cuda", "stage-c-8-gpu-h100", p, false, Optional.empty());
     assertThat(plan.enabled()).containsExactly("tests/e2e/test_megatron_long.py", "tests/e2e/test_megatron_short.py");
     assertThat(plan.timeouts()).containsEntry("tests/e2e/test_megatron_long.py", 6750L)
@@ -119,7 +119,7 @@ class SuiteRegistryTest {
 
   @Test
   void timeoutsHaveABaseOf1800Seconds() {
-    RunPolicy p = resolver.resolve("regular", List.of("run-ci-weight-update"));
+    RunPolicy p = resolver.resolveCadence("regular", List.of("run-ci-weight-update"));
     SuiteRunPlan plan = registry.plan("cuda", "stage-b-2-gpu-h200", p, false, Optional.empty());
     assertThat(plan.timeouts()).containsExactly(java.util.Map.entry("tests/fast-gpu/test_weight_update.py", 1800L));
     assertThat(plan.continueOnError()).isFalse();
@@ -127,7 +127,7 @@ class SuiteRegistryTest {
 
   @Test
   void zeroSelectedTestsIsASuccessWithAnExplicitMessage() {
-    RunPolicy p = resolver.resolve("regular", List.of());
+    RunPolicy p = resolver.resolveCadence("regular", List.of());
     SuiteRunPlan plan = registry.plan("cuda", "stage-c-8-gpu-b200", p, false, Optional.empty());
     assertThat(plan.enabled()).isEmpty();
     assertThat(plan.message()).isEqualTo(
@@ -136,7 +136,7 @@ class SuiteRegistryTest {
 
   @Test
   void aShardedPlanRunsItsShard() {
-    RunPolicy p = resolver.resolve("weekly", List.of());
+    RunPolicy p = resolver.resolveCadence("weekly", List.of());
     SuiteRunPlan s0 = registry.plan("cuda", "stage-c-4-gpu-h200", p, false, Optional.of(new SuiteRunPlan.Shard(0, 3)));
     SuiteRunPlan s1 = registry.plan("cuda", "stage-c-4-gpu-h200", p, false, Optional.of(new SuiteRunPlan.Shard(1, 3)));
     SuiteRunPlan s2 = registry.plan("cuda", "stage-c-4-gpu-h200", p, false, Optional.of(new SuiteRunPlan.Shard(2, 3)));

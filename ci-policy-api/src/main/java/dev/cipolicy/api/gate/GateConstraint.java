@@ -1,7 +1,7 @@
 package dev.cipolicy.api.gate;
 
 import dev.cipolicy.api.PolicyProblem;
-import dev.cipolicy.api.internal.Json;
+import dev.cipolicy.api.CanonicalJson;
 import dev.cipolicy.api.internal.ValueStyle;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -77,7 +77,7 @@ public abstract class GateConstraint {
   @Value.Lazy
   public String key() {
     Map<String, Object> sorted = new TreeMap<>(declared());
-    return Json.write(sorted);
+    return CanonicalJson.write(sorted);
   }
 
   /**
@@ -111,7 +111,7 @@ public abstract class GateConstraint {
       if (!Double.isFinite(v)) {
         out.add(PolicyProblem.at(name, name + " must be finite, got " + v));
       } else if (v < 0) {
-        out.add(PolicyProblem.at(name, name + " must be >= 0, got " + Json.number(v)));
+        out.add(PolicyProblem.at(name, name + " must be >= 0, got " + CanonicalJson.number(v)));
       }
     });
     if (relUp().isEmpty() && absFloorUp().isEmpty()) {

@@ -3,7 +3,7 @@ package dev.cipolicy.api.gate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cipolicy.api.PolicyProblem;
-import dev.cipolicy.api.internal.Json;
+import dev.cipolicy.api.CanonicalJson;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -83,12 +83,12 @@ class GateDeclarationTest {
 
   @Test
   void canonicalNumbers() {
-    assertThat(Json.number(.5)).isEqualTo("0.5");
-    assertThat(Json.number(1.0)).isEqualTo("1");
-    assertThat(Json.number(-0.0)).isEqualTo("0");
-    assertThat(Json.number(1e-8)).isEqualTo("1E-8");
-    assertThat(Json.number(1e21)).isEqualTo("1E+21");
-    assertThat(Json.number(123456.789)).isEqualTo("123456.789");
-    assertThat(Json.write(List.of(1.5, Double.NaN, Double.NEGATIVE_INFINITY))).isEqualTo("[1.5,\"NaN\",\"-Infinity\"]");
+    assertThat(CanonicalJson.number(.5)).isEqualTo("0.5");
+    assertThat(CanonicalJson.number(1.0)).isEqualTo("1");
+    assertThat(CanonicalJson.number(-0.0)).isEqualTo("0");
+    assertThat(CanonicalJson.number(1e-8)).isEqualTo("1E-8");
+    assertThat(CanonicalJson.number(1e21)).isEqualTo("1E+21");
+    assertThat(CanonicalJson.number(123456.789)).isEqualTo("123456.789");
+    assertThat(CanonicalJson.write(List.of(1.5, Double.NaN, Double.NEGATIVE_INFINITY))).isEqualTo("[1.5,\"NaN\",\"-Infinity\"]");
   }
 }

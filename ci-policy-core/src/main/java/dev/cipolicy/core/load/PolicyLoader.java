@@ -37,7 +37,7 @@ import java.util.Set;
  *
  * <pre>{@code
  * LoadedPolicy loaded = PolicyLoader.load("miles.yaml", Files.readString(path));
- * RunPolicy run = loaded.resolver().resolve("nightly", List.of());
+ * RunPolicy run = loaded.resolver().resolveCadence("nightly", List.of());
  * }</pre>
  */
 public final class PolicyLoader {

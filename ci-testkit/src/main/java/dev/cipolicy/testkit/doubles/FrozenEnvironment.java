@@ -1,7 +1,7 @@
 package dev.cipolicy.testkit.doubles;
 
-import dev.cipolicy.testkit.port.Environment;
-import dev.cipolicy.testkit.port.InvalidCommandException;
+import dev.cipolicy.launch.Environment;
+import dev.cipolicy.launch.InvalidCommandException;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.cipolicy.testkit.doubles;
 
-import dev.cipolicy.testkit.port.FileSystemView;
+import dev.cipolicy.launch.FileSystemView;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package dev.cipolicy.testkit.doubles;
 
-import dev.cipolicy.testkit.port.Command;
-import dev.cipolicy.testkit.port.CommandResult;
+import dev.cipolicy.launch.Command;
+import dev.cipolicy.launch.CommandResult;
 import java.util.List;
 import java.util.Map;
 

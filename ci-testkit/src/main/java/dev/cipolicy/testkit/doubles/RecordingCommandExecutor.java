@@ -1,9 +1,9 @@
 package dev.cipolicy.testkit.doubles;
 
-import dev.cipolicy.testkit.port.Command;
-import dev.cipolicy.testkit.port.CommandExecutor;
-import dev.cipolicy.testkit.port.CommandResult;
-import dev.cipolicy.testkit.port.InvalidCommandException;
+import dev.cipolicy.launch.Command;
+import dev.cipolicy.launch.CommandExecutor;
+import dev.cipolicy.launch.CommandResult;
+import dev.cipolicy.launch.InvalidCommandException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package dev.cipolicy.testkit.doubles;
 
-import dev.cipolicy.testkit.port.InvalidCommandException;
-import dev.cipolicy.testkit.port.Scratchpad;
+import dev.cipolicy.launch.InvalidCommandException;
+import dev.cipolicy.launch.Scratchpad;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.cipolicy.testkit.snapshot;
 
+import dev.cipolicy.launch.NotAnEntrypoint;
 import dev.cipolicy.testkit.golden.SnapshotConfigurationException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

@@ -14,7 +14,7 @@ import dev.cipolicy.testkit.golden.SnapshotConfigurationException;
 import dev.cipolicy.testkit.golden.SnapshotIoException;
 import dev.cipolicy.testkit.golden.UnifiedDiff;
 import dev.cipolicy.testkit.golden.UpdateMode;
-import dev.cipolicy.testkit.port.LaunchPorts;
+import dev.cipolicy.launch.LaunchPorts;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Files;

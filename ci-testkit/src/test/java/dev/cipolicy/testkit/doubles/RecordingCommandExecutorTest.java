@@ -3,9 +3,9 @@ package dev.cipolicy.testkit.doubles;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.cipolicy.testkit.port.Command;
-import dev.cipolicy.testkit.port.CommandResult;
-import dev.cipolicy.testkit.port.InvalidCommandException;
+import dev.cipolicy.launch.Command;
+import dev.cipolicy.launch.CommandResult;
+import dev.cipolicy.launch.InvalidCommandException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,8 +6,8 @@ import dev.cipolicy.testkit.doubles.CommandScript;
 import dev.cipolicy.testkit.doubles.Recording;
 import dev.cipolicy.testkit.doubles.RecordingCommandExecutor;
 import dev.cipolicy.testkit.doubles.StableScratchpad;
-import dev.cipolicy.testkit.port.Command;
-import dev.cipolicy.testkit.port.CommandResult;
+import dev.cipolicy.launch.Command;
+import dev.cipolicy.launch.CommandResult;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 

@@ -8,7 +8,7 @@ import dev.cipolicy.testkit.doubles.FrozenEnvironment;
 import dev.cipolicy.testkit.doubles.FrozenKeyException;
 import dev.cipolicy.testkit.golden.SnapshotConfigurationException;
 import dev.cipolicy.testkit.golden.UpdateMode;
-import dev.cipolicy.testkit.port.CommandResult;
+import dev.cipolicy.launch.CommandResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -249,10 +249,31 @@ class LauncherSnapshotsTest {
 
   @Test
   void nonFrozenOverridesApplyToTheirCaseOnly() {
-    LauncherSnapshots<Launchers.Train> s = train().environmentOverride("train", "EXTRA", "1").build();
+    LauncherSnapshots<Launchers.Echoes> s = echoes()
+        .environmentOverride("evaluate[b]", "EXTRA", "1")
+        .build();
 
-    assertThat(s.runOnce(find(s, "train")).recording()).isNotNull();
-    assertThat(s.cases()).hasSize(4);
+    // the overridden case runs first, so a leak into the cases after it would show
+    assertThat(s.runOnce(find(s, "evaluate[b]")).text()).isEqualTo("### 1\necho evaluate b EXTRA=1\n");
+    assertThat(s.runOnce(find(s, "evaluate[a]")).text()).isEqualTo("### 1\necho evaluate a EXTRA=unset\n");
+    assertThat(s.runOnce(find(s, "serve")).text()).isEqualTo("### 1\necho serve EXTRA=unset\n");
+    assertThat(s.runOnce(find(s, "evaluate[b]")).text()).isEqualTo("### 1\necho evaluate b EXTRA=1\n");
+  }
+
+  @Test
+  void anEntrypointOverrideAppliesToEveryVariantOfThatEntrypointOnly() {
+    LauncherSnapshots<Launchers.Echoes> s = echoes().environmentOverride("evaluate", "EXTRA", "2").build();
+
+    assertThat(s.runOnce(find(s, "evaluate[a]")).text()).isEqualTo("### 1\necho evaluate a EXTRA=2\n");
+    assertThat(s.runOnce(find(s, "evaluate[b]")).text()).isEqualTo("### 1\necho evaluate b EXTRA=2\n");
+    assertThat(s.runOnce(find(s, "serve")).text()).isEqualTo("### 1\necho serve EXTRA=unset\n");
+  }
+
+  private LauncherSnapshots.Builder<Launchers.Echoes> echoes() {
+    return LauncherSnapshots.of(Launchers.Echoes.class, Launchers.Echoes::new)
+        .goldenDirectory(goldens)
+        .repositoryRoot(repo)
+        .variants("evaluate", List.of("a", "b"));
   }
 
   @Test

@@ -1,8 +1,9 @@
 package dev.cipolicy.testkit.snapshot;
 
-import dev.cipolicy.testkit.port.Command;
-import dev.cipolicy.testkit.port.CommandResult;
-import dev.cipolicy.testkit.port.LaunchPorts;
+import dev.cipolicy.launch.Command;
+import dev.cipolicy.launch.CommandResult;
+import dev.cipolicy.launch.LaunchPorts;
+import dev.cipolicy.launch.NotAnEntrypoint;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
@@ -93,6 +94,27 @@ final class Launchers {
 
     public void report() {
       ports.executor().run(Command.of("report", "--out", ports.environment().get("REPORT").orElseThrow()));
+    }
+  }
+
+  /** A launcher whose every entrypoint echoes the variable {@code EXTRA}, which no case freezes. */
+  public static final class Echoes {
+    private final LaunchPorts ports;
+
+    public Echoes(LaunchPorts ports) {
+      this.ports = ports;
+    }
+
+    public void serve() {
+      ports.executor().run(Command.of("echo", "serve", extra()));
+    }
+
+    public void evaluate(String model) {
+      ports.executor().run(Command.of("echo", "evaluate", model, extra()));
+    }
+
+    private String extra() {
+      return "EXTRA=" + ports.environment().getOrDefault("EXTRA", "unset");
     }
   }
 }

@@ -1,6 +1,5 @@
 package dev.cipolicy.cli;
 
-import dev.cipolicy.api.internal.Json;
 import dev.cipolicy.api.suite.FileRunDecision;
 import dev.cipolicy.api.suite.FileRunPlan;
 import dev.cipolicy.api.suite.Permission;
@@ -84,14 +83,14 @@ final class FileRunCommand extends PolicyCommand {
     String outputPath = Inputs.flagOrEnv(githubOutput, c.environment(), "GITHUB_OUTPUT").orElse("");
     if (!outputPath.isEmpty()) {
       Inputs.appendOutput(c.resolvePath(outputPath), "hw=" + plan.hw() + "\nsuite=" + plan.suite() + "\nruns_on="
-          + Json.stringArray(plan.runsOn()) + "\ncontainer_image=" + plan.containerImage() + "\ntimeout_seconds="
+          + GithubFormats.array(plan.runsOn()) + "\ncontainer_image=" + plan.containerImage() + "\ntimeout_seconds="
           + plan.timeoutSeconds() + "\n");
     }
     if (json) {
       printJson(c, toJson(plan));
     } else {
       c.out().println("Rerun " + plan.file() + ": hw=" + plan.hw() + " suite=" + plan.suite() + " runs_on="
-          + Json.stringArray(plan.runsOn()) + " container_image=" + plan.containerImage() + " timeout_seconds="
+          + GithubFormats.array(plan.runsOn()) + " container_image=" + plan.containerImage() + " timeout_seconds="
           + plan.timeoutSeconds());
     }
     return 0;

@@ -1,7 +1,7 @@
 package dev.cipolicy.cli;
 
 import dev.cipolicy.api.gate.GateDeclaration;
-import dev.cipolicy.api.internal.Json;
+import dev.cipolicy.api.CanonicalJson;
 import dev.cipolicy.api.suite.Registration;
 import dev.cipolicy.core.load.GateDeclarationsLoader;
 import dev.cipolicy.core.load.LoadedPolicy;
@@ -13,7 +13,6 @@ import dev.cipolicy.gate.GateOptions;
 import dev.cipolicy.gate.HookAction;
 import dev.cipolicy.gate.HookOutcome;
 import dev.cipolicy.gate.HookRequest;
-import dev.cipolicy.gate.ImmutableGateOptions;
 import dev.cipolicy.gate.Provenance;
 import dev.cipolicy.gate.SeriesKey;
 import dev.cipolicy.gate.TrustMode;
@@ -158,7 +157,7 @@ final class GateCommand extends PolicyCommand {
 
 
   private GateOptions options() {
-    ImmutableGateOptions.Builder b = GateOptions.builder().model(model(model));
+    var b = GateOptions.builder().model(model(model));
     advisories.forEach(a -> b.addAdvisories(model(a)));
     b.trust(switch (trust) {
       case "per-coordinate" -> TrustMode.PER_COORDINATE;
@@ -250,7 +249,7 @@ final class GateCommand extends PolicyCommand {
       m.put("log", o.log());
       o.result().ifPresent(r -> m.put("result", r.toMap()));
       m.put("step_summary", o.stepSummary());
-      c.out().println(GateFiles.pretty(Json.write(m)));
+      c.out().println(GateFiles.pretty(CanonicalJson.write(m)));
       return;
     }
     // the verdict line, then what the hook did; the per-coordinate detail is the step summary's table

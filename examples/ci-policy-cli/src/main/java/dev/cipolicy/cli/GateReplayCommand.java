@@ -1,7 +1,7 @@
 package dev.cipolicy.cli;
 
 import dev.cipolicy.api.gate.GateDeclaration;
-import dev.cipolicy.api.internal.Json;
+import dev.cipolicy.api.CanonicalJson;
 import dev.cipolicy.core.load.GateDeclarationsLoader;
 import dev.cipolicy.core.load.LoadedPolicy;
 import dev.cipolicy.gate.Coordinate;
@@ -136,7 +136,7 @@ final class GateReplayCommand extends PolicyCommand {
       root.put("steps", spec.stepsKey());
       root.put("constraint", spec.constraintKey());
       root.put("coordinates", new ArrayList<Object>(reports));
-      c.out().println(GateFiles.pretty(Json.write(root)));
+      c.out().println(GateFiles.pretty(CanonicalJson.write(root)));
     } else {
       lines.forEach(c.out()::println);
     }

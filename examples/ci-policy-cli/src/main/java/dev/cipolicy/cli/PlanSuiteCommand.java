@@ -58,7 +58,7 @@ final class PlanSuiteCommand extends PolicyCommand {
     List<String> raw = new ArrayList<>();
     labels.forEach(l -> raw.addAll(List.of(l.trim().split("\\s+"))));
     raw.removeIf(String::isEmpty);
-    RunPolicy run = loaded.resolver().resolve(cadence, raw);
+    RunPolicy run = loaded.resolver().resolveCadence(cadence, raw);
     Optional<SuiteRunPlan.Shard> shard = partitionId == null ? Optional.empty()
         : Optional.of(new SuiteRunPlan.Shard(partitionId, Objects.requireNonNull(partitionSize)));
     SuiteRunPlan plan = registry.plan(Objects.requireNonNull(hw), Objects.requireNonNull(suite), run,

@@ -2,12 +2,10 @@ package dev.cipolicy.cli;
 
 import dev.cipolicy.api.Warning;
 import dev.cipolicy.api.run.RunPolicy;
-import dev.cipolicy.api.run.ImmutableTriggerInput;
 import dev.cipolicy.api.run.TriggerInput;
 import dev.cipolicy.api.run.TriggerResolution;
 import dev.cipolicy.api.stage.StageDecision;
 import dev.cipolicy.api.stage.StageSelection;
-import dev.cipolicy.core.GithubOutputs;
 import dev.cipolicy.core.StageSelector;
 import dev.cipolicy.core.SuiteRegistry;
 import dev.cipolicy.core.load.LoadedPolicy;
@@ -61,18 +59,22 @@ final class ResolveCommand extends PolicyCommand {
     if (event.isEmpty() && Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").orElse("").isEmpty()) {
       throw new Inputs.InputException("no event name: pass --event-name or set EVENT_NAME");
     }
-    ImmutableTriggerInput.Builder input = TriggerInput.builder().eventName(event);
+    var input = TriggerInput.builder().eventName(event);
     Inputs.flagOrEnv(schedule, env, "SCHEDULE").ifPresent(input::schedule);
-    Inputs.flagOrEnv(prLabelsJson, env, "PR_LABELS_JSON").ifPresent(input::prLabelsJson);
     Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").ifPresent(input::cadenceOverride);
+    Optional<String> labelsJson = Inputs.flagOrEnv(prLabelsJson, env, "PR_LABELS_JSON");
     Optional<String> changedPath = Inputs.flagOrEnv(changedFiles, env, "CHANGED_FILES_PATH").filter(s -> !s.isEmpty());
     Optional<byte[]> diff = changedPath.map(p -> Inputs.readBytes(c.resolvePath(p), "changed-files file"));
     Optional<SuiteRegistry> registry = Optional.ofNullable(registrations)
         .map(r -> Inputs.loadRegistry(c, loaded, r));
+    // the label text is decoded only when resolution reads the labels (a missing text is then an error too)
+    if (loaded.resolver().readsPrLabels(input.build())) {
+      input.prLabels(GithubFormats.prLabels(labelsJson.orElse("")));
+    }
     TriggerResolution resolution = loaded.resolver().resolve(input.build());
     RunPolicy run = resolution.runPolicy();
     boolean pullRequest = resolution.source() == TriggerResolution.Source.PULL_REQUEST_LABELS;
-    Optional<StageSelection> stages = registry.map(r -> StageSelector.of(r).select(pullRequest, run, diff));
+    Optional<StageSelection> stages = registry.map(r -> StageSelector.of(r).select(resolution, diff));
     if (pullRequest && registry.isEmpty() && diff.isPresent()) {
       c.err().println("::warning::--changed-files without --registrations: nothing can be pruned (fail-open)");
     }
@@ -80,7 +82,7 @@ final class ResolveCommand extends PolicyCommand {
 
     String outputPath = Inputs.flagOrEnv(githubOutput, env, "GITHUB_OUTPUT").orElse("");
     if (!outputPath.isEmpty()) {
-      Inputs.appendOutput(c.resolvePath(outputPath), GithubOutputs.outputLines(run, skipped));
+      Inputs.appendOutput(c.resolvePath(outputPath), GithubFormats.outputLines(run, skipped));
     }
     for (Warning w : loaded.warnings()) {
       c.err().println("::warning::" + w.message());
@@ -93,7 +95,7 @@ final class ResolveCommand extends PolicyCommand {
       stages.ifPresent(s -> out.put("stages", stagesJson(s)));
       printJson(c, out);
     } else {
-      c.out().println(GithubOutputs.summaryLine(run, skipped));
+      c.out().println(GithubFormats.summaryLine(run, skipped));
     }
     return 0;
   }

@@ -1,8 +1,8 @@
 package dev.cipolicy.cli;
 
-import dev.cipolicy.testkit.port.Command;
-import dev.cipolicy.testkit.port.CommandResult;
-import dev.cipolicy.testkit.port.LaunchPorts;
+import dev.cipolicy.launch.Command;
+import dev.cipolicy.launch.CommandResult;
+import dev.cipolicy.launch.LaunchPorts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.cipolicy.cli;
 
 import dev.cipolicy.testkit.doubles.CommandScript;
 import dev.cipolicy.testkit.doubles.FrozenEnvironment;
-import dev.cipolicy.testkit.port.CommandResult;
+import dev.cipolicy.launch.CommandResult;
 import dev.cipolicy.testkit.snapshot.LauncherSnapshotExtension;
 import dev.cipolicy.testkit.snapshot.LauncherSnapshotTest;
 import dev.cipolicy.testkit.snapshot.LauncherSnapshots;

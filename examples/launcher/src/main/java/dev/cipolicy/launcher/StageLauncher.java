@@ -12,12 +12,12 @@ import dev.cipolicy.core.SuiteRegistry;
 import dev.cipolicy.core.load.LoadedPolicy;
 import dev.cipolicy.core.load.PolicyLoader;
 import dev.cipolicy.core.load.RegistrationLoader;
-import dev.cipolicy.testkit.port.Command;
-import dev.cipolicy.testkit.port.CommandResult;
-import dev.cipolicy.testkit.port.Environment;
-import dev.cipolicy.testkit.port.LaunchPorts;
-import dev.cipolicy.testkit.snapshot.NotAnEntrypoint;
-import dev.cipolicy.testkit.system.SystemPorts;
+import dev.cipolicy.launch.Command;
+import dev.cipolicy.launch.CommandResult;
+import dev.cipolicy.launch.Environment;
+import dev.cipolicy.launch.LaunchPorts;
+import dev.cipolicy.launch.NotAnEntrypoint;
+import dev.cipolicy.launch.system.SystemPorts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -101,7 +101,7 @@ public final class StageLauncher {
     Suite definition = registry.suite(backend.name(), suite);
     List<String> rawLabels = List.of(env.getOrDefault("CI_RAW_LABELS", "").trim().split("\\s+")).stream()
         .filter(l -> !l.isEmpty()).toList();
-    RunPolicy run = loaded.resolver().resolve(env.getOrDefault("CI_CADENCE", "regular"), rawLabels);
+    RunPolicy run = loaded.resolver().resolveCadence(env.getOrDefault("CI_CADENCE", "regular"), rawLabels);
     boolean matchAll = env.getOrDefault("CI_MATCH_ALL_LABELS", "false").equals("true");
 
     List<SuiteRunPlan> plans = new ArrayList<>();

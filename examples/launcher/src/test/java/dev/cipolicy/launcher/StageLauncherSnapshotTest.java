@@ -8,7 +8,7 @@ import dev.cipolicy.api.policy.Suite;
 import dev.cipolicy.core.load.PolicyLoader;
 import dev.cipolicy.testkit.doubles.CommandScript;
 import dev.cipolicy.testkit.doubles.FrozenEnvironment;
-import dev.cipolicy.testkit.port.CommandResult;
+import dev.cipolicy.launch.CommandResult;
 import dev.cipolicy.testkit.snapshot.LauncherSnapshotExtension;
 import dev.cipolicy.testkit.snapshot.LauncherSnapshotTest;
 import dev.cipolicy.testkit.snapshot.LauncherSnapshots;
