@@ -1,11 +1,10 @@
 package dev.cipolicy.api.concurrency;
 
 import dev.cipolicy.api.InvalidInputException;
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.immutables.value.Value;
-import org.jspecify.annotations.Nullable;
 
 /**
  * An event that asks a declared workflow for a new run, with the values its concurrency group key is
@@ -102,15 +101,11 @@ public abstract class ConcurrencyEvent {
   @Value.Check
   protected ConcurrencyEvent normalize() {
     if (Keys.blank(cron()) || Keys.blank(releaseRef()) || Keys.blank(label())) {
-      return ImmutableConcurrencyEvent.copyOf(this)
-          .withCron(cron().filter(s -> !s.isEmpty()))
-          .withReleaseRef(releaseRef().filter(s -> !s.isEmpty()))
-          .withLabel(label().filter(s -> !s.isEmpty()));
-    }
-    @Nullable Object type = type(); // null when the builder was not given one (no builder null checks)
-    if (type == null) {
-      throw new InvalidInputException("a concurrency event needs a type; expected one of "
-          + ConcurrencyEventType.documentNames());
+      return builder().from(this)
+          .cron(cron().filter(s -> !s.isEmpty()))
+          .releaseRef(releaseRef().filter(s -> !s.isEmpty()))
+          .label(label().filter(s -> !s.isEmpty()))
+          .build();
     }
     String what = "a " + type().documentName() + " event";
     Keys.checkCommon(what, workflow(), runId(), prNumber(), cron(), releaseRef());
@@ -142,7 +137,12 @@ public abstract class ConcurrencyEvent {
    *
    * @return an empty builder
    */
-  public static ImmutableConcurrencyEvent.Builder builder() {
-    return ImmutableConcurrencyEvent.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link ConcurrencyEvent}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableConcurrencyEvent.Builder {
+    Builder() {}
   }
 }

@@ -1,8 +1,10 @@
 package dev.cipolicy.api.policy;
 
+import dev.cipolicy.api.InvalidValueException;
 import dev.cipolicy.api.concurrency.WorkflowConcurrency;
 import dev.cipolicy.api.gate.GateDeclaration;
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -196,11 +198,26 @@ public abstract class Policy {
   }
 
   /**
+   * Rejects a blank name; every other rule of a policy is a static check of {@code PolicyResolver.of}.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("Policy").require(!name().isBlank(), "name", () -> "the policy name must not be empty").done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutablePolicy.Builder builder() {
-    return ImmutablePolicy.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link Policy}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutablePolicy.Builder {
+    Builder() {}
   }
 }

@@ -1,6 +1,8 @@
 package dev.cipolicy.api.run;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.Optional;
 import org.immutables.value.Value;
 
@@ -41,11 +43,29 @@ public abstract class TriggerInput {
   public abstract Optional<String> cadenceOverride();
 
   /**
+   * Rejects an empty event name, unless a cadence override decides the run without one.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("TriggerInput")
+        .require(!eventName().isEmpty() || cadenceOverride().filter(c -> !c.isEmpty()).isPresent(), "eventName",
+            () -> "must not be empty (only a non-empty cadence override decides a run without an event)")
+        .done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableTriggerInput.Builder builder() {
-    return ImmutableTriggerInput.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link TriggerInput}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableTriggerInput.Builder {
+    Builder() {}
   }
 }

@@ -2,7 +2,6 @@ package dev.cipolicy.cli;
 
 import dev.cipolicy.api.Warning;
 import dev.cipolicy.api.run.RunPolicy;
-import dev.cipolicy.api.run.ImmutableTriggerInput;
 import dev.cipolicy.api.run.TriggerInput;
 import dev.cipolicy.api.run.TriggerResolution;
 import dev.cipolicy.api.stage.StageDecision;
@@ -61,7 +60,7 @@ final class ResolveCommand extends PolicyCommand {
     if (event.isEmpty() && Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").orElse("").isEmpty()) {
       throw new Inputs.InputException("no event name: pass --event-name or set EVENT_NAME");
     }
-    ImmutableTriggerInput.Builder input = TriggerInput.builder().eventName(event);
+    TriggerInput.Builder input = TriggerInput.builder().eventName(event);
     Inputs.flagOrEnv(schedule, env, "SCHEDULE").ifPresent(input::schedule);
     Inputs.flagOrEnv(prLabelsJson, env, "PR_LABELS_JSON").ifPresent(input::prLabelsJson);
     Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").ifPresent(input::cadenceOverride);
