@@ -18,7 +18,9 @@ import org.immutables.value.Value;
  *   <li>{@code DISPATCHED}: a release ref when it dispatches a release, else nothing (keyed by run id).
  * </ul>
  *
- * <p>Building an event with a missing or extra value throws {@link InvalidInputException}.
+ * <p>Building an event without its type, workflow or run id throws an
+ * {@link dev.cipolicy.api.InvalidValueException}; building one with a value its type needs missing, or a
+ * value its type does not carry, throws {@link InvalidInputException}.
  */
 @Value.Immutable
 @ValueStyle
@@ -96,7 +98,7 @@ public abstract class ConcurrencyEvent {
    * Turns empty strings into absent values, then checks the values against the type.
    *
    * @return the normalized event
-   * @throws InvalidInputException when a required value is missing or a value does not fit the type
+   * @throws InvalidInputException when a value the type needs is missing or a value does not fit the type
    */
   @Value.Check
   protected ConcurrencyEvent normalize() {

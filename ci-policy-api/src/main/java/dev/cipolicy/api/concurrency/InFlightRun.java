@@ -72,7 +72,7 @@ public abstract class InFlightRun {
    * Turns empty strings into absent values, then checks the values.
    *
    * @return the normalized run
-   * @throws InvalidInputException when the run id or workflow is missing or a value is malformed
+   * @throws InvalidInputException when the run id or workflow is empty or a value is malformed
    */
   @Value.Check
   protected InFlightRun normalize() {

@@ -11,8 +11,11 @@ import org.immutables.value.Value;
 
 /**
  * A whole CI policy: labels, cadences, events, schedules, scope rules, backends and suites, PR stages and
- * path rules. This is a plain description; {@code PolicyResolver.of(policy)} in ci-policy-core runs the
- * static checks and rejects an inconsistent policy with every problem listed.
+ * path rules. Each part checks its own fields when it is built (a suite has at least one shard, a host's
+ * partitions sum to its GPUs), and so does the policy (its name is not blank);
+ * {@code PolicyResolver.of(policy)} in ci-policy-core runs the static checks of the policy as a whole
+ * (name grammars, names declared once, references between the parts) and rejects an inconsistent policy
+ * with every problem listed.
  */
 @Value.Immutable
 @ValueStyle

@@ -23,7 +23,7 @@ public final class MissingFieldException extends InvalidValueException {
   /**
    * Reports required fields that were not set; the generated {@code build()} calls it.
    *
-   * @param unset the names of the fields, at least one
+   * @param unset the names of the fields, at least one; {@link #problems()} has one problem per field
    */
   public MissingFieldException(String... unset) {
     this(valueTypeOfCaller(), unset);
@@ -40,7 +40,8 @@ public final class MissingFieldException extends InvalidValueException {
   }
 
   private MissingFieldException(String valueType, String[] unset) {
-    super(valueType, List.of(new Problem(unset.length == 0 ? "" : unset[0], unsetProblem(unset))),
+    super(valueType, unset.length == 0 ? List.of(new Problem("", unsetProblem(unset)))
+        : Arrays.stream(unset).map(f -> new Problem(f, unsetProblem(new String[] {f}))).toList(),
         valueType + ": " + unsetProblem(unset));
   }
 

@@ -94,9 +94,9 @@ public final class PolicyLoader {
         String path = DocReader.child("labels", e.key());
         String description = e.value() instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.NULL
             ? "" : r.string(e.value(), path).orElse("");
+        r.mark(path, e.keyLocation());
         r.build(path, NAME_IS_KEY, () -> DomainLabel.builder().name(e.key()).description(description).build())
             .ifPresent(b::addDomainLabels);
-        r.mark(path, e.keyLocation());
       }
     });
     root.node("workflow_labels").flatMap(n -> r.namedMap(n, "workflow_labels"))
