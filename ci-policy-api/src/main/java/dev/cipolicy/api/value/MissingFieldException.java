@@ -46,7 +46,8 @@ public final class MissingFieldException extends InvalidValueException {
   }
 
   private MissingFieldException(String valueType, String what) {
-    this(valueType, NULL_FIELD.matcher(what).matches() ? what.split(" ", 2) : new String[] {"", what}, true);
+    this(valueType, what.equals("instance") ? new String[] {"", "the value to copy must not be null"}
+        : NULL_FIELD.matcher(what).matches() ? what.split(" ", 2) : new String[] {"", what}, true);
   }
 
   private MissingFieldException(String valueType, String[] fieldAndPart, boolean isNull) {

@@ -2,10 +2,7 @@ package dev.cipolicy.api.value;
 
 import dev.cipolicy.api.InvalidValueException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -62,17 +59,6 @@ public final class ValueCheck {
   }
 
   /**
-   * Records a broken rule when the text is empty or only white space.
-   *
-   * @param field the field
-   * @param value its value
-   * @return this check
-   */
-  public ValueCheck nonBlank(String field, String value) {
-    return require(!value.isBlank(), field, () -> "must not be blank, got '" + value + "'");
-  }
-
-  /**
    * Records a broken rule when the number is below the minimum.
    *
    * @param field the field
@@ -82,39 +68,6 @@ public final class ValueCheck {
    */
   public ValueCheck atLeast(String field, long value, long min) {
     return require(value >= min, field, () -> "must be at least " + min + ", got " + value);
-  }
-
-  /**
-   * Records a broken rule for every element of a list that is empty.
-   *
-   * @param field the list field; the problem names the element's index
-   * @param values the list
-   * @return this check
-   */
-  public ValueCheck noEmptyElement(String field, List<String> values) {
-    for (int i = 0; i < values.size(); i++) {
-      int index = i;
-      require(!values.get(i).isEmpty(), field + "[" + i + "]", () -> "element " + index + " must not be empty");
-    }
-    return this;
-  }
-
-  /**
-   * Records a broken rule for every element of a list whose key an earlier element already has.
-   *
-   * @param field the list field; the problem names the repeated element's index
-   * @param values the list
-   * @param key what must be unique, e.g. {@code Suite::name}
-   * @param <T> the element type
-   * @return this check
-   */
-  public <T> ValueCheck unique(String field, List<T> values, Function<? super T, ?> key) {
-    Set<Object> seen = new HashSet<>();
-    for (int i = 0; i < values.size(); i++) {
-      Object k = key.apply(values.get(i));
-      require(seen.add(k), field + "[" + i + "]", () -> "lists '" + k + "' twice; expected each once");
-    }
-    return this;
   }
 
   /**
