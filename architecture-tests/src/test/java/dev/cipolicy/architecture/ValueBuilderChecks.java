@@ -63,7 +63,8 @@ final class ValueBuilderChecks {
     for (Method m : spec.type().getMethods()) {
       Class<?> r = m.getReturnType();
       boolean container = Optional.class.isAssignableFrom(r) || r == OptionalInt.class || r == OptionalLong.class
-          || r == OptionalDouble.class || java.util.Collection.class.isAssignableFrom(r) || Map.class.isAssignableFrom(r);
+          || r == OptionalDouble.class || java.util.Collection.class.isAssignableFrom(r)
+          || Map.class.isAssignableFrom(r);
       boolean nullable = java.util.Arrays.stream(m.getAnnotatedReturnType().getAnnotations())
           .anyMatch(a -> a.annotationType().getSimpleName().equals("Nullable"));
       if (Modifier.isAbstract(m.getModifiers()) && m.getParameterCount() == 0 && !container && !nullable) {

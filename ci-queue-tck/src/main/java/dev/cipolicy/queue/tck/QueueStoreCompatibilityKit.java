@@ -1461,7 +1461,8 @@ public abstract class QueueStoreCompatibilityKit {
       assertRejected(() -> NewRequest.tryWithArtifacts(0, "t", "m"), "a try request: PR number is 0");
       assertRejected(() -> NewRequest.master("has space", null), "a master request: tag 'has space' contains"
           + " white space");
-      assertRejected(() -> NewRequest.builder().from(NewRequest.release("1.0")).parentSha("m1").build(), "a release request has no parent");
+      assertRejected(() -> NewRequest.builder().from(NewRequest.release("1.0")).parentSha("m1").build(),
+          "a release request has no parent");
       assertRejected(() -> NewRequest.master("m1", "m1"), "tag 'm1' cannot be its own parent");
       assertRejected(() -> NewRequest.master("m1", null).withBenchmarkGroups("a", "a"), "lists a twice");
     }
