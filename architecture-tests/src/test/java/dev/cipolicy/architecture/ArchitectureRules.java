@@ -12,7 +12,6 @@ import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaConstructorCall;
-import com.tngtech.archunit.core.domain.JavaEnumConstant;
 import com.tngtech.archunit.core.domain.JavaFieldAccess;
 import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.domain.JavaPackage;
@@ -30,7 +29,6 @@ import java.io.FileOutputStream;
 import java.io.FileReader;
 import java.io.FileWriter;
 import java.io.RandomAccessFile;
-import java.lang.annotation.Retention;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -191,10 +189,7 @@ public final class ArchitectureRules {
    * of module A depends on the internal packages of module A only. A module is the first package below the
    * root ({@code api}, {@code core}, {@code gate}, {@code launch}, {@code cli}, ...), except that
    * {@code gate.tck} and {@code queue.tck} are modules of their own.
-   *
-   * <p>An annotation that is not retained at run time (such as the Immutables style that every module's
-   * values carry) is exempt: it steers the compiler and is not part of what a module calls at run time.
-   */
+     */
   public static ArchRule internalPackagesStayInTheirModule(String root) {
     return ArchRuleDefinition.classes().that().resideInAPackage(pkg(root))
         .should(useOnlyTheInternalPackagesOfTheirOwnModule(root))
@@ -256,7 +251,7 @@ public final class ArchitectureRules {
           String targetPackage = target.getPackageName();
           boolean internal = targetPackage.startsWith(root + ".")
               && (targetPackage.contains(".internal.") || targetPackage.endsWith(".internal"));
-          if (internal && !moduleOf(root, targetPackage).equals(own) && !isCompileTimeOnlyAnnotation(target)) {
+          if (internal && !moduleOf(root, targetPackage).equals(own)) {
             events.add(SimpleConditionEvent.violated(d, d.getDescription() + ": " + targetPackage
                 + " is internal to module " + moduleOf(root, targetPackage) + ", not " + own));
           }
@@ -272,16 +267,6 @@ public final class ArchitectureRules {
     }
     String[] parts = packageName.substring(root.length() + 1).split("\\.");
     return parts.length > 1 && parts[1].equals("tck") ? parts[0] + ".tck" : parts[0];
-  }
-
-  private static boolean isCompileTimeOnlyAnnotation(JavaClass type) {
-    if (!type.isAnnotation()) {
-      return false;
-    }
-    return type.tryGetAnnotationOfType(Retention.class.getName())
-        .flatMap(retention -> retention.get("value"))
-        .map(value -> !(value instanceof JavaEnumConstant constant && constant.name().equals("RUNTIME")))
-        .orElse(true); // without @Retention an annotation is retained in the class file only
   }
 
   private static DescribedPredicate<JavaMethodCall> systemClockOrEnvironmentRead() {

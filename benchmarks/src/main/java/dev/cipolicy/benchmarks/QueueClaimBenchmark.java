@@ -63,12 +63,12 @@ public class QueueClaimBenchmark {
     final Clock clock = Clock.fixed(Instant.parse("2026-01-05T09:00:00Z"), ZoneOffset.UTC);
     final AtomicInteger collectors = new AtomicInteger();
     final AtomicLong batches = new AtomicLong();
-    JobQueue queue = JobQueue.inMemory(clock, QueueSettings.defaults());
+    JobQueue queue = JobQueue.inMemory(clock, QueueSettings.withoutJobs());
 
     /** Creates a store holding {@value #PREFILL} queued jobs. */
     @Setup(Level.Iteration)
     public void setUp() {
-      queue = JobQueue.inMemory(clock, QueueSettings.defaults());
+      queue = JobQueue.inMemory(clock, QueueSettings.withoutJobs());
       for (int i = 0; i < PREFILL / BATCH; i++) {
         refill();
       }

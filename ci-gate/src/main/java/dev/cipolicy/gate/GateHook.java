@@ -17,8 +17,9 @@ import java.util.Optional;
  *
  * <pre>{@code
  * GateHook hook = GateHook.of(store, GateEvaluator.of(GateOptions.defaults()), Clock.systemUTC());
- * HookOutcome out = hook.run(new HookRequest(series, declared, policy.gateDefaults(),
- *     () -> readRecord(path), writeBaseline ? GateMode.BASELINE : GateMode.SHADOW, provenance, false));
+ * HookOutcome out = hook.run(HookRequest.builder().series(series).addAllDeclarations(declared)
+ *     .addAllDefaults(policy.gateDefaults()).record(() -> readRecord(path))
+ *     .mode(writeBaseline ? GateMode.BASELINE : GateMode.SHADOW).provenance(provenance).build());
  * out.log().forEach(logger::info);
  * }</pre>
  */

@@ -1,6 +1,8 @@
 package dev.cipolicy.gate;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import org.immutables.value.Value;
 
@@ -80,12 +82,15 @@ public abstract class GateOptions {
     return Math.max(0, levelShiftAfter() - 1);
   }
 
-  /** Rejects a level shift count of 1 or a negative one. */
+  /**
+   * Rejects a level shift count of 1 or a negative one.
+   *
+   * @throws InvalidValueException naming the field
+   */
   @Value.Check
   protected void check() {
-    if (levelShiftAfter() < 0 || levelShiftAfter() == 1) {
-      throw new IllegalArgumentException("levelShiftAfter must be 0 (off) or at least 2, got " + levelShiftAfter());
-    }
+    ValueCheck.of("GateOptions").require(levelShiftAfter() == 0 || levelShiftAfter() >= 2, "levelShiftAfter",
+        () -> "must be 0 (off) or at least 2, got " + levelShiftAfter()).done();
   }
 
   /**
@@ -111,7 +116,12 @@ public abstract class GateOptions {
    *
    * @return an empty builder
    */
-  public static ImmutableGateOptions.Builder builder() {
-    return ImmutableGateOptions.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link GateOptions}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableGateOptions.Builder {
+    Builder() {}
   }
 }

@@ -6,7 +6,7 @@ import dev.cipolicy.api.gate.Better;
 import dev.cipolicy.api.gate.GateConstraint;
 import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.api.gate.GateSteps;
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -108,7 +108,12 @@ public abstract class GateSpec {
    *
    * @return an empty builder
    */
-  public static ImmutableGateSpec.Builder builder() {
-    return ImmutableGateSpec.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link GateSpec}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableGateSpec.Builder {
+    Builder() {}
   }
 }

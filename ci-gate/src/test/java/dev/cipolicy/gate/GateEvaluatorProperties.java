@@ -196,7 +196,8 @@ class GateEvaluatorProperties {
           } : () -> record;
           HookOutcome o = GateHook.of(store, GateEvaluator.of(GateOptions.defaults()),
                   Clock.fixed(T0, ZoneOffset.UTC))
-              .run(new HookRequest(SERIES, declared, List.of(), source, GateMode.SHADOW, Provenance.none(), true));
+              .run(HookRequest.builder().series(SERIES).addAllDeclarations(declared).record(source)
+                  .mode(GateMode.SHADOW).acceptLevelShifts(true).build());
           assertThat(store.writes).isZero();
           assertThat(o.action()).isIn(HookAction.SHADOW_REPORTED, HookAction.NO_GATE_DECLARED);
           assertThat(o.runId()).isEmpty();

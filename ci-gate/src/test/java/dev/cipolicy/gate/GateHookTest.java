@@ -24,8 +24,9 @@ class GateHookTest {
   private final InMemoryMetricHistoryStore store = new InMemoryMetricHistoryStore();
 
   private HookOutcome run(MetricHistoryStore s, List<GateDeclaration> declared, RecordSource record, GateMode mode) {
-    return GateHook.of(s, GateEvaluator.of(GateOptions.reference()), CLOCK).run(new HookRequest(SERIES, declared,
-        Gates.referenceDefaults(), record, mode, Provenance.of("9001", "abc123", "nightly"), false));
+    return GateHook.of(s, GateEvaluator.of(GateOptions.reference()), CLOCK).run(HookRequest.builder()
+        .series(SERIES).addAllDeclarations(declared).addAllDefaults(Gates.referenceDefaults()).record(record).mode(mode)
+        .provenance(Provenance.of("9001", "abc123", "nightly")).build());
   }
 
   @Test

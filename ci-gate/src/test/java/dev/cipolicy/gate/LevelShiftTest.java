@@ -24,8 +24,9 @@ class LevelShiftTest {
   private HookOutcome nightly(double value, boolean accept) {
     Clock clock = Clock.fixed(Fixtures.T0.plusSeconds(60L * minute++), ZoneOffset.UTC);
     GateHook hook = GateHook.of(store, GateEvaluator.of(GateOptions.defaults()), clock);
-    return hook.run(new HookRequest(SERIES, DECLARED, List.of(), () -> Fixtures.record("train/grad_norm", value),
-        GateMode.BASELINE, Provenance.none(), accept));
+    return hook.run(HookRequest.builder().series(SERIES).addAllDeclarations(DECLARED)
+        .record(() -> Fixtures.record("train/grad_norm", value)).mode(GateMode.BASELINE).acceptLevelShifts(accept)
+        .build());
   }
 
   private CoordinateVerdict verdict(HookOutcome o) {

@@ -57,12 +57,7 @@ final class ConcurrencyChecks {
         problem.accept(path, "workflow '" + w.name() + "' is declared twice");
       }
       checkActions(w, path);
-      String prefix = w.groupPrefix();
-      if (prefix.isEmpty()) {
-        problem.accept(path + ".group_prefix", "the group prefix must not be empty: concurrency groups are"
-            + " repository-wide, so without a prefix per workflow the groups of different workflows collide");
-        continue;
-      }
+      String prefix = w.groupPrefix(); // never empty: the workflow's builder checks it
       if (!Names.PREFIX.matcher(prefix).matches()) {
         problem.accept(path + ".group_prefix", "group prefix '" + prefix
             + "' must use only letters, digits and _ . - so that group keys are shell-safe");

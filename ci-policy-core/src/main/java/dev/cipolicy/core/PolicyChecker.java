@@ -10,7 +10,6 @@ import dev.cipolicy.api.policy.EventRule;
 import dev.cipolicy.api.policy.FileRunRules;
 import dev.cipolicy.api.policy.HostLayout;
 import dev.cipolicy.api.policy.Policy;
-import dev.cipolicy.api.policy.RetryRules;
 import dev.cipolicy.api.policy.ScheduleRule;
 import dev.cipolicy.api.policy.ScopeRule;
 import dev.cipolicy.api.policy.Suite;
@@ -30,7 +29,12 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 
-/** The static checks, run once when a policy is turned into a resolver. */
+/**
+ * The static checks, run once when a policy is turned into a resolver: the rules of the policy as a
+ * whole (name grammars, names declared once, references between its parts, crons and globs that parse).
+ * The rules of each part alone (a name is not empty, a count is at least 1) are checked by the part's own
+ * builder.
+ */
 final class PolicyChecker {
   private final Policy policy;
   private final ProblemLocator locator;
@@ -67,9 +71,6 @@ final class PolicyChecker {
   }
 
   private void run() {
-    if (policy.name().isBlank()) {
-      problem("name", "the policy name must not be empty");
-    }
     if (!Names.PREFIX.matcher(policy.labelPrefix()).matches()) {
       problem("label_prefix", "label prefix '" + policy.labelPrefix()
           + "' must be non-empty and use only letters, digits and _ . -");
@@ -83,8 +84,7 @@ final class PolicyChecker {
     Set<String> suites = checkBackends();
     checkPrStages(suites);
     checkPaths();
-    checkRetry();
-    checkTimeoutsAndFileRun();
+    checkFileRun();
     ConcurrencyChecks.check(policy, this::problem);
     GateChecks.check(policy, this::problem);
     policy.containerImageRepository().ifPresent(repo -> {
@@ -108,8 +108,6 @@ final class PolicyChecker {
       if (!names.add(c.name())) {
         problem(path, "cadence '" + c.name() + "' is declared twice");
       }
-      c.gpuMaxParallel().filter(n -> n < 1).ifPresent(n ->
-          problem(path + ".gpu_max_parallel", "must be at least 1, got " + n));
     }
     return names;
   }
@@ -171,20 +169,14 @@ final class PolicyChecker {
       if (!names.add(e.event())) {
         problem(path, "event '" + e.event() + "' is declared twice");
       }
+      // an event rule itself guarantees that it has a cadence exactly when it does not use the table
       if (e.source() == EventRule.Source.SCHEDULE_TABLE) {
-        if (e.cadence().isPresent()) {
-          problem(path + ".cadence", "a schedule_table event takes its cadence from the schedule table;"
-              + " remove 'cadence'");
-        }
         if (policy.schedules().isEmpty()) {
           warn("schedule-table-empty", path, "event '" + e.event()
               + "' uses the schedule table, but no schedules are declared: every scheduled run will fail");
         }
-      } else if (e.cadence().isEmpty()) {
-        problem(path, "missing required field 'cadence' for a " + e.source().name().toLowerCase()
-            + " event");
-      } else if (!cadences.contains(e.cadence().get())) {
-        problem(path + ".cadence", "unknown cadence '" + e.cadence().get() + "'; expected one of "
+      } else if (!cadences.contains(e.cadence().orElseThrow())) {
+        problem(path + ".cadence", "unknown cadence '" + e.cadence().orElseThrow() + "'; expected one of "
             + new TreeSet<>(cadences));
       }
     }
@@ -327,16 +319,6 @@ final class PolicyChecker {
       if (hosts.put(h.name(), h) != null) {
         problem(path, "host layout '" + h.name() + "' is declared twice");
       }
-      if (h.gpus() < 1) {
-        problem(path + ".gpus", "must be at least 1, got " + h.gpus());
-      }
-      if (!h.partitions().isEmpty()) {
-        int sum = h.partitions().stream().mapToInt(Integer::intValue).sum();
-        if (h.partitions().stream().anyMatch(p -> p < 1) || sum != h.gpus()) {
-          problem(path + ".partitions", "partitions " + h.partitions() + " must be positive and sum to "
-              + h.gpus() + " GPUs");
-        }
-      }
     }
     Map<String, String> suiteOwner = new HashMap<>();
     for (Backend b : policy.backends()) {
@@ -360,9 +342,6 @@ final class PolicyChecker {
   }
 
   private void checkSuite(Backend b, Suite s, String path, Map<String, HostLayout> hosts) {
-    if (s.shards() < 1) {
-      problem(path + ".shards", "must be at least 1, got " + s.shards());
-    }
     Matcher m = Names.STAGE.matcher(s.name());
     if (!m.matches()) {
       problem(path, "suite name '" + s.name() + "' does not follow the stage grammar "
@@ -428,35 +407,7 @@ final class PolicyChecker {
     }
   }
 
-  private void checkRetry() {
-    RetryRules rules = policy.retry();
-    for (int i = 0; i < rules.nonRetriable().size(); i++) {
-      if (rules.nonRetriable().get(i).isBlank()) {
-        problem("retry.non_retriable[" + i + "]", "a non-retriable token must not be blank");
-      }
-    }
-    for (int i = 0; i < rules.metricAssertionPatterns().size(); i++) {
-      String pattern = rules.metricAssertionPatterns().get(i);
-      try {
-        java.util.regex.Pattern.compile(pattern);
-      } catch (java.util.regex.PatternSyntaxException e) {
-        problem("retry.metric_assertion_patterns[" + i + "]", "regular expression '" + pattern
-            + "' does not compile: " + e.getDescription() + " near index " + e.getIndex());
-      }
-    }
-    if (rules.assertionToken().isBlank()) {
-      problem("retry.assertion_token", "the assertion token must not be blank");
-    }
-  }
-
-  private void checkTimeoutsAndFileRun() {
-    if (policy.timeouts().baseSeconds() < 1) {
-      problem("timeouts.base_seconds", "must be at least 1, got " + policy.timeouts().baseSeconds());
-    }
-    double factor = policy.timeouts().factor();
-    if (!(factor > 0) || !Double.isFinite(factor)) {
-      problem("timeouts.factor", "must be a positive finite number, got " + factor);
-    }
+  private void checkFileRun() {
     FileRunRules fr = policy.fileRun();
     if (!fr.command().matches("/[A-Za-z0-9][A-Za-z0-9_-]*")) {
       problem("file_run.command", "'" + fr.command() + "' must look like /rerun-test");

@@ -116,10 +116,6 @@ public final class SuiteRegistry {
             + "'" + (other == null ? "" : " (it belongs to backend '" + other + "')") + "; its suites are "
             + backend.suites().stream().map(Suite::name).toList());
       }
-      if (!Double.isFinite(r.estTimeSeconds()) || r.estTimeSeconds() < 0) {
-        problem.accept(path + ".est_time", "est_time must be a finite number of seconds, at least 0; got "
-            + r.estTimeSeconds());
-      }
       for (int j = 0; j < r.labels().size(); j++) {
         if (!known.contains(r.labels().get(j))) {
           problem.accept(path + ".labels[" + j + "]", "unknown label '" + r.labels().get(j)
@@ -128,9 +124,6 @@ public final class SuiteRegistry {
       }
       if (backend != null && backend.gpu() && r.labels().isEmpty()) {
         problem.accept(path + ".labels", "a " + r.backend() + " (GPU) registration needs at least one label");
-      }
-      if (r.disabled().isPresent() && r.disabled().get().isBlank()) {
-        problem.accept(path + ".disabled", "a disabled registration needs a reason (or null when enabled)");
       }
       Integer first = seen.putIfAbsent(r.file() + "\u0000" + r.backend() + "\u0000" + r.suite(), i);
       if (first != null) {

@@ -12,11 +12,10 @@ import dev.cipolicy.api.concurrency.ConcurrencyDecision.NewRun;
 import dev.cipolicy.api.concurrency.ConcurrencyEvent;
 import dev.cipolicy.api.concurrency.ConcurrencyEventType;
 import dev.cipolicy.api.concurrency.GroupKeySource;
-import dev.cipolicy.api.concurrency.ImmutableInFlightRun;
 import dev.cipolicy.api.concurrency.InFlightRun;
 import dev.cipolicy.api.concurrency.RunDecision;
 import dev.cipolicy.api.concurrency.WorkflowConcurrency;
-import dev.cipolicy.api.policy.ImmutablePolicy;
+import dev.cipolicy.api.policy.Policy;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -50,7 +49,7 @@ class ConcurrencyPolicyProperties {
           .putActions(ConcurrencyEventType.MERGED, merged)
           .build());
     }
-    return ConcurrencyPolicy.of(ImmutablePolicy.copyOf(ReferencePolicy.loaded().policy()).withWorkflows(ws));
+    return ConcurrencyPolicy.of(Policy.builder().from(ReferencePolicy.loaded().policy()).workflows(ws).build());
   }
 
   private static Gen<ConcurrencyPolicy> policies() {
@@ -67,7 +66,7 @@ class ConcurrencyPolicyProperties {
     Gen<Integer> pr = integers().between(1, 4);
     Gen<Integer> which = integers().between(0, 1);
     return runIds().zip(workflow, kind, pr, which, (id, w, k, n, i) -> {
-      ImmutableInFlightRun.Builder b = InFlightRun.builder().runId(id).workflow(w);
+      InFlightRun.Builder b = InFlightRun.builder().runId(id).workflow(w);
       switch (k) {
         case 0 -> b.prNumber(n);
         case 1 -> b.cron(CRONS.get(i));
@@ -101,7 +100,7 @@ class ConcurrencyPolicyProperties {
     Gen<ConcurrencyEvent> manual = Generate.pick(DECLARED).zip(runIds(),
         (w, id) -> ConcurrencyEvent.builder().type(ConcurrencyEventType.DISPATCHED).workflow(w).runId(id).build());
     Gen<ConcurrencyEvent> labeled = prEvent(List.of(ConcurrencyEventType.SUPERSEDED))
-        .zip(labels(), (e, l) -> dev.cipolicy.api.concurrency.ImmutableConcurrencyEvent.copyOf(e).withLabel(l));
+        .zip(labels(), (e, l) -> ConcurrencyEvent.builder().from(e).label(l).build());
     return prEvent(List.of(ConcurrencyEventType.values()).subList(0, 3))
         .mix(schedule, 20).mix(release, 20).mix(manual, 20).mix(labeled, 25);
   }
@@ -166,7 +165,7 @@ class ConcurrencyPolicyProperties {
         .assuming((p, e, label, runs) -> resolver.canonicalPrLabels(List.of(label)).isEmpty())
         .checkAssert((p, e, label, runs) -> {
           ConcurrencyDecision d = p.decide(
-              dev.cipolicy.api.concurrency.ImmutableConcurrencyEvent.copyOf(e).withLabel(label), runs);
+              ConcurrencyEvent.builder().from(e).label(label).build(), runs);
           assertThat(d.newRun()).isEqualTo(NewRun.IGNORED);
           assertThat(d.cancelledRunIds()).isEmpty();
         });

@@ -14,7 +14,6 @@ import dev.cipolicy.api.concurrency.ConcurrencyEventType;
 import dev.cipolicy.api.concurrency.InFlightRun;
 import dev.cipolicy.api.concurrency.RunDecision;
 import dev.cipolicy.api.concurrency.WorkflowConcurrency;
-import dev.cipolicy.api.policy.ImmutablePolicy;
 import dev.cipolicy.api.policy.Policy;
 import java.util.List;
 import java.util.Optional;
@@ -81,7 +80,7 @@ class ConcurrencyPolicyTest {
 
   /** The reference policy with the given workflows instead of its own. */
   private static ConcurrencyPolicy with(WorkflowConcurrency... workflows) {
-    Policy p = ImmutablePolicy.copyOf(ReferencePolicy.loaded().policy()).withWorkflows(workflows);
+    Policy p = Policy.builder().from(ReferencePolicy.loaded().policy()).workflows(List.of(workflows)).build();
     return ConcurrencyPolicy.of(p);
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.api.InvalidValueException;
 import dev.cipolicy.api.RegistrationException;
 import dev.cipolicy.api.run.RunPolicy;
 import dev.cipolicy.api.suite.Registration;
@@ -156,13 +157,21 @@ class SuiteRegistryTest {
   }
 
   @Test
+  void aRegistrationCannotBeBuiltWithABrokenEstimate() {
+    assertThatThrownBy(() -> Registration.builder().file("tests/e2e/test_z.py").backend("cuda")
+        .suite("stage-c-4-gpu-h200").estTimeSeconds(Double.NaN).addLabels("megatron").build())
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessage("Registration.estTimeSeconds: est_time must be a finite number of seconds, at least 0; got NaN");
+  }
+
+  @Test
   void registrationsBuiltInCodeAreCheckedToo() {
     Registration wrongSuite = Registration.builder().file("tests/e2e/test_x.py").backend("cuda")
         .suite("stage-c-4-gpu-mi350").estTimeSeconds(10).addLabels("amd").build();
     Registration noLabels = Registration.builder().file("tests/e2e/test_y.py").backend("rocm")
         .suite("stage-c-4-gpu-mi350").estTimeSeconds(10).build();
     Registration badLabel = Registration.builder().file("tests/e2e/test_z.py").backend("cuda")
-        .suite("stage-c-4-gpu-h200").estTimeSeconds(Double.NaN).addLabels("megatorn").build();
+        .suite("stage-c-4-gpu-h200").estTimeSeconds(12).addLabels("megatorn").build();
     assertThatThrownBy(() -> SuiteRegistry.of(resolver, List.of(wrongSuite, noLabels, badLabel)))
         .isInstanceOf(RegistrationException.class)
         .satisfies(e -> assertThat(((RegistrationException) e).problems()).extracting(Object::toString).containsExactly(
@@ -170,8 +179,6 @@ class SuiteRegistryTest {
                 + " 'cuda' (it belongs to backend 'rocm'); its suites are [stage-b-2-gpu-h200, stage-c-8-gpu-h100,"
                 + " stage-c-8-gpu-h200, stage-c-4-gpu-h200, stage-c-2-gpu-h200, stage-c-8-gpu-b200]",
             "[1].labels: test file 'tests/e2e/test_y.py': a rocm (GPU) registration needs at least one label",
-            "[2].est_time: test file 'tests/e2e/test_z.py': est_time must be a finite number of seconds, at least 0;"
-                + " got NaN",
             "[2].labels[0]: test file 'tests/e2e/test_z.py': unknown label 'megatorn'; expected one of [amd, ckpt,"
                 + " eval, fsdp, ft-long, ft-short, fully-async, long, lora, megatron, miles-plugin, model-scripts,"
                 + " mooncake, precision, qwen35, replay, sglang, short, weight-update]"));

@@ -150,7 +150,7 @@ class PostgresQueueWakeupsTest {
   }
 
   private static QueueSettings settings(String... tags) {
-    dev.cipolicy.queue.ImmutableQueueSettings.Builder b = QueueSettings.builder().maxInProgress(5)
+    QueueSettings.Builder b = QueueSettings.builder().maxInProgress(5)
         .leaseDuration(Duration.ofMinutes(1)).collectorTimeout(Duration.ofMinutes(5)).backfill(false)
         .addBenchmarkGroups("compile");
     for (String tag : tags) {

@@ -1,6 +1,6 @@
 package dev.cipolicy.queue;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueStyle;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.Request;
@@ -15,6 +15,11 @@ import org.immutables.value.Value;
  * The rules a site runs its queue by: the in-progress cap, lease and collector timeouts, the two retry
  * budgets, the fan-out (default benchmark groups × collector targets), backfill, and the expected
  * request duration for ETAs. Every site and collector sharing a store should use the same settings.
+ *
+ * <p>A queue must have jobs to run: settings without a default benchmark group or without a collector
+ * target are rejected, because every request would then complete at once as a success without running
+ * anything. Tests and measurements of the queue itself may ask for that on purpose with
+ * {@link #withoutJobs()} ({@link #noJobs()}).
  */
 @Value.Immutable
 @ValueStyle
@@ -95,16 +100,27 @@ public abstract class QueueSettings {
   /**
    * The benchmark groups of requests that name none.
    *
-   * @return the default groups, in order
+   * @return the default groups, in order, each once; at least one unless {@link #noJobs()}
    */
   public abstract List<String> benchmarkGroups();
 
   /**
    * The collector tags requests fan out to.
    *
-   * @return the targets, in order
+   * @return the targets, in order, each tag once; at least one unless {@link #noJobs()}
    */
   public abstract List<CollectorTarget> collectorTargets();
+
+  /**
+   * Whether requests deliberately get no jobs: each completes as a success in the tick that starts it.
+   * Only tests and measurements of the queue itself want this; a site sets groups and targets instead.
+   *
+   * @return false unless set; when true, there are no benchmark groups and no collector targets
+   */
+  @Value.Default
+  public boolean noJobs() {
+    return false;
+  }
 
   /**
    * The jobs a request gets: one per benchmark group (its own, else the defaults) and collector target, in
@@ -152,6 +168,21 @@ public abstract class QueueSettings {
             + "' twice; expected each tag once");
       }
     }
+    if (noJobs() && (!benchmarkGroups().isEmpty() || !collectorTargets().isEmpty())) {
+      throw new InvalidQueueInputException("queue settings: noJobs is set, but there are "
+          + benchmarkGroups().size() + " benchmark groups and " + collectorTargets().size()
+          + " collector targets; expected none (or noJobs unset)");
+    }
+    if (!noJobs() && benchmarkGroups().isEmpty()) {
+      throw new InvalidQueueInputException("queue settings: benchmarkGroups is empty; expected at least one"
+          + " default benchmark group (without one every request completes at once with no jobs; use"
+          + " QueueSettings.withoutJobs() if that is what you want)");
+    }
+    if (!noJobs() && collectorTargets().isEmpty()) {
+      throw new InvalidQueueInputException("queue settings: collectorTargets is empty; expected at least one"
+          + " collector target (without one every request completes at once with no jobs; use"
+          + " QueueSettings.withoutJobs() if that is what you want)");
+    }
   }
 
   private static void atLeast(int value, int min, String name) {
@@ -169,20 +200,27 @@ public abstract class QueueSettings {
   }
 
   /**
-   * A new builder; unset settings take their defaults.
+   * A new builder; unset settings take their defaults. Benchmark groups and collector targets have none:
+   * add at least one of each.
    *
    * @return an empty builder
    */
-  public static ImmutableQueueSettings.Builder builder() {
-    return ImmutableQueueSettings.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link QueueSettings}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableQueueSettings.Builder {
+    Builder() {}
   }
 
   /**
-   * The default settings, without benchmark groups or collector targets (requests then get no jobs).
+   * The default settings of a queue whose requests get no jobs ({@link #noJobs()}): every request
+   * completes as a success in the tick that starts it. For tests and measurements of the queue itself.
    *
-   * @return the defaults
+   * @return the default settings without benchmark groups or collector targets
    */
-  public static QueueSettings defaults() {
-    return builder().build();
+  public static QueueSettings withoutJobs() {
+    return builder().noJobs(true).build();
   }
 }

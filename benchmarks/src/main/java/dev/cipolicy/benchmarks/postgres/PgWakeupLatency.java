@@ -79,7 +79,7 @@ public final class PgWakeupLatency {
     try {
       PostgresQueueOptions options = PostgresQueueOptions.inSchema(schema);
       JobQueue queue = JobQueue.of(PostgresQueueStore.create(pool, options), Clock.systemUTC(),
-          QueueSettings.defaults());
+          QueueSettings.withoutJobs());
       queue.registerCollector("c0", TAG, true);
       PostgresQueueWakeups wakeups = notify ? PostgresQueueWakeups.start(pool, options) : null;
       long listenDeadline = System.nanoTime() + 10_000_000_000L;

@@ -49,7 +49,7 @@ final class StoreRun {
     int total = lead + jobs;
     String schema = BenchDatabase.freshSchema("bench_store");
     try {
-      QueueSettings settings = QueueSettings.defaults();
+      QueueSettings settings = QueueSettings.withoutJobs();
       try (HikariDataSource setup = db.pool("setup", 2)) {
         JobQueue queue = JobQueue.of(PostgresQueueStore.create(setup, schema), Clock.systemUTC(), settings);
         for (int t = 0; t < threads; t++) {

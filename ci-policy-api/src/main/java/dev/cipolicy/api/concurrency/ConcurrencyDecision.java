@@ -1,7 +1,9 @@
 package dev.cipolicy.api.concurrency;
 
 import dev.cipolicy.api.Explanation;
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Locale;
 import org.immutables.value.Value;
@@ -86,11 +88,26 @@ public abstract class ConcurrencyDecision {
   }
 
   /**
+   * Rejects an empty group key.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("ConcurrencyDecision").nonEmpty("groupKey", groupKey()).done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableConcurrencyDecision.Builder builder() {
-    return ImmutableConcurrencyDecision.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link ConcurrencyDecision}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableConcurrencyDecision.Builder {
+    Builder() {}
   }
 }

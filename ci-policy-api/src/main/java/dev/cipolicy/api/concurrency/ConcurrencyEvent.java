@@ -1,11 +1,10 @@
 package dev.cipolicy.api.concurrency;
 
 import dev.cipolicy.api.InvalidInputException;
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.immutables.value.Value;
-import org.jspecify.annotations.Nullable;
 
 /**
  * An event that asks a declared workflow for a new run, with the values its concurrency group key is
@@ -19,7 +18,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code DISPATCHED}: a release ref when it dispatches a release, else nothing (keyed by run id).
  * </ul>
  *
- * <p>Building an event with a missing or extra value throws {@link InvalidInputException}.
+ * <p>Building an event without its type, workflow or run id throws an
+ * {@link dev.cipolicy.api.InvalidValueException}; building one with a value its type needs missing, or a
+ * value its type does not carry, throws {@link InvalidInputException}.
  */
 @Value.Immutable
 @ValueStyle
@@ -97,20 +98,16 @@ public abstract class ConcurrencyEvent {
    * Turns empty strings into absent values, then checks the values against the type.
    *
    * @return the normalized event
-   * @throws InvalidInputException when a required value is missing or a value does not fit the type
+   * @throws InvalidInputException when a value the type needs is missing or a value does not fit the type
    */
   @Value.Check
   protected ConcurrencyEvent normalize() {
     if (Keys.blank(cron()) || Keys.blank(releaseRef()) || Keys.blank(label())) {
-      return ImmutableConcurrencyEvent.copyOf(this)
-          .withCron(cron().filter(s -> !s.isEmpty()))
-          .withReleaseRef(releaseRef().filter(s -> !s.isEmpty()))
-          .withLabel(label().filter(s -> !s.isEmpty()));
-    }
-    @Nullable Object type = type(); // null when the builder was not given one (no builder null checks)
-    if (type == null) {
-      throw new InvalidInputException("a concurrency event needs a type; expected one of "
-          + ConcurrencyEventType.documentNames());
+      return builder().from(this)
+          .cron(cron().filter(s -> !s.isEmpty()))
+          .releaseRef(releaseRef().filter(s -> !s.isEmpty()))
+          .label(label().filter(s -> !s.isEmpty()))
+          .build();
     }
     String what = "a " + type().documentName() + " event";
     Keys.checkCommon(what, workflow(), runId(), prNumber(), cron(), releaseRef());
@@ -142,7 +139,12 @@ public abstract class ConcurrencyEvent {
    *
    * @return an empty builder
    */
-  public static ImmutableConcurrencyEvent.Builder builder() {
-    return ImmutableConcurrencyEvent.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link ConcurrencyEvent}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableConcurrencyEvent.Builder {
+    Builder() {}
   }
 }

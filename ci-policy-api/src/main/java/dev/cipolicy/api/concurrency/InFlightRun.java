@@ -1,7 +1,7 @@
 package dev.cipolicy.api.concurrency;
 
 import dev.cipolicy.api.InvalidInputException;
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.immutables.value.Value;
@@ -72,14 +72,15 @@ public abstract class InFlightRun {
    * Turns empty strings into absent values, then checks the values.
    *
    * @return the normalized run
-   * @throws InvalidInputException when the run id or workflow is missing or a value is malformed
+   * @throws InvalidInputException when the run id or workflow is empty or a value is malformed
    */
   @Value.Check
   protected InFlightRun normalize() {
     if (Keys.blank(cron()) || Keys.blank(releaseRef())) {
-      return ImmutableInFlightRun.copyOf(this)
-          .withCron(cron().filter(s -> !s.isEmpty()))
-          .withReleaseRef(releaseRef().filter(s -> !s.isEmpty()));
+      return builder().from(this)
+          .cron(cron().filter(s -> !s.isEmpty()))
+          .releaseRef(releaseRef().filter(s -> !s.isEmpty()))
+          .build();
     }
     Keys.checkCommon("an in-flight run", workflow(), runId(), prNumber(), cron(), releaseRef());
     return this;
@@ -90,7 +91,12 @@ public abstract class InFlightRun {
    *
    * @return an empty builder
    */
-  public static ImmutableInFlightRun.Builder builder() {
-    return ImmutableInFlightRun.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link InFlightRun}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableInFlightRun.Builder {
+    Builder() {}
   }
 }

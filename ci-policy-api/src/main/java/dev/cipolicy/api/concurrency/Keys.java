@@ -3,7 +3,6 @@ package dev.cipolicy.api.concurrency;
 import dev.cipolicy.api.InvalidInputException;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.jspecify.annotations.Nullable;
 
 /** The key-suffix rule and the input checks shared by events and in-flight runs. */
 final class Keys {
@@ -33,15 +32,15 @@ final class Keys {
   }
 
   /**
-   * Checks the fields common to events and runs; {@code what} names the value in messages. The project's
-   * value style does not null-check builders, so a missing required attribute arrives here as null.
+   * Checks the fields common to events and runs; {@code what} names the value in messages. The builder
+   * has already rejected a field that is not set.
    */
-  static void checkCommon(String what, @Nullable String workflow, @Nullable String runId, OptionalLong prNumber,
+  static void checkCommon(String what, String workflow, String runId, OptionalLong prNumber,
       Optional<String> cron, Optional<String> releaseRef) {
-    if (workflow == null || workflow.isEmpty()) {
+    if (workflow.isEmpty()) {
       throw new InvalidInputException(what + " needs a workflow name");
     }
-    if (runId == null || runId.isEmpty()) {
+    if (runId.isEmpty()) {
       throw new InvalidInputException(what + " needs a run id");
     }
     if (!GroupKeySource.RUN_ID.accepts(runId)) {

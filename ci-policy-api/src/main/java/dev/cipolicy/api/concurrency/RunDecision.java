@@ -1,6 +1,8 @@
 package dev.cipolicy.api.concurrency;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import org.immutables.value.Value;
 
 /** What an event does to one in-flight run: keep it or cancel it, and why. */
@@ -47,11 +49,26 @@ public abstract class RunDecision {
   public abstract String reason();
 
   /**
+   * Rejects an empty run id and an empty reason.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("RunDecision").nonEmpty("runId", runId()).nonEmpty("reason", reason()).done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableRunDecision.Builder builder() {
-    return ImmutableRunDecision.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link RunDecision}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableRunDecision.Builder {
+    Builder() {}
   }
 }

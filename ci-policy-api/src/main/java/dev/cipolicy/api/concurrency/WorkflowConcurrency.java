@@ -1,6 +1,8 @@
 package dev.cipolicy.api.concurrency;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.Map;
 import org.immutables.value.Value;
 
@@ -60,11 +62,30 @@ public abstract class WorkflowConcurrency {
   }
 
   /**
+   * Rejects an empty name and an empty group prefix.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("WorkflowConcurrency").nonEmpty("name", name())
+        .require(!groupPrefix().isEmpty(), "groupPrefix", () -> "the group prefix must not be empty: concurrency"
+            + " groups are repository-wide, so without a prefix per workflow the groups of different workflows"
+            + " collide")
+        .done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableWorkflowConcurrency.Builder builder() {
-    return ImmutableWorkflowConcurrency.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link WorkflowConcurrency}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableWorkflowConcurrency.Builder {
+    Builder() {}
   }
 }

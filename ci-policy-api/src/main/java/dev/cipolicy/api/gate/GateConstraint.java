@@ -2,7 +2,7 @@ package dev.cipolicy.api.gate;
 
 import dev.cipolicy.api.PolicyProblem;
 import dev.cipolicy.api.CanonicalJson;
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -141,7 +141,12 @@ public abstract class GateConstraint {
    *
    * @return an empty builder
    */
-  public static ImmutableGateConstraint.Builder builder() {
-    return ImmutableGateConstraint.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link GateConstraint}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableGateConstraint.Builder {
+    Builder() {}
   }
 }

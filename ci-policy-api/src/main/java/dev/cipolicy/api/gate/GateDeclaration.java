@@ -1,7 +1,7 @@
 package dev.cipolicy.api.gate;
 
 import dev.cipolicy.api.PolicyProblem;
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -86,7 +86,12 @@ public abstract class GateDeclaration {
    *
    * @return an empty builder
    */
-  public static ImmutableGateDeclaration.Builder builder() {
-    return ImmutableGateDeclaration.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link GateDeclaration}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableGateDeclaration.Builder {
+    Builder() {}
   }
 }

@@ -1,6 +1,8 @@
 package dev.cipolicy.api.policy;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -36,11 +38,26 @@ public abstract class Backend {
   public abstract List<Suite> suites();
 
   /**
+   * Rejects an empty name.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("Backend").nonEmpty("name", name()).done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableBackend.Builder builder() {
-    return ImmutableBackend.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link Backend}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableBackend.Builder {
+    Builder() {}
   }
 }

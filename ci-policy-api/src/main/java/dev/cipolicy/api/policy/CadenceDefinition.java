@@ -1,6 +1,8 @@
 package dev.cipolicy.api.policy;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -57,11 +59,28 @@ public abstract class CadenceDefinition {
   public abstract Optional<Integer> gpuMaxParallel();
 
   /**
+   * Rejects an empty name and a GPU max-parallel below 1.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck check = ValueCheck.of("CadenceDefinition").nonEmpty("name", name());
+    gpuMaxParallel().ifPresent(n -> check.atLeast("gpuMaxParallel", n, 1));
+    check.done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableCadenceDefinition.Builder builder() {
-    return ImmutableCadenceDefinition.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link CadenceDefinition}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableCadenceDefinition.Builder {
+    Builder() {}
   }
 }

@@ -1,7 +1,10 @@
 package dev.cipolicy.api.policy;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import org.immutables.value.Value;
 
@@ -54,11 +57,32 @@ public abstract class EventRule {
   }
 
   /**
+   * Rejects an empty event name and a cadence that does not fit the source: fixed and pull-request-label
+   * events need one, schedule-table events take theirs from the schedule table.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("EventRule").nonEmpty("event", event())
+        .require(source() == Source.SCHEDULE_TABLE || cadence().isPresent(), "",
+            () -> "missing required field 'cadence' for a " + source().name().toLowerCase(Locale.ROOT) + " event")
+        .require(source() != Source.SCHEDULE_TABLE || cadence().isEmpty(), "cadence",
+            () -> "a schedule_table event takes its cadence from the schedule table; remove 'cadence'")
+        .done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableEventRule.Builder builder() {
-    return ImmutableEventRule.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link EventRule}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableEventRule.Builder {
+    Builder() {}
   }
 }

@@ -1,6 +1,6 @@
 package dev.cipolicy.api.policy;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import org.immutables.value.Value;
 
@@ -56,7 +56,7 @@ public abstract class FileRunRules {
    * @return rules with every default
    */
   public static FileRunRules defaults() {
-    return ImmutableFileRunRules.builder().build();
+    return builder().build();
   }
 
   /**
@@ -64,7 +64,12 @@ public abstract class FileRunRules {
    *
    * @return an empty builder
    */
-  public static ImmutableFileRunRules.Builder builder() {
-    return ImmutableFileRunRules.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link FileRunRules}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableFileRunRules.Builder {
+    Builder() {}
   }
 }

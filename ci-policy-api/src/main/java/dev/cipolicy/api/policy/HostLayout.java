@@ -1,6 +1,8 @@
 package dev.cipolicy.api.policy;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -43,11 +45,31 @@ public abstract class HostLayout {
   }
 
   /**
+   * Rejects an empty name, fewer than 1 GPU, and partitions that are not positive or do not sum to the
+   * GPUs.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("HostLayout").nonEmpty("name", name()).atLeast("gpus", gpus(), 1)
+        .require(partitions().isEmpty() || (partitions().stream().allMatch(p -> p >= 1)
+                && partitions().stream().mapToLong(Integer::longValue).sum() == gpus()), "partitions",
+            () -> "partitions " + partitions() + " must be positive and sum to " + gpus() + " GPUs")
+        .done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableHostLayout.Builder builder() {
-    return ImmutableHostLayout.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link HostLayout}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableHostLayout.Builder {
+    Builder() {}
   }
 }

@@ -1,16 +1,21 @@
 package dev.cipolicy.api.policy;
 
+import dev.cipolicy.api.InvalidValueException;
 import dev.cipolicy.api.concurrency.WorkflowConcurrency;
 import dev.cipolicy.api.gate.GateDeclaration;
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
 
 /**
  * A whole CI policy: labels, cadences, events, schedules, scope rules, backends and suites, PR stages and
- * path rules. This is a plain description; {@code PolicyResolver.of(policy)} in ci-policy-core runs the
- * static checks and rejects an inconsistent policy with every problem listed.
+ * path rules. Each part checks its own fields when it is built (a suite has at least one shard, a host's
+ * partitions sum to its GPUs), and so does the policy (its name is not blank);
+ * {@code PolicyResolver.of(policy)} in ci-policy-core runs the static checks of the policy as a whole
+ * (name grammars, names declared once, references between the parts) and rejects an inconsistent policy
+ * with every problem listed.
  */
 @Value.Immutable
 @ValueStyle
@@ -196,11 +201,26 @@ public abstract class Policy {
   }
 
   /**
+   * Rejects a blank name; every other rule of a policy is a static check of {@code PolicyResolver.of}.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("Policy").require(!name().isBlank(), "name", () -> "the policy name must not be empty").done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutablePolicy.Builder builder() {
-    return ImmutablePolicy.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link Policy}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutablePolicy.Builder {
+    Builder() {}
   }
 }

@@ -1,7 +1,11 @@
 package dev.cipolicy.api.policy;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 import org.immutables.value.Value;
 
 /**
@@ -60,7 +64,32 @@ public abstract class RetryRules {
    * @return rules with every default
    */
   public static RetryRules defaults() {
-    return ImmutableRetryRules.builder().build();
+    return builder().build();
+  }
+
+  /**
+   * Rejects a blank token and a metric pattern that does not compile.
+   *
+   * @throws InvalidValueException naming the field and the element's index
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck check = ValueCheck.of("RetryRules");
+    for (int i = 0; i < nonRetriable().size(); i++) {
+      check.require(!nonRetriable().get(i).isBlank(), "nonRetriable[" + i + "]",
+          () -> "a non-retriable token must not be blank");
+    }
+    for (int i = 0; i < metricAssertionPatterns().size(); i++) {
+      String pattern = metricAssertionPatterns().get(i);
+      try {
+        Pattern.compile(pattern);
+      } catch (PatternSyntaxException e) {
+        check.require(false, "metricAssertionPatterns[" + i + "]", () -> "regular expression '" + pattern
+            + "' does not compile: " + e.getDescription() + " near index " + e.getIndex());
+      }
+    }
+    check.require(!assertionToken().isBlank(), "assertionToken", () -> "the assertion token must not be blank")
+        .done();
   }
 
   /**
@@ -68,7 +97,12 @@ public abstract class RetryRules {
    *
    * @return an empty builder
    */
-  public static ImmutableRetryRules.Builder builder() {
-    return ImmutableRetryRules.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link RetryRules}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableRetryRules.Builder {
+    Builder() {}
   }
 }

@@ -1,6 +1,6 @@
 package dev.cipolicy.api.policy;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -48,7 +48,12 @@ public abstract class ScheduleRule {
    *
    * @return an empty builder
    */
-  public static ImmutableScheduleRule.Builder builder() {
-    return ImmutableScheduleRule.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link ScheduleRule}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableScheduleRule.Builder {
+    Builder() {}
   }
 }

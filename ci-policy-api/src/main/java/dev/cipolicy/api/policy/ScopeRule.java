@@ -1,6 +1,6 @@
 package dev.cipolicy.api.policy;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -55,7 +55,12 @@ public abstract class ScopeRule {
    *
    * @return an empty builder
    */
-  public static ImmutableScopeRule.Builder builder() {
-    return ImmutableScopeRule.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link ScopeRule}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableScopeRule.Builder {
+    Builder() {}
   }
 }

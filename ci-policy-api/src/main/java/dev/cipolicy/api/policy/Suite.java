@@ -1,6 +1,8 @@
 package dev.cipolicy.api.policy;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -73,11 +75,26 @@ public abstract class Suite {
   }
 
   /**
+   * Rejects an empty name and fewer than 1 shard; the stage grammar is a static check of the policy.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("Suite").nonEmpty("name", name()).atLeast("shards", shards(), 1).done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableSuite.Builder builder() {
-    return ImmutableSuite.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link Suite}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableSuite.Builder {
+    Builder() {}
   }
 }

@@ -1,6 +1,8 @@
 package dev.cipolicy.api.policy;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import org.immutables.value.Value;
 
 /** The per-file timeout: {@code max(baseSeconds, floor(est_time × factor))}. */
@@ -43,7 +45,20 @@ public abstract class TimeoutRule {
    * @return the rule
    */
   public static TimeoutRule defaults() {
-    return ImmutableTimeoutRule.builder().build();
+    return builder().build();
+  }
+
+  /**
+   * Rejects a base below 1 s and a factor that is not a positive finite number.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("TimeoutRule").atLeast("baseSeconds", baseSeconds(), 1)
+        .require(factor() > 0 && Double.isFinite(factor()), "factor",
+            () -> "must be a positive finite number, got " + factor())
+        .done();
   }
 
   /**
@@ -51,7 +66,12 @@ public abstract class TimeoutRule {
    *
    * @return an empty builder
    */
-  public static ImmutableTimeoutRule.Builder builder() {
-    return ImmutableTimeoutRule.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link TimeoutRule}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableTimeoutRule.Builder {
+    Builder() {}
   }
 }

@@ -1,6 +1,8 @@
 package dev.cipolicy.api.policy;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -48,11 +50,26 @@ public abstract class WorkflowLabel {
   }
 
   /**
+   * Rejects an empty name.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("WorkflowLabel").nonEmpty("name", name()).done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableWorkflowLabel.Builder builder() {
-    return ImmutableWorkflowLabel.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link WorkflowLabel}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableWorkflowLabel.Builder {
+    Builder() {}
   }
 }

@@ -1,8 +1,10 @@
 package dev.cipolicy.api.run;
 
 import dev.cipolicy.api.Explanation;
+import dev.cipolicy.api.InvalidValueException;
 import dev.cipolicy.api.Warning;
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -86,11 +88,43 @@ public abstract class RunPolicy {
   public abstract Explanation explanation();
 
   /**
+   * Rejects an empty cadence, label lists that are not sorted without repeats, and requested labels the
+   * run does not include.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("RunPolicy").nonEmpty("cadence", cadence())
+        .require(sortedOnce(requestedLabels()), "requestedLabels",
+            () -> "must be sorted and list each label once, got " + requestedLabels())
+        .require(sortedOnce(includeLabels()), "includeLabels",
+            () -> "must be sorted and list each label once, got " + includeLabels())
+        .require(includeLabels().containsAll(requestedLabels()), "includeLabels",
+            () -> "must include every requested label " + requestedLabels() + ", got " + includeLabels())
+        .done();
+  }
+
+  private static boolean sortedOnce(List<String> labels) {
+    for (int i = 1; i < labels.size(); i++) {
+      if (labels.get(i - 1).compareTo(labels.get(i)) >= 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableRunPolicy.Builder builder() {
-    return ImmutableRunPolicy.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link RunPolicy}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableRunPolicy.Builder {
+    Builder() {}
   }
 }

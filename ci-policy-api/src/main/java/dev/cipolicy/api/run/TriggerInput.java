@@ -1,7 +1,9 @@
 package dev.cipolicy.api.run;
 
 import dev.cipolicy.api.InvalidInputException;
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -46,14 +48,20 @@ public abstract class TriggerInput {
   public abstract Optional<String> cadenceOverride();
 
   /**
-   * Keeps an immutable copy of the PR labels and rejects a missing label name.
+   * Rejects an empty event name (unless a cadence override decides the run without one), keeps an
+   * immutable copy of the PR labels and rejects a missing label name.
    *
    * @return this input, or a copy holding immutable labels
+   * @throws InvalidValueException when the event name is empty
    * @throws InvalidInputException when a PR label is null
    */
   @Value.Check
   @SuppressWarnings("ReferenceEquality") // identity tells that the labels are already the immutable copy
   protected TriggerInput normalize() {
+    ValueCheck.of("TriggerInput")
+        .require(!eventName().isEmpty() || cadenceOverride().filter(c -> !c.isEmpty()).isPresent(), "eventName",
+            () -> "must not be empty (only a non-empty cadence override decides a run without an event)")
+        .done();
     Optional<List<String>> labels = prLabels();
     if (labels.isEmpty()) {
       return this;
@@ -65,7 +73,7 @@ public abstract class TriggerInput {
       }
     }
     List<String> copy = List.copyOf(given);
-    return copy == given ? this : ImmutableTriggerInput.copyOf(this).withPrLabels(copy);
+    return copy == given ? this : builder().from(this).prLabels(copy).build();
   }
 
   /**
@@ -73,7 +81,12 @@ public abstract class TriggerInput {
    *
    * @return an empty builder
    */
-  public static ImmutableTriggerInput.Builder builder() {
-    return ImmutableTriggerInput.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link TriggerInput}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableTriggerInput.Builder {
+    Builder() {}
   }
 }

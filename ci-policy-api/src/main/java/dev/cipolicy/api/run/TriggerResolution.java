@@ -1,8 +1,10 @@
 package dev.cipolicy.api.run;
 
 import dev.cipolicy.api.Explanation;
+import dev.cipolicy.api.InvalidValueException;
 import dev.cipolicy.api.Warning;
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import org.immutables.value.Value;
 
@@ -67,11 +69,29 @@ public abstract class TriggerResolution {
   public abstract Explanation explanation();
 
   /**
+   * Rejects an empty event name, unless a cadence override chose the cadence.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("TriggerResolution")
+        .require(!eventName().isEmpty() || source() == Source.CADENCE_OVERRIDE, "eventName",
+            () -> "must not be empty (only a cadence override resolves a run without an event)")
+        .done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableTriggerResolution.Builder builder() {
-    return ImmutableTriggerResolution.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link TriggerResolution}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableTriggerResolution.Builder {
+    Builder() {}
   }
 }

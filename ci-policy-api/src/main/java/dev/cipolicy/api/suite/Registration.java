@@ -1,6 +1,8 @@
 package dev.cipolicy.api.suite;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -65,11 +67,32 @@ public abstract class Registration {
   public abstract Optional<String> disabled();
 
   /**
+   * Rejects an estimate that is negative or not finite and a blank reason for disabling; the rules that
+   * need the policy (a declared backend, suite and labels) are checked by the suite registry.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("Registration")
+        .require(Double.isFinite(estTimeSeconds()) && estTimeSeconds() >= 0, "estTimeSeconds",
+            () -> "est_time must be a finite number of seconds, at least 0; got " + estTimeSeconds())
+        .require(disabled().map(d -> !d.isBlank()).orElse(true), "disabled",
+            () -> "a disabled registration needs a reason (or null when enabled)")
+        .done();
+  }
+
+  /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableRegistration.Builder builder() {
-    return ImmutableRegistration.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link Registration}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableRegistration.Builder {
+    Builder() {}
   }
 }

@@ -1,7 +1,9 @@
 package dev.cipolicy.api.suite;
 
 import dev.cipolicy.api.Explanation;
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.value.ValueCheck;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -102,17 +104,40 @@ public abstract class SuiteRunPlan {
   /**
    * One shard of a suite matrix.
    *
-   * @param rank 0-based shard index
+   * @param rank 0-based shard index; {@code SuiteRegistry.plan} rejects one outside {@code [0, size)}
    * @param size number of shards
    */
   public record Shard(int rank, int size) {}
+
+  /**
+   * Rejects an empty backend or suite, a max-parallel below 1, an estimated total that is negative or not
+   * finite, and timeouts that are not exactly the enabled tests in run order.
+   *
+   * @throws InvalidValueException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    ValueCheck.of("SuiteRunPlan").nonEmpty("backend", backend()).nonEmpty("suite", suite())
+        .atLeast("maxParallel", maxParallel(), 1)
+        .require(Double.isFinite(estTotalSeconds()) && estTotalSeconds() >= 0, "estTotalSeconds",
+            () -> "must be a finite number of seconds, at least 0; got " + estTotalSeconds())
+        .require(List.copyOf(timeouts().keySet()).equals(enabled()), "timeouts",
+            () -> "must have one entry per enabled test, in run order; got " + timeouts().keySet() + " for "
+                + enabled())
+        .done();
+  }
 
   /**
    * A new builder.
    *
    * @return an empty builder
    */
-  public static ImmutableSuiteRunPlan.Builder builder() {
-    return ImmutableSuiteRunPlan.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link SuiteRunPlan}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableSuiteRunPlan.Builder {
+    Builder() {}
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.api.InvalidValueException;
 import dev.cipolicy.api.UnknownWorkflowException;
 import java.util.List;
 import java.util.Optional;
@@ -16,7 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** The concurrency values: defaults, key suffixes, normalization and the checks of their builders. */
 class ConcurrencyValuesTest {
 
-  private static ImmutableConcurrencyEvent.Builder event(ConcurrencyEventType type) {
+  private static ConcurrencyEvent.Builder event(ConcurrencyEventType type) {
     return ConcurrencyEvent.builder().type(type).workflow("pr-test").runId("42");
   }
 
@@ -28,8 +29,8 @@ class ConcurrencyValuesTest {
     assertThat(w.action(ConcurrencyEventType.MERGED)).isEqualTo(ConcurrencyAction.CANCEL);
     assertThat(w.action(ConcurrencyEventType.SCHEDULED)).isEqualTo(ConcurrencyAction.CANCEL);
     assertThat(w.action(ConcurrencyEventType.DISPATCHED)).isEqualTo(ConcurrencyAction.QUEUE);
-    WorkflowConcurrency q = ImmutableWorkflowConcurrency.copyOf(w)
-        .withActions(java.util.Map.of(ConcurrencyEventType.SUPERSEDED, ConcurrencyAction.QUEUE));
+    WorkflowConcurrency q = WorkflowConcurrency.builder().from(w)
+        .actions(java.util.Map.of(ConcurrencyEventType.SUPERSEDED, ConcurrencyAction.QUEUE)).build();
     assertThat(q.action(ConcurrencyEventType.SUPERSEDED)).isEqualTo(ConcurrencyAction.QUEUE);
   }
 
@@ -102,13 +103,17 @@ class ConcurrencyValuesTest {
   @Test
   void missingIdentityIsRejected() {
     assertThatThrownBy(() -> ConcurrencyEvent.builder().workflow("w").runId("1").build())
-        .isInstanceOf(InvalidInputException.class)
-        .hasMessage("a concurrency event needs a type; expected one of [closed, dispatched, merged, scheduled,"
-            + " superseded]");
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessage("ConcurrencyEvent: required field 'type' is not set");
     assertThatThrownBy(() -> ConcurrencyEvent.builder().type(ConcurrencyEventType.DISPATCHED).runId("1").build())
-        .hasMessage("a dispatched event needs a workflow name");
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessage("ConcurrencyEvent: required field 'workflow' is not set");
     assertThatThrownBy(() -> ConcurrencyEvent.builder().type(ConcurrencyEventType.DISPATCHED).workflow("w").build())
-        .hasMessage("a dispatched event needs a run id");
+        .hasMessage("ConcurrencyEvent: required field 'runId' is not set");
+    assertThatThrownBy(() -> ConcurrencyEvent.builder().type(ConcurrencyEventType.DISPATCHED).workflow("").runId("1")
+        .build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("a dispatched event needs a workflow name");
     assertThatThrownBy(() -> InFlightRun.builder().runId("1").workflow("").build())
         .hasMessage("an in-flight run needs a workflow name");
   }

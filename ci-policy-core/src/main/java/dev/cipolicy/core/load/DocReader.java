@@ -1,5 +1,6 @@
 package dev.cipolicy.core.load;
 
+import dev.cipolicy.api.InvalidValueException;
 import dev.cipolicy.api.PolicyProblem;
 import dev.cipolicy.api.SourceLocation;
 import java.util.ArrayList;
@@ -9,17 +10,59 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 /**
  * Typed, located reads over a {@link Node} tree. Every problem is recorded with its location and field
- * path and reading continues, so that one load reports every problem in the document.
+ * path and reading continues, so that one load reports every problem in the document. A value that breaks
+ * one of its own rules (see {@link #build}) is a problem of its own kind, reported when the document has
+ * no problem of shape or type.
  */
 final class DocReader {
   private final List<PolicyProblem> problems = new ArrayList<>();
+  private final List<PolicyProblem> valueProblems = new ArrayList<>();
   private final Map<String, SourceLocation> locations = new HashMap<>();
 
+  /** The problems of shape and type: a wrong type, an unknown or missing field. */
   List<PolicyProblem> problems() {
     return problems;
+  }
+
+  /** The rules broken by values read from well-typed fields (see {@link #build}), in reading order. */
+  List<PolicyProblem> valueProblems() {
+    return valueProblems;
+  }
+
+  /**
+   * Builds a value read at {@code path}. A rule the value breaks becomes a value problem located at the
+   * field's path: {@code path} followed by the field in the document's snake case ({@code gpuMaxParallel}
+   * is {@code gpu_max_parallel}, {@code nonRetriable[2]} is {@code non_retriable[2]}), or by the key that
+   * {@code keys} gives the field; a key of {@code ""} (the name of an entry, which is its key) and a rule
+   * about the whole value point at {@code path} itself.
+   */
+  <T> Optional<T> build(String path, Map<String, String> keys, Supplier<T> build) {
+    try {
+      return Optional.of(build.get());
+    } catch (InvalidValueException e) {
+      for (InvalidValueException.Problem p : e.problems()) {
+        String key = p.field().isEmpty() ? "" : keys.getOrDefault(p.field(), snakeCase(p.field()));
+        String at = key.isEmpty() ? path : child(path, key);
+        valueProblems.add(new PolicyProblem(locate(at), at, p.message()));
+      }
+      return Optional.empty();
+    }
+  }
+
+  private static String snakeCase(String field) {
+    StringBuilder sb = new StringBuilder();
+    for (char c : field.toCharArray()) {
+      if (Character.isUpperCase(c)) {
+        sb.append('_').append(Character.toLowerCase(c));
+      } else {
+        sb.append(c);
+      }
+    }
+    return sb.toString();
   }
 
   /** The location of a path, or of its nearest located ancestor. */

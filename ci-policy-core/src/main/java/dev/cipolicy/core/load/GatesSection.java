@@ -4,9 +4,7 @@ import dev.cipolicy.api.gate.Better;
 import dev.cipolicy.api.gate.GateConstraint;
 import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.api.gate.GateSteps;
-import dev.cipolicy.api.gate.ImmutableGateConstraint;
-import dev.cipolicy.api.gate.ImmutableGateDeclaration;
-import dev.cipolicy.api.policy.ImmutablePolicy;
+import dev.cipolicy.api.policy.Policy;
 import java.util.Optional;
 import java.util.Set;
 
@@ -33,7 +31,7 @@ final class GatesSection {
 
   private GatesSection() {}
 
-  static void read(DocReader r, DocReader.Fields root, ImmutablePolicy.Builder policy) {
+  static void read(DocReader r, DocReader.Fields root, Policy.Builder policy) {
     root.node(FIELD).flatMap(n -> r.fields(n, FIELD, Set.of("defaults"))).ifPresent(g ->
         g.node("defaults").flatMap(n -> r.namedMap(n, g.path("defaults"))).ifPresent(m -> {
           for (Node.Entry e : m.view().values()) {
@@ -51,7 +49,7 @@ final class GatesSection {
   }
 
   private static Optional<GateDeclaration> declaration(DocReader r, DocReader.Fields f, Optional<String> key) {
-    ImmutableGateDeclaration.Builder b = GateDeclaration.builder();
+    GateDeclaration.Builder b = GateDeclaration.builder();
     Optional<String> metric = key.isPresent() ? key : f.requiredString("metric_key");
     boolean ok = metric.isPresent();
     Optional<Node> steps = f.node("steps");
@@ -102,7 +100,7 @@ final class GatesSection {
 
   private static Optional<GateConstraint> constraint(DocReader r, Node node, String path) {
     return r.fields(node, path, Set.copyOf(GateConstraint.FIELDS)).flatMap(f -> {
-      ImmutableGateConstraint.Builder b = GateConstraint.builder();
+      GateConstraint.Builder b = GateConstraint.builder();
       boolean ok = true;
       for (String name : GateConstraint.FIELDS) {
         Optional<Node> n = f.node(name);

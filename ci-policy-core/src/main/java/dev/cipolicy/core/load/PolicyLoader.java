@@ -7,17 +7,6 @@ import dev.cipolicy.api.policy.DomainLabel;
 import dev.cipolicy.api.policy.EventRule;
 import dev.cipolicy.api.policy.FileRunRules;
 import dev.cipolicy.api.policy.HostLayout;
-import dev.cipolicy.api.policy.ImmutableBackend;
-import dev.cipolicy.api.policy.ImmutableCadenceDefinition;
-import dev.cipolicy.api.policy.ImmutableEventRule;
-import dev.cipolicy.api.policy.ImmutableFileRunRules;
-import dev.cipolicy.api.policy.ImmutableRetryRules;
-import dev.cipolicy.api.policy.ImmutablePolicy;
-import dev.cipolicy.api.policy.ImmutableScheduleRule;
-import dev.cipolicy.api.policy.ImmutableScopeRule;
-import dev.cipolicy.api.policy.ImmutableSuite;
-import dev.cipolicy.api.policy.ImmutableTimeoutRule;
-import dev.cipolicy.api.policy.ImmutableWorkflowLabel;
 import dev.cipolicy.api.policy.Policy;
 import dev.cipolicy.api.policy.RetryRules;
 import dev.cipolicy.api.policy.ScheduleRule;
@@ -27,6 +16,7 @@ import dev.cipolicy.api.policy.TimeoutRule;
 import dev.cipolicy.api.policy.WorkflowLabel;
 import dev.cipolicy.core.PolicyResolver;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -48,6 +38,9 @@ public final class PolicyLoader {
       "policy_version", "name", "label_prefix", "labels", "workflow_labels", "cadences", "events",
       "schedules", "scopes", "hosts", "backends", "container_image", "pr_stages", "non_gpu_paths", "retry",
       "timeouts", "file_run", WorkflowsSection.FIELD, GatesSection.FIELD);
+
+  /** The name of an entry of a named map is its key: a problem with the name points at the entry. */
+  private static final Map<String, String> NAME_IS_KEY = Map.of("name", "");
 
   private PolicyLoader() {}
 
@@ -76,8 +69,11 @@ public final class PolicyLoader {
     Node root = TreeParser.parse(sourceName, text, format);
     DocReader r = new DocReader();
     Optional<Policy> policy = r.fields(root, "", ROOT_FIELDS).flatMap(f -> readPolicy(r, f));
-    if (!r.problems().isEmpty() || policy.isEmpty()) {
+    if (!r.problems().isEmpty()) {
       throw new InvalidPolicyException(r.problems());
+    }
+    if (!r.valueProblems().isEmpty() || policy.isEmpty()) {
+      throw new InvalidPolicyException(r.valueProblems());
     }
     PolicyResolver resolver = PolicyResolver.of(policy.get(), r::locate);
     return new LoadedPolicy(policy.get(), resolver);
@@ -90,7 +86,7 @@ public final class PolicyLoader {
             "unsupported policy_version " + v + "; expected " + POLICY_VERSION);
       }
     });
-    ImmutablePolicy.Builder b = Policy.builder();
+    Policy.Builder b = Policy.builder();
     root.requiredString("name").ifPresent(b::name);
     root.string("label_prefix").ifPresent(b::labelPrefix);
     root.node("labels").flatMap(n -> r.namedMap(n, "labels")).ifPresent(m -> {
@@ -98,8 +94,9 @@ public final class PolicyLoader {
         String path = DocReader.child("labels", e.key());
         String description = e.value() instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.NULL
             ? "" : r.string(e.value(), path).orElse("");
-        b.addDomainLabels(DomainLabel.builder().name(e.key()).description(description).build());
         r.mark(path, e.keyLocation());
+        r.build(path, NAME_IS_KEY, () -> DomainLabel.builder().name(e.key()).description(description).build())
+            .ifPresent(b::addDomainLabels);
       }
     });
     root.node("workflow_labels").flatMap(n -> r.namedMap(n, "workflow_labels"))
@@ -128,45 +125,45 @@ public final class PolicyLoader {
         .ifPresent(b::containerImageRepository);
     root.node("retry").flatMap(n -> r.fields(n, "retry",
         Set.of("non_retriable", "metric_assertion_patterns", "assertion_token"))).ifPresent(f -> {
-          ImmutableRetryRules.Builder rb = RetryRules.builder();
+          RetryRules.Builder rb = RetryRules.builder();
           f.node("non_retriable").ifPresent(n -> rb.nonRetriable(r.stringList(n, f.path("non_retriable"))));
           f.node("metric_assertion_patterns").ifPresent(n ->
               rb.metricAssertionPatterns(r.stringList(n, f.path("metric_assertion_patterns"))));
           f.string("assertion_token").ifPresent(rb::assertionToken);
-          b.retry(rb.build());
+          r.build("retry", Map.of(), rb::build).ifPresent(b::retry);
         });
     root.node("timeouts").flatMap(n -> r.fields(n, "timeouts", Set.of("base_seconds", "factor")))
         .ifPresent(f -> {
-          ImmutableTimeoutRule.Builder tb = TimeoutRule.builder();
+          TimeoutRule.Builder tb = TimeoutRule.builder();
           f.integer("base_seconds").ifPresent(tb::baseSeconds);
           f.node("factor").flatMap(n -> r.number(n, f.path("factor"))).ifPresent(tb::factor);
-          b.timeouts(tb.build());
+          r.build("timeouts", Map.of(), tb::build).ifPresent(b::timeouts);
         });
     root.node("file_run").flatMap(n -> r.fields(n, "file_run",
         Set.of("command", "test_roots", "backends", "default_image_tag"))).ifPresent(f -> {
-          ImmutableFileRunRules.Builder fb = FileRunRules.builder();
+          FileRunRules.Builder fb = FileRunRules.builder();
           f.string("command").ifPresent(fb::command);
           f.node("test_roots").ifPresent(n -> fb.testRoots(r.stringList(n, f.path("test_roots"))));
           f.node("backends").ifPresent(n -> fb.backends(r.stringList(n, f.path("backends"))));
           f.string("default_image_tag").ifPresent(fb::defaultImageTag);
-          b.fileRun(fb.build());
+          r.build("file_run", Map.of(), fb::build).ifPresent(b::fileRun);
         });
     b.addAllPrStages(root.stringList("pr_stages"));
     b.addAllNonGpuPaths(root.stringList("non_gpu_paths"));
     WorkflowsSection.read(r, root, b);
     GatesSection.read(r, root, b);
-    return r.problems().isEmpty() ? Optional.of(b.build()) : Optional.empty();
+    return r.problems().isEmpty() ? r.build("", Map.of(), b::build) : Optional.empty();
   }
 
   private static Optional<WorkflowLabel> readWorkflowLabel(DocReader r, Node.Entry e) {
     String path = DocReader.child("workflow_labels", e.key());
     return r.fields(e.value(), path, Set.of("description", "switches_cadence", "bypass_fastfail"))
-        .map(f -> {
-          ImmutableWorkflowLabel.Builder b = WorkflowLabel.builder().name(e.key());
+        .flatMap(f -> {
+          WorkflowLabel.Builder b = WorkflowLabel.builder().name(e.key());
           f.string("description").ifPresent(b::description);
           f.string("switches_cadence").ifPresent(b::switchesCadence);
           f.bool("bypass_fastfail").ifPresent(b::bypassFastfail);
-          return b.build();
+          return r.build(path, NAME_IS_KEY, b::build);
         });
   }
 
@@ -175,7 +172,7 @@ public final class PolicyLoader {
     return r.fields(e.value(), path, Set.of("description", "admit_nightly_tests", "bypass_fastfail",
             "write_baseline", "gpu_max_parallel"))
         .flatMap(f -> {
-          ImmutableCadenceDefinition.Builder b = CadenceDefinition.builder().name(e.key());
+          CadenceDefinition.Builder b = CadenceDefinition.builder().name(e.key());
           f.string("description").ifPresent(b::description);
           Optional<Boolean> admit = f.requiredBool("admit_nightly_tests");
           Optional<Boolean> bypass = f.requiredBool("bypass_fastfail");
@@ -184,8 +181,8 @@ public final class PolicyLoader {
           if (admit.isEmpty() || bypass.isEmpty() || write.isEmpty()) {
             return Optional.empty();
           }
-          return Optional.of(b.admitNightlyTests(admit.get()).bypassFastfail(bypass.get())
-              .writeBaseline(write.get()).build());
+          b.admitNightlyTests(admit.get()).bypassFastfail(bypass.get()).writeBaseline(write.get());
+          return r.build(path, NAME_IS_KEY, b::build);
         });
   }
 
@@ -193,7 +190,7 @@ public final class PolicyLoader {
     String path = DocReader.child("events", e.key());
     return r.fields(e.value(), path, Set.of("source", "cadence", "match_all_labels"))
         .flatMap(f -> {
-          ImmutableEventRule.Builder b = EventRule.builder().event(e.key());
+          EventRule.Builder b = EventRule.builder().event(e.key());
           f.string("cadence").ifPresent(b::cadence);
           f.bool("match_all_labels").ifPresent(b::matchAllLabels);
           Optional<String> source = f.string("source");
@@ -208,13 +205,14 @@ public final class PolicyLoader {
               return Optional.empty();
             }
           }
-          return Optional.of(b.source(s).build());
+          b.source(s);
+          return r.build(path, Map.of("event", ""), b::build);
         });
   }
 
   private static Optional<ScheduleRule> readSchedule(DocReader r, Node node, String path) {
     return r.fields(node, path, Set.of("cron", "cadence", "labels", "description")).flatMap(f -> {
-      ImmutableScheduleRule.Builder b = ScheduleRule.builder();
+      ScheduleRule.Builder b = ScheduleRule.builder();
       Optional<String> cron = f.requiredString("cron");
       Optional<String> cadence = f.requiredString("cadence");
       b.addAllLabels(f.stringList("labels"));
@@ -222,20 +220,21 @@ public final class PolicyLoader {
       if (cron.isEmpty() || cadence.isEmpty()) {
         return Optional.empty();
       }
-      return Optional.of(b.cron(cron.get()).cadence(cadence.get()).build());
+      b.cron(cron.get()).cadence(cadence.get());
+      return r.build(path, Map.of(), b::build);
     });
   }
 
   private static Optional<ScopeRule> readScope(DocReader r, Node node, String path) {
     return r.fields(node, path, Set.of("name", "description", "when_labels", "when_cadences", "except"))
         .flatMap(f -> {
-          ImmutableScopeRule.Builder b = ScopeRule.builder();
+          ScopeRule.Builder b = ScopeRule.builder();
           Optional<String> name = f.requiredString("name");
           f.string("description").ifPresent(b::description);
           b.addAllWhenLabels(f.stringList("when_labels"));
           b.addAllWhenCadences(f.stringList("when_cadences"));
           b.addAllExcept(f.stringList("except"));
-          return name.map(n -> b.name(n).build());
+          return name.flatMap(n -> r.build(path, Map.of(), b.name(n)::build));
         });
   }
 
@@ -244,36 +243,37 @@ public final class PolicyLoader {
     return r.fields(e.value(), path, Set.of("gpus", "partitions")).flatMap(f -> {
       Optional<Integer> gpus = f.requiredInteger("gpus");
       var partitions = f.intList("partitions");
-      return gpus.map(g -> HostLayout.builder().name(e.key()).gpus(g).addAllPartitions(partitions).build());
+      return gpus.flatMap(g -> r.build(path, NAME_IS_KEY,
+          () -> HostLayout.builder().name(e.key()).gpus(g).addAllPartitions(partitions).build()));
     });
   }
 
   private static Optional<Backend> readBackend(DocReader r, Node.Entry e) {
     String path = DocReader.child("backends", e.key());
-    return r.fields(e.value(), path, Set.of("gpu", "suites")).map(f -> {
-      ImmutableBackend.Builder b = Backend.builder().name(e.key());
+    return r.fields(e.value(), path, Set.of("gpu", "suites")).flatMap(f -> {
+      Backend.Builder b = Backend.builder().name(e.key());
       f.bool("gpu").ifPresent(b::gpu);
       f.node("suites").flatMap(n -> r.namedMap(n, f.path("suites"))).ifPresent(m -> {
         for (Node.Entry s : m.view().values()) {
           readSuite(r, s, DocReader.child(f.path("suites"), s.key())).ifPresent(b::addSuites);
         }
       });
-      return b.build();
+      return r.build(path, NAME_IS_KEY, b::build);
     });
   }
 
   private static Optional<Suite> readSuite(DocReader r, Node.Entry e, String path) {
     return r.fields(e.value(), path, Set.of("runner_labels", "shards", "github_hosted",
             "externally_scheduled", "host", "description"))
-        .map(f -> {
-          ImmutableSuite.Builder b = Suite.builder().name(e.key());
+        .flatMap(f -> {
+          Suite.Builder b = Suite.builder().name(e.key());
           b.addAllRunnerLabels(f.stringList("runner_labels"));
           f.integer("shards").ifPresent(b::shards);
           f.bool("github_hosted").ifPresent(b::githubHosted);
           f.bool("externally_scheduled").ifPresent(b::externallyScheduled);
           f.string("host").ifPresent(b::host);
           f.string("description").ifPresent(b::description);
-          return b.build();
+          return r.build(path, NAME_IS_KEY, b::build);
         });
   }
 }

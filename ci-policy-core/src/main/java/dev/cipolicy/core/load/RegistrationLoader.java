@@ -3,12 +3,12 @@ package dev.cipolicy.core.load;
 import dev.cipolicy.api.InvalidPolicyException;
 import dev.cipolicy.api.PolicyProblem;
 import dev.cipolicy.api.RegistrationException;
-import dev.cipolicy.api.suite.ImmutableRegistration;
 import dev.cipolicy.api.suite.Registration;
 import dev.cipolicy.core.PolicyResolver;
 import dev.cipolicy.core.SuiteRegistry;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -62,22 +62,30 @@ public final class RegistrationLoader {
     r.list(root, "").ifPresent(list -> {
       for (int i = 0; i < list.items().size(); i++) {
         int before = r.problems().size();
+        int valueBefore = r.valueProblems().size();
         String path = DocReader.index("", i);
         Optional<String> file = readEntry(r, list.items().get(i), path, regs);
         // name the test file in every problem of its entry
-        if (file.isPresent()) {
-          for (int p = before; p < r.problems().size(); p++) {
-            PolicyProblem old = r.problems().get(p);
-            r.problems().set(p, new PolicyProblem(old.location(), old.path(),
-                "test file '" + file.get() + "': " + old.message()));
-          }
-        }
+        file.ifPresent(f -> {
+          nameTheFile(r.problems(), before, f);
+          nameTheFile(r.valueProblems(), valueBefore, f);
+        });
       }
     });
     if (!r.problems().isEmpty()) {
       throw new RegistrationException(r.problems());
     }
+    if (!r.valueProblems().isEmpty()) {
+      throw new RegistrationException(r.valueProblems());
+    }
     return SuiteRegistry.of(resolver, regs, r::locate);
+  }
+
+  private static void nameTheFile(List<PolicyProblem> problems, int from, String file) {
+    for (int p = from; p < problems.size(); p++) {
+      PolicyProblem old = problems.get(p);
+      problems.set(p, new PolicyProblem(old.location(), old.path(), "test file '" + file + "': " + old.message()));
+    }
   }
 
   private static Optional<String> readEntry(DocReader r, Node node, String path, List<Registration> out) {
@@ -96,11 +104,11 @@ public final class RegistrationLoader {
         n instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.NULL ? Optional.empty()
             : r.string(n, f.path("disabled")));
     if (file.isPresent() && backend.isPresent() && suite.isPresent() && est.isPresent()) {
-      ImmutableRegistration.Builder b = Registration.builder().file(file.get()).backend(backend.get())
+      Registration.Builder b = Registration.builder().file(file.get()).backend(backend.get())
           .suite(suite.get()).estTimeSeconds(est.get()).addAllLabels(labels);
       nightly.ifPresent(b::nightly);
       disabled.ifPresent(b::disabled);
-      out.add(b.build());
+      r.build(path, Map.of("estTimeSeconds", "est_time"), b::build).ifPresent(out::add);
     }
     return file;
   }

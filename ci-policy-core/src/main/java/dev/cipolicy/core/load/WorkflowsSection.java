@@ -2,9 +2,9 @@ package dev.cipolicy.core.load;
 
 import dev.cipolicy.api.concurrency.ConcurrencyAction;
 import dev.cipolicy.api.concurrency.ConcurrencyEventType;
-import dev.cipolicy.api.concurrency.ImmutableWorkflowConcurrency;
 import dev.cipolicy.api.concurrency.WorkflowConcurrency;
-import dev.cipolicy.api.policy.ImmutablePolicy;
+import dev.cipolicy.api.policy.Policy;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -26,7 +26,7 @@ final class WorkflowsSection {
 
   private WorkflowsSection() {}
 
-  static void read(DocReader r, DocReader.Fields root, ImmutablePolicy.Builder policy) {
+  static void read(DocReader r, DocReader.Fields root, Policy.Builder policy) {
     root.node(FIELD).flatMap(n -> r.namedMap(n, FIELD))
         .ifPresent(m -> m.view().values().forEach(e -> readWorkflow(r, e).ifPresent(policy::addWorkflows)));
   }
@@ -34,7 +34,7 @@ final class WorkflowsSection {
   private static Optional<WorkflowConcurrency> readWorkflow(DocReader r, Node.Entry e) {
     String path = DocReader.child(FIELD, e.key());
     return r.fields(e.value(), path, Set.of("group_prefix", "on", "description")).flatMap(f -> {
-      ImmutableWorkflowConcurrency.Builder b = WorkflowConcurrency.builder().name(e.key());
+      WorkflowConcurrency.Builder b = WorkflowConcurrency.builder().name(e.key());
       Optional<String> prefix = f.requiredString("group_prefix");
       f.string("description").ifPresent(b::description);
       f.node("on").flatMap(n -> r.namedMap(n, f.path("on"))).ifPresent(m -> {
@@ -56,7 +56,7 @@ final class WorkflowsSection {
           }
         }
       });
-      return prefix.map(p -> b.groupPrefix(p).build());
+      return prefix.flatMap(p -> r.build(path, Map.of("name", ""), b.groupPrefix(p)::build));
     });
   }
 }

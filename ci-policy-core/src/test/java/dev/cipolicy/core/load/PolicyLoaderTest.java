@@ -402,7 +402,7 @@ class PolicyLoaderTest {
       Policy p = PolicyLoader.load("ok.yaml", MINIMAL).policy();
       var schedules = new java.util.ArrayList<>(p.schedules());
       schedules.add(dev.cipolicy.api.policy.ScheduleRule.builder().cron("not a cron").cadence("nightly").build());
-      Policy broken = dev.cipolicy.api.policy.ImmutablePolicy.copyOf(p).withSchedules(schedules);
+      Policy broken = Policy.builder().from(p).schedules(schedules).build();
       assertThatThrownBy(() -> dev.cipolicy.core.PolicyResolver.of(broken))
           .isInstanceOf(InvalidPolicyException.class)
           .satisfies(e -> assertThat(((InvalidPolicyException) e).problems().get(0).location()).isEqualTo(Optional.empty()))

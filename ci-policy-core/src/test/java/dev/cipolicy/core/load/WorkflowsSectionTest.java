@@ -8,7 +8,6 @@ import dev.cipolicy.api.PolicyProblem;
 import dev.cipolicy.api.concurrency.ConcurrencyAction;
 import dev.cipolicy.api.concurrency.ConcurrencyEventType;
 import dev.cipolicy.api.concurrency.WorkflowConcurrency;
-import dev.cipolicy.api.policy.ImmutablePolicy;
 import dev.cipolicy.api.policy.Policy;
 import dev.cipolicy.core.PolicyResolver;
 import dev.cipolicy.core.ReferencePolicy;
@@ -172,10 +171,10 @@ class WorkflowsSectionTest {
 
   @Test
   void checksRunOnPoliciesBuiltInCodeToo() {
-    Policy p = ImmutablePolicy.copyOf(ReferencePolicy.loaded().policy()).withWorkflows(
+    Policy p = Policy.builder().from(ReferencePolicy.loaded().policy()).workflows(List.of(
         WorkflowConcurrency.builder().name("a").groupPrefix("a-").build(),
         WorkflowConcurrency.builder().name("a").groupPrefix("b-")
-            .putActions(ConcurrencyEventType.CLOSED, ConcurrencyAction.QUEUE).build());
+            .putActions(ConcurrencyEventType.CLOSED, ConcurrencyAction.QUEUE).build())).build();
     assertThatThrownBy(() -> PolicyResolver.of(p))
         .isInstanceOf(InvalidPolicyException.class)
         .hasMessage("Invalid CI policy (2 problems): workflows.a: workflow 'a' is declared twice;"

@@ -1,6 +1,6 @@
 package dev.cipolicy.queue.spi;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueStyle;
 import java.time.Instant;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -125,11 +125,7 @@ public abstract class Job {
    */
   @Value.Check
   protected void check() {
-    Checks.present(id(), "job id");
-    Checks.present(requestId(), "job request id");
-    Checks.present(spec(), "job spec");
-    JobState state = Checks.present(state(), "job state");
-    Checks.present(createdAt(), "job creation instant");
+    JobState state = state();
     require(attempt() >= 0 && crashRescues() >= 0 && transientRetries() >= 0, "counters are not negative");
     Lease lease = lease().orElse(null);
     require((state == JobState.LEASED) == (lease != null), "has a lease exactly when leased");
@@ -158,7 +154,7 @@ public abstract class Job {
    * @return the queued job
    */
   public static Job created(JobId id, RequestId requestId, JobSpec spec, Instant now) {
-    return ImmutableJob.builder().id(id).requestId(requestId).spec(spec).state(JobState.QUEUED).attempt(0)
+    return builder().id(id).requestId(requestId).spec(spec).state(JobState.QUEUED).attempt(0)
         .crashRescues(0).transientRetries(0).cancelRequested(false).createdAt(now).build();
   }
 
@@ -310,7 +306,7 @@ public abstract class Job {
   private Job next(JobState state, int attempt, int crashRescues, int transientRetries, @Nullable Lease lease,
       @Nullable String affinity, boolean cancelRequested, @Nullable JobFailure failure, @Nullable String lastError,
       @Nullable Instant finishedAt) {
-    ImmutableJob.Builder b = ImmutableJob.builder().id(id()).requestId(requestId()).spec(spec()).state(state)
+    Builder b = builder().id(id()).requestId(requestId()).spec(spec()).state(state)
         .attempt(attempt).crashRescues(crashRescues).transientRetries(transientRetries)
         .cancelRequested(cancelRequested).createdAt(createdAt());
     if (lease != null) {
@@ -336,7 +332,12 @@ public abstract class Job {
    *
    * @return an empty builder
    */
-  public static ImmutableJob.Builder builder() {
-    return ImmutableJob.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link Job}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableJob.Builder {
+    Builder() {}
   }
 }

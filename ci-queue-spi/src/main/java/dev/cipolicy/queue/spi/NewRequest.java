@@ -1,6 +1,6 @@
 package dev.cipolicy.queue.spi;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -11,7 +11,9 @@ import org.jspecify.annotations.Nullable;
  * A request as a host submits it, before the store gives it an id: its kind, artifact tag, parent, PR
  * number and benchmark groups. The kind and the presence of the tag fix the initial state (see
  * {@link #initialState()}); build one with {@link #master}, {@link #tryAwaitingArtifacts},
- * {@link #tryWithArtifacts} or {@link #release}.
+ * {@link #tryWithArtifacts} or {@link #release}, then add a PR number or benchmark groups with
+ * {@link #withPr} and {@link #withBenchmarkGroups(String...)}; {@link #builder()} builds any other valid
+ * combination.
  */
 @Value.Immutable
 @ValueStyle
@@ -70,8 +72,7 @@ public abstract class NewRequest {
    */
   @Value.Check
   protected void check() {
-    // The project's value style does not null-check builders: a missing kind arrives here as null.
-    RequestKind kind = Checks.present(kind(), "request kind");
+    RequestKind kind = kind();
     String what = "a " + kind.documentName() + " request";
     tag().ifPresent(t -> Checks.token(t, what + ": tag"));
     parentSha().ifPresent(p -> Checks.token(p, what + ": parent SHA"));
@@ -124,8 +125,8 @@ public abstract class NewRequest {
    * @param parentSha the parent commit's SHA, or null for a root commit
    * @return the request; add a PR number with {@code withPr} and groups with {@code withBenchmarkGroups}
    */
-  public static ImmutableNewRequest master(String sha, @Nullable String parentSha) {
-    return ImmutableNewRequest.builder().kind(RequestKind.MASTER).tag(Checks.present(sha, "master SHA"))
+  public static NewRequest master(String sha, @Nullable String parentSha) {
+    return builder().kind(RequestKind.MASTER).tag(Checks.present(sha, "master SHA"))
         .parentSha(Optional.ofNullable(parentSha)).build();
   }
 
@@ -135,8 +136,8 @@ public abstract class NewRequest {
    * @param pr the pull request number
    * @return the request
    */
-  public static ImmutableNewRequest tryAwaitingArtifacts(long pr) {
-    return ImmutableNewRequest.builder().kind(RequestKind.TRY).pr(pr).build();
+  public static NewRequest tryAwaitingArtifacts(long pr) {
+    return builder().kind(RequestKind.TRY).pr(pr).build();
   }
 
   /**
@@ -147,8 +148,8 @@ public abstract class NewRequest {
    * @param parentSha the SHA it is compared with
    * @return the request
    */
-  public static ImmutableNewRequest tryWithArtifacts(long pr, String sha, String parentSha) {
-    return ImmutableNewRequest.builder().kind(RequestKind.TRY).pr(pr).tag(Checks.present(sha, "try SHA"))
+  public static NewRequest tryWithArtifacts(long pr, String sha, String parentSha) {
+    return builder().kind(RequestKind.TRY).pr(pr).tag(Checks.present(sha, "try SHA"))
         .parentSha(Checks.present(parentSha, "try parent SHA")).build();
   }
 
@@ -158,7 +159,54 @@ public abstract class NewRequest {
    * @param tag the release tag, e.g. {@code 1.80.0}
    * @return the request
    */
-  public static ImmutableNewRequest release(String tag) {
-    return ImmutableNewRequest.builder().kind(RequestKind.RELEASE).tag(Checks.present(tag, "release tag")).build();
+  public static NewRequest release(String tag) {
+    return builder().kind(RequestKind.RELEASE).tag(Checks.present(tag, "release tag")).build();
+  }
+
+  /**
+   * This request with a PR number.
+   *
+   * @param pr the pull request number, positive
+   * @return the request with the number; a release request rejects it
+   * @throws InvalidQueueInputException when the number does not fit the kind
+   */
+  public NewRequest withPr(long pr) {
+    return builder().from(this).pr(pr).build();
+  }
+
+  /**
+   * This request with its own benchmark groups instead of the site's defaults.
+   *
+   * @param groups the groups, in order, each once
+   * @return the request with the groups
+   * @throws InvalidQueueInputException when a group is not a plain name or is listed twice
+   */
+  public NewRequest withBenchmarkGroups(String... groups) {
+    return withBenchmarkGroups(List.of(groups));
+  }
+
+  /**
+   * This request with its own benchmark groups instead of the site's defaults.
+   *
+   * @param groups the groups, in order, each once
+   * @return the request with the groups
+   * @throws InvalidQueueInputException when a group is not a plain name or is listed twice
+   */
+  public NewRequest withBenchmarkGroups(Iterable<String> groups) {
+    return builder().from(this).benchmarkGroups(groups).build();
+  }
+
+  /**
+   * A new builder, for combinations the factories do not cover; {@code build()} runs the same checks.
+   *
+   * @return an empty builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link NewRequest}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableNewRequest.Builder {
+    Builder() {}
   }
 }

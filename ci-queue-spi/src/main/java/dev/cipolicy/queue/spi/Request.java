@@ -1,6 +1,6 @@
 package dev.cipolicy.queue.spi;
 
-import dev.cipolicy.api.internal.ValueStyle;
+import dev.cipolicy.api.value.ValueStyle;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -137,10 +137,8 @@ public abstract class Request {
    */
   @Value.Check
   protected void check() {
-    Checks.present(id(), "request id");
-    RequestKind kind = Checks.present(kind(), "request kind");
-    RequestState state = Checks.present(state(), "request state");
-    Checks.present(createdAt(), "request creation instant");
+    RequestKind kind = kind();
+    RequestState state = state();
     String what = "request " + id().value() + " (" + kind.documentName() + ", " + state.documentName() + ")";
     tag().ifPresent(t -> Checks.token(t, what + ": tag"));
     parentSha().ifPresent(p -> Checks.token(p, what + ": parent SHA"));
@@ -186,7 +184,7 @@ public abstract class Request {
    * @return the stored request, waiting for artifacts or ready
    */
   public static Request created(RequestId id, NewRequest request, Instant now) {
-    return ImmutableRequest.builder().id(id).kind(request.kind()).state(request.initialState())
+    return builder().id(id).kind(request.kind()).state(request.initialState())
         .tag(request.tag()).parentSha(request.parentSha()).pr(request.pr())
         .addAllBenchmarkGroups(request.benchmarkGroups()).createdAt(Checks.present(now, "submission instant")).build();
   }
@@ -215,7 +213,7 @@ public abstract class Request {
    */
   public Request started(Instant now, @Nullable RequestId parent) {
     expect(RequestState.ARTIFACTS_READY, "start");
-    ImmutableRequest.Builder b = base(tag().orElse(null), parentSha().orElse(null))
+    Builder b = base(tag().orElse(null), parentSha().orElse(null))
         .state(RequestState.IN_PROGRESS).startedAt(now);
     if (parent != null) {
       b.parentRequest(parent);
@@ -251,14 +249,14 @@ public abstract class Request {
     return lifecycle(RequestState.CANCELLED).finishedAt(now).cancelReason(reason).build();
   }
 
-  private ImmutableRequest.Builder lifecycle(RequestState state) {
-    ImmutableRequest.Builder b = base(tag().orElse(null), parentSha().orElse(null)).state(state)
+  private Builder lifecycle(RequestState state) {
+    Builder b = base(tag().orElse(null), parentSha().orElse(null)).state(state)
         .startedAt(startedAt());
     return b.parentRequest(parentRequest());
   }
 
-  private ImmutableRequest.Builder base(@Nullable String tag, @Nullable String parentSha) {
-    return ImmutableRequest.builder().id(id()).kind(kind()).tag(Optional.ofNullable(tag))
+  private Builder base(@Nullable String tag, @Nullable String parentSha) {
+    return builder().id(id()).kind(kind()).tag(Optional.ofNullable(tag))
         .parentSha(Optional.ofNullable(parentSha)).pr(pr()).addAllBenchmarkGroups(benchmarkGroups())
         .createdAt(createdAt());
   }
@@ -275,7 +273,12 @@ public abstract class Request {
    *
    * @return an empty builder
    */
-  public static ImmutableRequest.Builder builder() {
-    return ImmutableRequest.builder();
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link Request}; {@code build()} checks every field and rule of the value. */
+  public static final class Builder extends ImmutableRequest.Builder {
+    Builder() {}
   }
 }

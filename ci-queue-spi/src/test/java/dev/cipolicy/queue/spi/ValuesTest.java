@@ -3,6 +3,7 @@ package dev.cipolicy.queue.spi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.cipolicy.api.InvalidValueException;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +32,8 @@ class ValuesTest {
         .state(RequestState.ARTIFACTS_READY).createdAt(T0).build())
         .hasMessageContaining("needs a tag unless it is a try request that never got its artifacts");
     assertThatThrownBy(() -> Request.builder().kind(RequestKind.TRY).build())
-        .isInstanceOf(InvalidQueueInputException.class).hasMessage("request id is missing");
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessage("Request: required fields 'id', 'state', 'createdAt' are not set");
   }
 
   @Test

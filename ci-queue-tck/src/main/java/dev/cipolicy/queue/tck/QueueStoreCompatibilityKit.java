@@ -7,7 +7,6 @@ import dev.cipolicy.api.CiPolicyException;
 import dev.cipolicy.queue.CollectorStatus;
 import dev.cipolicy.queue.CollectorTarget;
 import dev.cipolicy.queue.ComparisonEvent;
-import dev.cipolicy.queue.ImmutableQueueSettings;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueOrder;
 import dev.cipolicy.queue.QueueSettings;
@@ -465,7 +464,7 @@ public abstract class QueueStoreCompatibilityKit {
     @Test
     @DisplayName("with K = 2 two requests run at once, never three")
     void capOfTwo() {
-      JobQueue two = JobQueue.of(store, clock, ImmutableQueueSettings.copyOf(settings()).withMaxInProgress(2));
+      JobQueue two = JobQueue.of(store, clock, QueueSettings.builder().from(settings()).maxInProgress(2).build());
       for (int i = 1; i <= 4; i++) {
         submit(NewRequest.master("m" + i, null).withPr(i));
       }
@@ -518,7 +517,7 @@ public abstract class QueueStoreCompatibilityKit {
     @Test
     @DisplayName("a request with no jobs completes in the tick that starts it")
     void noJobs() {
-      JobQueue bare = JobQueue.of(store, clock, QueueSettings.defaults());
+      JobQueue bare = JobQueue.of(store, clock, QueueSettings.withoutJobs());
       Request r = submit(NewRequest.master("m1", null));
       TickResult tick = bare.tick();
       assertThat(tick.started()).hasSize(1);
@@ -1045,7 +1044,7 @@ public abstract class QueueStoreCompatibilityKit {
     @Test
     @DisplayName("master and try completions emit one comparison event; releases emit none")
     void events() {
-      JobQueue bare = JobQueue.of(store, clock, QueueSettings.defaults());
+      JobQueue bare = JobQueue.of(store, clock, QueueSettings.withoutJobs());
       Request release = submit(NewRequest.release("1.0"));
       TickResult first = bare.tick();
       assertThat(first.completed()).extracting(Request::id).containsExactly(release.id());
@@ -1273,7 +1272,7 @@ public abstract class QueueStoreCompatibilityKit {
 
     @BeforeEach
     void twoInProgress() {
-      two = JobQueue.of(store, clock, ImmutableQueueSettings.copyOf(settings()).withMaxInProgress(2));
+      two = JobQueue.of(store, clock, QueueSettings.builder().from(settings()).maxInProgress(2).build());
     }
 
     /** A job's state with its request named by tag (ids and tokens are the store's own). */
@@ -1462,7 +1461,8 @@ public abstract class QueueStoreCompatibilityKit {
       assertRejected(() -> NewRequest.tryWithArtifacts(0, "t", "m"), "a try request: PR number is 0");
       assertRejected(() -> NewRequest.master("has space", null), "a master request: tag 'has space' contains"
           + " white space");
-      assertRejected(() -> NewRequest.release("1.0").withParentSha("m1"), "a release request has no parent");
+      assertRejected(() -> NewRequest.builder().from(NewRequest.release("1.0")).parentSha("m1").build(),
+          "a release request has no parent");
       assertRejected(() -> NewRequest.master("m1", "m1"), "tag 'm1' cannot be its own parent");
       assertRejected(() -> NewRequest.master("m1", null).withBenchmarkGroups("a", "a"), "lists a twice");
     }

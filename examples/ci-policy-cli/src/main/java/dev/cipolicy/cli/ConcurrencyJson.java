@@ -37,7 +37,7 @@ final class ConcurrencyJson {
     Reader r = new Reader(file);
     JsonNode root = r.parse(text);
     r.object(root, "", EVENT_FIELDS);
-    var b = ConcurrencyEvent.builder();
+    ConcurrencyEvent.Builder b = ConcurrencyEvent.builder();
     String type = r.requiredString(root, "type");
     b.type(ConcurrencyEventType.fromDocumentName(type).orElseThrow(() -> r.error("type",
         "unknown event type '" + type + "'; expected one of " + ConcurrencyEventType.documentNames())));
@@ -66,7 +66,7 @@ final class ConcurrencyJson {
       String at = "[" + i + "]";
       JsonNode item = root.get(i);
       r.object(item, at, RUN_FIELDS);
-      var b = InFlightRun.builder();
+      InFlightRun.Builder b = InFlightRun.builder();
       b.runId(r.runId(item, at + ".run_id"));
       b.workflow(r.requiredString(item, at + ".workflow"));
       b.prNumber(r.prNumber(item, at + ".pr_number"));

@@ -134,9 +134,11 @@ final class GateCommand extends PolicyCommand {
         Inputs.flagOrEnv(commit, env, "GITHUB_SHA"), Optional.ofNullable(cadence));
     String recordFlag = Objects.requireNonNull(record);
     Path recordPath = c.resolvePath(recordFlag);
-    HookOutcome outcome = GateHook.of(opened.store(), GateEvaluator.of(options), clock).run(new HookRequest(series, declared,
-        loaded.policy().gateDefaults(), () -> GateFiles.record(recordFlag, Inputs.readText(recordPath, "record file")),
-        writeBaseline ? GateMode.BASELINE : GateMode.SHADOW, provenance, acceptLevelShifts));
+    HookOutcome outcome = GateHook.of(opened.store(), GateEvaluator.of(options), clock).run(HookRequest.builder()
+        .series(series).addAllDeclarations(declared).addAllDefaults(loaded.policy().gateDefaults())
+        .record(() -> GateFiles.record(recordFlag, Inputs.readText(recordPath, "record file")))
+        .mode(writeBaseline ? GateMode.BASELINE : GateMode.SHADOW).provenance(provenance)
+        .acceptLevelShifts(acceptLevelShifts).build());
     if (outcome.action() == HookAction.WROTE_BASELINE && opened.persistent()) {
       opened.save();
     }
@@ -157,7 +159,7 @@ final class GateCommand extends PolicyCommand {
 
 
   private GateOptions options() {
-    var b = GateOptions.builder().model(model(model));
+    GateOptions.Builder b = GateOptions.builder().model(model(model));
     advisories.forEach(a -> b.addAdvisories(model(a)));
     b.trust(switch (trust) {
       case "per-coordinate" -> TrustMode.PER_COORDINATE;

@@ -59,7 +59,7 @@ final class ResolveCommand extends PolicyCommand {
     if (event.isEmpty() && Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").orElse("").isEmpty()) {
       throw new Inputs.InputException("no event name: pass --event-name or set EVENT_NAME");
     }
-    var input = TriggerInput.builder().eventName(event);
+    TriggerInput.Builder input = TriggerInput.builder().eventName(event);
     Inputs.flagOrEnv(schedule, env, "SCHEDULE").ifPresent(input::schedule);
     Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").ifPresent(input::cadenceOverride);
     Optional<String> labelsJson = Inputs.flagOrEnv(prLabelsJson, env, "PR_LABELS_JSON");

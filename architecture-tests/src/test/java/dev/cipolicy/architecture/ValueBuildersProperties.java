@@ -1,0 +1,429 @@
+package dev.cipolicy.architecture;
+
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.doubles;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
+import static org.quicktheories.generators.SourceDSL.longs;
+import static org.quicktheories.generators.SourceDSL.strings;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import dev.cipolicy.api.Explanation;
+import dev.cipolicy.api.Warning;
+import dev.cipolicy.api.concurrency.ConcurrencyAction;
+import dev.cipolicy.api.concurrency.ConcurrencyDecision;
+import dev.cipolicy.api.concurrency.ConcurrencyEvent;
+import dev.cipolicy.api.concurrency.ConcurrencyEventType;
+import dev.cipolicy.api.concurrency.InFlightRun;
+import dev.cipolicy.api.concurrency.RunDecision;
+import dev.cipolicy.api.concurrency.WorkflowConcurrency;
+import dev.cipolicy.api.gate.Better;
+import dev.cipolicy.api.gate.GateConstraint;
+import dev.cipolicy.api.gate.GateDeclaration;
+import dev.cipolicy.api.gate.GateSteps;
+import dev.cipolicy.api.policy.Backend;
+import dev.cipolicy.api.policy.CadenceDefinition;
+import dev.cipolicy.api.policy.DomainLabel;
+import dev.cipolicy.api.policy.EventRule;
+import dev.cipolicy.api.policy.FileRunRules;
+import dev.cipolicy.api.policy.HostLayout;
+import dev.cipolicy.api.policy.Policy;
+import dev.cipolicy.api.policy.RetryRules;
+import dev.cipolicy.api.policy.ScheduleRule;
+import dev.cipolicy.api.policy.ScopeRule;
+import dev.cipolicy.api.policy.Suite;
+import dev.cipolicy.api.policy.TimeoutRule;
+import dev.cipolicy.api.policy.WorkflowLabel;
+import dev.cipolicy.api.run.RunPolicy;
+import dev.cipolicy.api.run.TriggerInput;
+import dev.cipolicy.api.run.TriggerResolution;
+import dev.cipolicy.api.suite.Registration;
+import dev.cipolicy.api.suite.SuiteRunPlan;
+import dev.cipolicy.gate.GateMode;
+import dev.cipolicy.gate.GateModel;
+import dev.cipolicy.gate.GateOptions;
+import dev.cipolicy.gate.GateSpec;
+import dev.cipolicy.gate.HookRequest;
+import dev.cipolicy.gate.MetricRecord;
+import dev.cipolicy.gate.Provenance;
+import dev.cipolicy.gate.SeriesKey;
+import dev.cipolicy.gate.TrustMode;
+import dev.cipolicy.queue.CollectorTarget;
+import dev.cipolicy.queue.QueueSettings;
+import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobFailure;
+import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.Outcome;
+import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.RequestKind;
+import dev.cipolicy.queue.spi.RequestState;
+import fixture.values.UncheckedValue;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
+
+/**
+ * A value that can be built is valid, for every value type of the library modules: each type generated
+ * with the project's value style is found by scanning the exported packages (not by a list), and for
+ * each one any valid fields build, while leaving out any required field, passing null to any builder
+ * method, or breaking any rule of the type throws a {@code CiPolicyException} and nothing else (see
+ * {@link ValueBuilderChecks}). The specs below say how to make each type valid and how to break each of
+ * its rules; a type found without a spec, or a spec of a type not found, fails the test, and so does a
+ * type whose {@code @Value.Check} is lost (its broken rules then build). {@link #aTypeThatLostItsChecksFails}
+ * proves the checks fail on a fixture type whose builder checks nothing.
+ */
+class ValueBuildersProperties {
+  private static final String VALUE_STYLE = "dev.cipolicy.api.value.ValueStyle";
+  private static final String VALUE_CHECK = "org.immutables.value.Value$Check";
+  private static final Instant T0 = Instant.parse("2026-01-05T09:00:00Z");
+  private static final Explanation EXPLANATION = new Explanation("decided",
+      List.of(new Explanation.Reason("rule", "what it saw")), List.of());
+  private static final RunPolicy RUN_POLICY = RunPolicy.builder().cadence("nightly").admitNightlyTests(true)
+      .bypassFastfail(false).writeBaseline(true).explanation(EXPLANATION).build();
+
+  /** The types found by scanning, by class. */
+  private static final Map<Class<?>, JavaClass> FOUND = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .importPackages("dev.cipolicy")
+      .that(resideInAnyPackage("dev.cipolicy.api..", "dev.cipolicy.core..", "dev.cipolicy.gate..",
+          "dev.cipolicy.queue..", "dev.cipolicy.testkit.."))
+      .that(not(resideInAnyPackage("dev.cipolicy.gate.tck..", "dev.cipolicy.queue.tck..")))
+      .that(not(resideInAPackage("..internal..")))
+      .stream().filter(c -> c.isAnnotatedWith(VALUE_STYLE))
+      .collect(Collectors.toMap(JavaClass::reflect, Function.identity()));
+
+  private static final Map<Class<?>, ValueSpec> SPECS = Stream.of(specs())
+      .collect(Collectors.toMap(ValueSpec::type, Function.identity(), (a, b) -> a, LinkedHashMap::new));
+
+  static Stream<Class<?>> valueTypes() {
+    return FOUND.keySet().stream().sorted(java.util.Comparator.comparing(Class::getName));
+  }
+
+  @Test
+  void theScanFindsTheValueTypesOfEveryModule() {
+    assertThat(FOUND.keySet()).contains(Policy.class, TriggerInput.class, GateOptions.class, HookRequest.class,
+        QueueSettings.class, Request.class);
+  }
+
+  @Test
+  void everyValueTypeFoundHasASpecAndEverySpecATypeFound() {
+    assertThat(names(SPECS.keySet())).as("value types with a spec").isEqualTo(names(FOUND.keySet()));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("valueTypes")
+  void theBuilderIsTheTypesOwnAndReturnsPublicTypes(Class<?> type) throws Exception {
+    Method builder = type.getMethod("builder");
+    assertThat(Modifier.isStatic(builder.getModifiers())).isTrue();
+    Class<?> b = builder.getReturnType();
+    assertThat(b.getName()).as("builder() returns the nested Builder").isEqualTo(type.getName() + "$Builder");
+    assertThat(Modifier.isPublic(b.getModifiers()) && Modifier.isFinal(b.getModifiers())).isTrue();
+    for (Method m : b.getMethods()) {
+      if (m.getDeclaringClass() != Object.class && !m.getName().equals("build")) {
+        assertThat(m.getReturnType()).as(type.getSimpleName() + ".Builder." + m.getName() + " returns the builder")
+            .isEqualTo(b);
+      }
+    }
+    assertThat(b.getMethod("build").getReturnType()).as("build() returns the value type").isEqualTo(type);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("valueTypes")
+  void aTypeHasRulesInItsSpecExactlyWhenItHasAValueCheck(Class<?> type) {
+    ValueSpec spec = spec(type);
+    boolean hasCheck = FOUND.get(type).getMethods().stream().anyMatch(m -> m.isAnnotatedWith(VALUE_CHECK));
+    assertThat(spec.noRulesBecause() == null)
+        .as(type.getSimpleName() + (hasCheck ? " has a @Value.Check: its spec must break its rules"
+            : " has no @Value.Check: its spec must say why it needs none"))
+        .isEqualTo(hasCheck);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("valueTypes")
+  void aValueThatCanBeBuiltIsValid(Class<?> type) {
+    new ValueBuilderChecks(spec(type)).verify();
+  }
+
+  @Test
+  void aTypeThatLostItsChecksFails() {
+    ValueSpec unchecked = ValueSpec.of(UncheckedValue.class).field("name", names())
+        .broken("the name is not empty", "name", "").rules();
+    ValueBuilderChecks checks = new ValueBuilderChecks(unchecked);
+    checks.validFieldsBuild();
+    assertThatThrownBy(checks::everyRuleIsChecked).isInstanceOf(AssertionError.class)
+        .hasMessageContaining("UncheckedValue: breaking the rule 'the name is not empty'");
+    assertThatThrownBy(checks::everyRequiredFieldIsChecked).isInstanceOf(AssertionError.class)
+        .hasMessageContaining("UncheckedValue: the empty builder built");
+    assertThatThrownBy(checks::nullsAreRejected).isInstanceOf(AssertionError.class)
+        .hasMessageContaining("UncheckedValue: name(null)");
+  }
+
+  private static ValueSpec spec(Class<?> type) {
+    ValueSpec spec = SPECS.get(type);
+    assertThat(spec).as("a spec for " + type.getName()).isNotNull();
+    return spec;
+  }
+
+  private static Set<String> names(Set<Class<?>> types) {
+    return types.stream().map(Class::getName).collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  // ---- generators ----
+
+  private static Gen<String> names() {
+    return strings().betweenCodePoints('a', 'z').ofLengthBetween(1, 12);
+  }
+
+  private static Gen<String> runIds() {
+    return longs().between(1, 999_999_999).map(n -> Long.toString(n));
+  }
+
+  private static Gen<List<String>> nameLists() {
+    return lists().of(names()).ofSizeBetween(0, 3);
+  }
+
+  /** Distinct names in ascending order. */
+  private static Gen<List<String>> sortedNames() {
+    return nameLists().map(l -> List.copyOf(new TreeSet<>(l)));
+  }
+
+  private static Gen<Integer> notPositive() {
+    return integers().between(-1000, 0);
+  }
+
+  private static Gen<Double> notFiniteOrNegative() {
+    return Generate.pick(List.of(-1.0, -0.001, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY));
+  }
+
+  private static Map<String, Object> of(Object... kv) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    for (int i = 0; i < kv.length; i += 2) {
+      m.put((String) kv[i], kv[i + 1]);
+    }
+    return m;
+  }
+
+  // ---- one spec per value type ----
+
+  private static ValueSpec[] specs() {
+    return new ValueSpec[] {
+        // api.concurrency
+        ValueSpec.of(ConcurrencyDecision.class).field("groupKey", names())
+            .field("newRun", Generate.enumValues(ConcurrencyDecision.NewRun.class)).fixed("explanation", EXPLANATION)
+            .broken("the group key is not empty", "groupKey", "").rules(),
+        ValueSpec.of(ConcurrencyEvent.class)
+            .field("type", Generate.pick(List.of(ConcurrencyEventType.SUPERSEDED, ConcurrencyEventType.CLOSED,
+                ConcurrencyEventType.MERGED)))
+            .field("workflow", names()).field("runId", runIds()).field("prNumber", longs().between(1, 100_000))
+            .broken("the workflow is not empty", "workflow", "")
+            .broken("the run id is a positive decimal number", "runId", Generate.pick(List.of("abc", "1 2", "0x1")))
+            .broken("the PR number is positive", "prNumber", longs().between(-100, 0))
+            .broken("a PR event needs a PR number", "prNumber", ValueSpec.REMOVE)
+            .broken("only scheduled events carry a cron", "cron", "0 15 * * 6")
+            .broken("only dispatched events carry a release ref", "releaseRef", "refs/heads/main").rules(),
+        ValueSpec.of(InFlightRun.class).field("runId", runIds()).field("workflow", names())
+            .field("prNumber", longs().between(1, 100_000))
+            .broken("the workflow is not empty", "workflow", "")
+            .broken("the run id is a positive decimal number", "runId", "run-1")
+            .broken("the PR number is positive", "prNumber", longs().between(-100, 0))
+            .broken("a cron has no surrounding white space", "cron", " 0 15 * * 6")
+            .broken("a release ref is a full git ref", "releaseRef", "main").rules(),
+        ValueSpec.of(RunDecision.class).field("runId", runIds())
+            .field("action", Generate.enumValues(dev.cipolicy.api.concurrency.RunDecision.Action.class))
+            .field("reason", names())
+            .broken("the run id is not empty", "runId", "").broken("the reason is not empty", "reason", "").rules(),
+        ValueSpec.of(WorkflowConcurrency.class).field("name", names()).field("groupPrefix", names().map(n -> n + "-"))
+            .fixed("actions", Map.of(ConcurrencyEventType.CLOSED, ConcurrencyAction.CANCEL))
+            .broken("the name is not empty", "name", "").broken("the group prefix is not empty", "groupPrefix", "")
+            .rules(),
+        // api.gate
+        ValueSpec.of(GateConstraint.class).field("relUp", doubles().between(0, 2)).field("absFloorDown",
+            doubles().between(0, 2))
+            .noRules("a constraint as declared: Gates.resolve and the policy's checks report what is wrong with it,"
+                + " with its location; GateSpec holds only valid ones"),
+        ValueSpec.of(GateDeclaration.class).field("metricKey", names()).fixed("steps", GateSteps.all())
+            .field("better", Generate.enumValues(Better.class))
+            .noRules("a declaration as written, completed from the defaults table: Gates.resolve and the policy's"
+                + " checks report its problems; GateSpec holds only valid ones"),
+        // api.policy
+        ValueSpec.of(Backend.class).field("name", names()).field("gpu", booleans().all())
+            .broken("the name is not empty", "name", "").rules(),
+        ValueSpec.of(CadenceDefinition.class).field("name", names()).field("admitNightlyTests", booleans().all())
+            .field("bypassFastfail", booleans().all()).field("writeBaseline", booleans().all())
+            .field("gpuMaxParallel", integers().between(1, 64))
+            .broken("the name is not empty", "name", "")
+            .broken("the GPU max-parallel is at least 1", "gpuMaxParallel", notPositive()).rules(),
+        ValueSpec.of(DomainLabel.class).field("name", names()).broken("the name is not empty", "name", "").rules(),
+        ValueSpec.of(EventRule.class).field("event", names())
+            .field("source", Generate.pick(List.of(EventRule.Source.FIXED, EventRule.Source.PULL_REQUEST_LABELS)))
+            .field("cadence", names())
+            .broken("the event name is not empty", "event", "")
+            .broken("a fixed or label event has a cadence", "cadence", ValueSpec.REMOVE)
+            .broken("a schedule-table event has no cadence of its own", "source", EventRule.Source.SCHEDULE_TABLE)
+            .rules(),
+        ValueSpec.of(FileRunRules.class).fixed("command", "/rerun-test").field("defaultImageTag", names())
+            .noRules("its grammar (command word, test roots, image tag) and its backends are checked by"
+                + " PolicyResolver.of against the whole policy, with locations"),
+        ValueSpec.of(HostLayout.class).field("name", names()).field("gpus", integers().between(1, 16))
+            .broken("the name is not empty", "name", "")
+            .broken("there is at least 1 GPU", "gpus", notPositive())
+            .brokenTogether("partitions sum to the GPUs", of("gpus", 8, "partitions", List.of(2, 2)))
+            .brokenTogether("partitions are positive", of("gpus", 4, "partitions", List.of(0, 4))).rules(),
+        ValueSpec.of(Policy.class).field("name", names()).field("labelPrefix", names().map(n -> n + "-"))
+            .broken("the name is not blank", "name", Generate.pick(List.of("", " ", "\t"))).rules(),
+        ValueSpec.of(RetryRules.class).field("nonRetriable", lists().of(names()).ofSizeBetween(1, 3))
+            .field("assertionToken", names())
+            .broken("no token is blank", "nonRetriable", List.of("OOM", " "))
+            .broken("every metric pattern compiles", "metricAssertionPatterns", List.of("loss (unclosed"))
+            .broken("the assertion token is not blank", "assertionToken", "  ").rules(),
+        ValueSpec.of(ScheduleRule.class).fixed("cron", "0 15 * * 6").field("cadence", names())
+            .field("labels", nameLists())
+            .noRules("its cron and cadence are checked by PolicyResolver.of against the whole policy (the cron"
+                + " grammar lives in ci-policy-core), with locations"),
+        ValueSpec.of(ScopeRule.class).field("name", names()).field("whenCadences", nameLists())
+            .noRules("its labels, cadences and reachability are checked by PolicyResolver.of against the whole"
+                + " policy, with locations"),
+        ValueSpec.of(Suite.class).field("name", names()).field("runnerLabels", nameLists())
+            .field("shards", integers().between(1, 32))
+            .broken("the name is not empty", "name", "")
+            .broken("there is at least 1 shard", "shards", notPositive()).rules(),
+        ValueSpec.of(TimeoutRule.class).field("baseSeconds", longs().between(1, 100_000))
+            .field("factor", doubles().between(0.01, 10))
+            .broken("the base is at least 1 s", "baseSeconds", longs().between(-1000, 0))
+            .broken("the factor is a positive finite number", "factor",
+                Generate.pick(List.of(0.0, -1.0, Double.NaN, Double.POSITIVE_INFINITY))).rules(),
+        ValueSpec.of(WorkflowLabel.class).field("name", names()).field("bypassFastfail", booleans().all())
+            .broken("the name is not empty", "name", "").rules(),
+        // api.run
+        ValueSpec.of(RunPolicy.class).field("cadence", names()).field("rawLabels", nameLists())
+            .fixed("requestedLabels", List.of("megatron")).fixed("includeLabels", List.of("fsdp", "megatron"))
+            .field("admitNightlyTests", booleans().all()).field("bypassFastfail", booleans().all())
+            .field("writeBaseline", booleans().all()).fixed("explanation", EXPLANATION)
+            .broken("the cadence is not empty", "cadence", "")
+            .brokenTogether("requested labels are sorted", of("requestedLabels", List.of("b", "a"),
+                "includeLabels", List.of("a", "b")))
+            .brokenTogether("included labels are listed once", of("requestedLabels", List.of(),
+                "includeLabels", List.of("a", "a")))
+            .brokenTogether("requested labels are included", of("requestedLabels", List.of("a"),
+                "includeLabels", List.of("b")))
+            .rules(),
+        ValueSpec.of(TriggerInput.class).field("eventName", names()).field("prLabels", Generate.constant(List.of("run-ci-megatron")))
+            .broken("the event name is not empty without a cadence override", "eventName", "").rules(),
+        ValueSpec.of(TriggerResolution.class).field("eventName", names())
+            .field("source", Generate.pick(List.of(TriggerResolution.Source.PULL_REQUEST_LABELS,
+                TriggerResolution.Source.SCHEDULE_TABLE, TriggerResolution.Source.FIXED)))
+            .field("matchAllLabels", booleans().all()).fixed("runPolicy", RUN_POLICY)
+            .fixed("warnings", List.of(new Warning("code", "message"))).fixed("explanation", EXPLANATION)
+            .broken("the event name is not empty unless an override chose the cadence", "eventName", "").rules(),
+        // api.suite
+        ValueSpec.of(Registration.class).field("file", names().map(n -> "tests/e2e/test_" + n + ".py"))
+            .field("backend", names()).field("suite", names()).field("estTimeSeconds", doubles().between(0, 1e5))
+            .field("labels", nameLists())
+            .broken("the estimate is finite and not negative", "estTimeSeconds", notFiniteOrNegative())
+            .broken("a disabled registration has a reason", "disabled", Generate.pick(List.of("", " "))).rules(),
+        ValueSpec.of(SuiteRunPlan.class).field("backend", names()).field("suite", names()).field("policyLine", names())
+            .fixed("enabled", List.of("tests/a.py")).fixed("timeouts", Map.of("tests/a.py", 1800L))
+            .field("continueOnError", booleans().all()).field("estTotalSeconds", doubles().between(0, 1e5))
+            .field("maxParallel", integers().between(1, 16)).field("message", names())
+            .fixed("explanation", EXPLANATION)
+            .broken("the backend is not empty", "backend", "").broken("the suite is not empty", "suite", "")
+            .broken("max-parallel is at least 1", "maxParallel", notPositive())
+            .broken("the estimated total is finite and not negative", "estTotalSeconds", notFiniteOrNegative())
+            .broken("timeouts are the enabled tests", "timeouts", Map.of("tests/b.py", 1800L)).rules(),
+        // gate
+        ValueSpec.of(GateOptions.class).field("model", Generate.pick(GateModel.defaults()))
+            .field("trust", Generate.enumValues(TrustMode.class))
+            .field("levelShiftAfter", integers().between(2, 20).mix(Generate.constant(0)))
+            .broken("the level shift count is 0 or at least 2", "levelShiftAfter",
+                integers().between(-100, -1).mix(Generate.constant(1))).rules(),
+        ValueSpec.of(GateSpec.class).field("metricKey", names().map(n -> "train/" + n)).fixed("steps", GateSteps.all())
+            .fixed("constraint", GateConstraint.of(.5, .1, .8, .1)).field("better", Generate.enumValues(Better.class))
+            .broken("the metric key is not empty", "metricKey", "")
+            .broken("the steps are valid", "steps", GateSteps.indices(List.of()))
+            .broken("the constraint is valid", "constraint", GateConstraint.builder().relUp(-1).relDown(.5).build())
+            .rules(),
+        ValueSpec.of(HookRequest.class).fixed("series", new SeriesKey("tests/e2e/test_x.py", "cuda", "stage-c"))
+            .fixed("record", (dev.cipolicy.gate.RecordSource) () -> MetricRecord.unreadable("none"))
+            .field("mode", Generate.enumValues(GateMode.class)).fixed("provenance", Provenance.none())
+            .field("acceptLevelShifts", booleans().all())
+            .noRules("any combination of its fields is a request; the hook reports what it cannot use as an outcome"),
+        // queue
+        ValueSpec.of(QueueSettings.class).field("maxInProgress", integers().between(1, 8))
+            .field("maxCrashRescues", integers().between(0, 5))
+            .field("leaseDuration", integers().between(1, 3600).map(s -> Duration.ofSeconds(s)))
+            .field("benchmarkGroups", lists().of(names()).ofSizeBetween(1, 4).map(l -> List.copyOf(new TreeSet<>(l))))
+            .fixed("collectorTargets", List.of(CollectorTarget.required("x86-64")))
+            .broken("the in-progress cap is at least 1", "maxInProgress", notPositive())
+            .broken("the crash budget is not negative", "maxCrashRescues", integers().between(-100, -1))
+            .broken("the lease is positive", "leaseDuration", Generate.pick(List.of(Duration.ZERO,
+                Duration.ofSeconds(-1))))
+            .broken("a queue has benchmark groups", "benchmarkGroups", ValueSpec.REMOVE)
+            .broken("a queue has collector targets", "collectorTargets", ValueSpec.REMOVE)
+            .broken("benchmark groups are listed once", "benchmarkGroups", List.of("a", "a"))
+            .broken("collector tags are listed once", "collectorTargets",
+                List.of(CollectorTarget.required("x"), CollectorTarget.optional("x")))
+            .broken("no jobs means no groups and no targets", "noJobs", true).rules(),
+        ValueSpec.of(Job.class).field("id", longs().between(1, 1000).map(JobId::of))
+            .field("requestId", longs().between(1, 1000).map(RequestId::of)).fixed("spec", JobSpec.required("g", "t"))
+            .fixed("state", JobState.QUEUED).field("attempt", integers().between(0, 5))
+            .field("crashRescues", integers().between(0, 3)).field("transientRetries", integers().between(0, 3))
+            .fixed("cancelRequested", false).fixed("createdAt", T0)
+            .broken("counters are not negative", "attempt", integers().between(-10, -1))
+            .broken("a leased job has a lease", "state", JobState.LEASED)
+            .broken("only a leased job is flagged for cancellation", "cancelRequested", true)
+            .broken("a failed job has a failure", "state", JobState.FAILED)
+            .broken("only a terminal job has a finish instant", "finishedAt", T0)
+            .brokenTogether("a queued job has no lease", of("lease", new Lease(JobId.of(1), 1, 1, T0, "c")))
+            .brokenTogether("a job fails only with a failure and a finish instant", of("state", JobState.SUCCEEDED,
+                "finishedAt", T0, "failure", JobFailure.permanent("c", "boom", T0)))
+            .rules(),
+        ValueSpec.of(NewRequest.class).fixed("kind", RequestKind.MASTER).field("tag", names().map(n -> "m" + n))
+            .field("parentSha", names().map(n -> "p" + n)).field("pr", longs().between(1, 100_000))
+            .field("benchmarkGroups", sortedNames())
+            .broken("a master request has a tag", "tag", ValueSpec.REMOVE)
+            .broken("a tag has no white space", "tag", "a b")
+            .broken("the PR number is positive", "pr", longs().between(-100, 0))
+            .broken("benchmark groups are listed once", "benchmarkGroups", List.of("a", "a"))
+            .broken("a release has no parent and no PR", "kind", RequestKind.RELEASE)
+            .brokenTogether("a tag is not its own parent", of("tag", "same", "parentSha", "same")).rules(),
+        ValueSpec.of(Request.class).field("id", longs().between(1, 1000).map(RequestId::of))
+            .fixed("kind", RequestKind.MASTER).fixed("state", RequestState.ARTIFACTS_READY)
+            .field("tag", names().map(n -> "m" + n)).field("pr", longs().between(1, 100_000))
+            .field("benchmarkGroups", sortedNames()).fixed("createdAt", T0)
+            .broken("only a try request without a tag waits for artifacts", "state", RequestState.WAITING_FOR_ARTIFACTS)
+            .broken("a master request has a tag", "tag", ValueSpec.REMOVE)
+            .broken("a started request has a start instant", "state", RequestState.IN_PROGRESS)
+            .broken("a completed request has an outcome", "state", RequestState.COMPLETED)
+            .broken("only a cancelled request has a reason", "cancelReason", "gone")
+            .broken("only a started request has a parent request", "parentRequest", RequestId.of(5000))
+            .broken("the PR number is positive", "pr", longs().between(-100, 0))
+            .brokenTogether("only a completed request has an outcome", of("outcome", Outcome.SUCCESS)).rules(),
+    };
+  }
+}
