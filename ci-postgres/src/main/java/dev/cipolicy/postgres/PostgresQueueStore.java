@@ -334,7 +334,8 @@ public final class PostgresQueueStore implements QueueStore {
   // ---------------------------------------------------------------------------------------------- requests
 
   @Override
-  public SubmitResult submit(NewRequest request, Instant now) {
+  public SubmitResult submit(NewRequest request, Instant at) {
+    Instant now = QueueStore.truncate(at);
     return tx("submit", c -> {
       if (request.tag().isPresent()) {
         Optional<Request> existing = requestWhere(c, "r.tag = ?", request.tag().get());
@@ -427,7 +428,9 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   @Override
-  public StartResult startRequest(StartCommand command) {
+  public StartResult startRequest(StartCommand given) {
+    StartCommand command = new StartCommand(given.requestId(), given.jobs(), given.backfillParent(),
+        given.maxInProgress(), QueueStore.truncate(given.now()));
     return tx("startRequest", c -> {
       // The guarded transition: one control row, locked by every start, serializes cap check and start.
       try (PreparedStatement lock = c.prepareStatement("SELECT id FROM " + control + " WHERE id = 1 FOR UPDATE");
@@ -513,7 +516,8 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   @Override
-  public CompletionResult completeIfDone(RequestId id, Instant now) {
+  public CompletionResult completeIfDone(RequestId id, Instant at) {
+    Instant now = QueueStore.truncate(at);
     return tx("completeIfDone", c -> {
       Optional<Request> found = requestWhere(c, "r.id = ? FOR UPDATE", id.value());
       if (found.isEmpty()) {
@@ -553,7 +557,8 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   @Override
-  public CancelResult cancel(RequestId id, String reason, Instant now) {
+  public CancelResult cancel(RequestId id, String reason, Instant at) {
+    Instant now = QueueStore.truncate(at);
     return tx("cancel", c -> {
       Optional<Request> found = requestWhere(c, "r.id = ? FOR UPDATE", id.value());
       if (found.isEmpty()) {
@@ -594,7 +599,9 @@ public final class PostgresQueueStore implements QueueStore {
   // -------------------------------------------------------------------------------------------------- jobs
 
   @Override
-  public ClaimResult claim(ClaimCommand command) {
+  public ClaimResult claim(ClaimCommand given) {
+    ClaimCommand command = new ClaimCommand(given.collector(), QueueStore.truncate(given.now()),
+        given.leaseDuration(), given.collectorTimeout(), given.maxCrashRescues(), given.limit());
     String known = collectorTags.get(command.collector());
     return tx("claim", known == null ? null : c -> claimFast(c, command, known), c -> {
       String tag;
@@ -652,7 +659,7 @@ public final class PostgresQueueStore implements QueueStore {
       List<Claim> claims = new ArrayList<>(candidates.size());
       if (!candidates.isEmpty()) {
         long[] fresh = tokens(c, candidates.size());
-        Instant expiry = now.plus(command.leaseDuration());
+        Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
         List<Job[]> changes = new ArrayList<>(candidates.size());
         for (int i = 0; i < candidates.size(); i++) {
           Job job = candidates.get(i);
@@ -702,7 +709,7 @@ public final class PostgresQueueStore implements QueueStore {
     st.setInt(i++, command.limit());
     st.setInt(i++, command.limit());
     st.setString(i++, name);
-    Instant expiry = now.plus(command.leaseDuration());
+    Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
     setInstant(st, i++, expiry);
     st.setString(i++, name);
     setInstant(st, i++, now);
@@ -826,13 +833,17 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   @Override
-  public LeaseResult heartbeat(JobId job, int attempt, long token, Duration leaseDuration, Instant now) {
+  public LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration, Instant at) {
+    Instant now = QueueStore.truncate(at);
+    JobId job = lease.jobId();
+    int attempt = lease.attempt();
+    long token = lease.token();
     return tx("heartbeat", c -> {
       // Fast path: one fenced UPDATE of the narrow lease row; the job row is not rewritten.
       String holder = null;
       try (PreparedStatement st = c.prepareStatement("UPDATE " + leases + " SET expires_at = ? WHERE job_id = ?"
           + " AND attempt = ? AND token = ? AND expires_at > ? AND NOT cancel_requested RETURNING collector")) {
-        setInstant(st, 1, now.plus(leaseDuration));
+        setInstant(st, 1, QueueStore.truncate(now.plus(leaseDuration)));
         st.setLong(2, job.value());
         st.setInt(3, attempt);
         st.setLong(4, token);
@@ -857,7 +868,11 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   @Override
-  public LeaseResult complete(JobId job, int attempt, long token, Instant now) {
+  public LeaseResult complete(LeaseRef lease, Instant at) {
+    Instant now = QueueStore.truncate(at);
+    JobId job = lease.jobId();
+    int attempt = lease.attempt();
+    long token = lease.token();
     return fenced("complete", job, attempt, token, now, c -> completeFast(c, job, attempt, token, now),
         (c, current) -> completeLocked(c, current, now));
   }
@@ -878,17 +893,17 @@ public final class PostgresQueueStore implements QueueStore {
    * not one transaction.
    */
   @Override
-  public List<LeaseResult> completeAll(List<LeaseRef> leases, Instant now) {
+  public List<LeaseResult> completeAll(List<LeaseRef> leases, Instant at) {
     List<LeaseRef> batch = LeaseRef.checkedBatch(leases);
-    if (now == null) {
+    if (at == null) {
       throw new InvalidQueueInputException("completion instant is missing");
     }
+    Instant now = QueueStore.truncate(at);
     if (batch.isEmpty()) {
       return List.of();
     }
     if (batch.size() == 1) {
-      LeaseRef only = batch.get(0);
-      return List.of(complete(only.jobId(), only.attempt(), only.token(), now));
+      return List.of(complete(batch.get(0), now));
     }
     // The fast statement always answers (possibly with no applied item), so the full work never runs here.
     Map<JobId, LeaseResult> applied = tx("completeAll", c -> completeAllFast(c, batch, now),
@@ -942,9 +957,9 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   @Override
-  public LeaseResult fail(JobId job, int attempt, long token, Failure failure, int maxTransientRetries,
-      Instant now) {
-    return fenced("fail", job, attempt, token, now, (c, current) -> {
+  public LeaseResult fail(LeaseRef ref, Failure failure, int maxTransientRetries, Instant at) {
+    Instant now = QueueStore.truncate(at);
+    return fenced("fail", ref.jobId(), ref.attempt(), ref.token(), now, (c, current) -> {
       Lease lease = lease(current);
       Job next;
       if (failure.kind() == Failure.Kind.PERMANENT) {
@@ -962,8 +977,9 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   @Override
-  public LeaseResult release(JobId job, int attempt, long token, Instant now) {
-    return fenced("release", job, attempt, token, now, (c, current) -> {
+  public LeaseResult release(LeaseRef ref, Instant at) {
+    Instant now = QueueStore.truncate(at);
+    return fenced("release", ref.jobId(), ref.attempt(), ref.token(), now, (c, current) -> {
       Job next = current.released();
       write(c, current, next);
       touchCollector(c, lease(current).collector(), now);
@@ -1038,7 +1054,8 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   @Override
-  public ExpiryResult expireLeases(Instant now, int maxCrashRescues) {
+  public ExpiryResult expireLeases(Instant at, int maxCrashRescues) {
+    Instant now = QueueStore.truncate(at);
     ExpiryResult result = tx("expireLeases", c -> {
       List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
       List<ImpossibleRow> impossible = new ArrayList<>();
@@ -1121,7 +1138,8 @@ public final class PostgresQueueStore implements QueueStore {
   // ---------------------------------------------------------------------------------------------- collectors
 
   @Override
-  public RegisterResult registerCollector(String name, String tag, boolean active, Instant now) {
+  public RegisterResult registerCollector(String name, String tag, boolean active, Instant at) {
+    Instant now = QueueStore.truncate(at);
     Collector fresh = new Collector(name, tag, active, now, now);
     return tx("registerCollector", c -> {
       try (PreparedStatement st = c.prepareStatement("INSERT INTO " + collectors + " (name, tag, active,"
@@ -1144,7 +1162,8 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   @Override
-  public CollectorResult collectorHeartbeat(String name, Instant now) {
+  public CollectorResult collectorHeartbeat(String name, Instant at) {
+    Instant now = QueueStore.truncate(at);
     return tx("collectorHeartbeat", c -> {
       touchCollector(c, name, now);
       Optional<Collector> row = loadCollector(c, name);
@@ -1631,7 +1650,7 @@ public final class PostgresQueueStore implements QueueStore {
     if (value == null) {
       st.setNull(i, Types.TIMESTAMP_WITH_TIMEZONE);
     } else {
-      st.setObject(i, OffsetDateTime.ofInstant(value, ZoneOffset.UTC));
+      st.setObject(i, OffsetDateTime.ofInstant(QueueStore.truncate(value), ZoneOffset.UTC));
     }
   }
 

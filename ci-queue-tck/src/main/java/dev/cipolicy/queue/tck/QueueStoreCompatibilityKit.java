@@ -707,19 +707,20 @@ public abstract class QueueStoreCompatibilityKit {
     @DisplayName("a wrong token changes nothing for heartbeat, complete, fail and release")
     void wrongToken() {
       Lease l = claim.lease();
-      long bad = l.token() + 1;
-      assertStale(() -> store.heartbeat(l.jobId(), l.attempt(), bad, LEASE, clock.instant()));
-      assertStale(() -> store.complete(l.jobId(), l.attempt(), bad, clock.instant()));
-      assertStale(() -> store.fail(l.jobId(), l.attempt(), bad, Failure.permanent("x"), 2, clock.instant()));
-      assertStale(() -> store.release(l.jobId(), l.attempt(), bad, clock.instant()));
+      LeaseRef bad = new LeaseRef(l.jobId(), l.attempt(), l.token() + 1);
+      assertStale(() -> store.heartbeat(bad, LEASE, clock.instant()));
+      assertStale(() -> store.complete(bad, clock.instant()));
+      assertStale(() -> store.fail(bad, Failure.permanent("x"), 2, clock.instant()));
+      assertStale(() -> store.release(bad, clock.instant()));
     }
 
     @Test
     @DisplayName("a wrong attempt with the right token changes nothing")
     void wrongAttempt() {
       Lease l = claim.lease();
-      assertStale(() -> store.complete(l.jobId(), l.attempt() + 1, l.token(), clock.instant()));
-      assertStale(() -> store.heartbeat(l.jobId(), l.attempt() + 1, l.token(), LEASE, clock.instant()));
+      LeaseRef bad = new LeaseRef(l.jobId(), l.attempt() + 1, l.token());
+      assertStale(() -> store.complete(bad, clock.instant()));
+      assertStale(() -> store.heartbeat(bad, LEASE, clock.instant()));
     }
 
     @Test
@@ -753,7 +754,7 @@ public abstract class QueueStoreCompatibilityKit {
     @Test
     @DisplayName("an unknown job id is not found")
     void notFound() {
-      LeaseResult result = store.complete(JobId.of(999_999), 1, 1, clock.instant());
+      LeaseResult result = store.complete(new LeaseRef(JobId.of(999_999), 1, 1), clock.instant());
       assertThat(result.status()).isEqualTo(LeaseStatus.NOT_FOUND);
       assertThat(result.job()).isEmpty();
     }
@@ -1470,7 +1471,8 @@ public abstract class QueueStoreCompatibilityKit {
     @Test
     @DisplayName("engine calls: blank collector names, a missing cancel reason, a zero claim limit")
     void engine() {
-      assertRejected(() -> queue.registerCollector(" ", "x86", true), "collector name ' ' is not usable");
+      assertRejected(() -> queue.registerCollector(" ", "x86", true), "collector name ' ' contains white space");
+      assertRejected(() -> queue.collectorHeartbeat(null), "collector name is missing");
       assertRejected(() -> queue.cancel(RequestId.of(1), ""), "needs a reason");
       assertRejected(() -> queue.claim("c1", 0), "claim limit is 0; expected at least 1");
       assertRejected(() -> queue.attachArtifacts(RequestId.of(1), "s", "s"), "cannot be its own parent SHA");
