@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -18,7 +21,9 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Assumptions;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The PostgreSQL server of the tests: the URL from {@code CI_POLICY_PG_URL} (default
@@ -151,6 +156,26 @@ final class PgTestDatabase implements AutoCloseable {
     } finally {
       dataSource.close();
     }
+  }
+
+  /**
+   * A data source of a PostgreSQL server that does not exist: a local port that was free a moment ago (a
+   * socket bound to it, then closed), so every connection attempt is refused at once.
+   */
+  static DataSource closedPort() {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = socket.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException("no free local port: " + e.getMessage(), e);
+    }
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setServerNames(new String[] {"127.0.0.1"});
+    ds.setPortNumbers(new int[] {port});
+    ds.setDatabaseName("test");
+    ds.setUser("postgres");
+    ds.setConnectTimeout(2);
+    return ds;
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.cipolicy.gate.Coordinate;
 import dev.cipolicy.gate.CoordinateHistory;
 import dev.cipolicy.gate.HistorySample;
 import dev.cipolicy.gate.MetricStoreException;
+import dev.cipolicy.gate.MetricStoreUnavailableException;
 import dev.cipolicy.gate.Provenance;
 import dev.cipolicy.gate.Revocation;
 import dev.cipolicy.gate.RevocationResult;
@@ -220,17 +221,19 @@ class PostgresMetricHistoryStoreTest {
   }
 
   @Test
-  void anUnreachableDatabaseIsAMetricStoreExceptionSayingSo() {
+  void anUnreachableDatabaseIsAMetricStoreUnavailableExceptionSayingSo() {
     DataSource nowhere = unreachable();
     assertThatThrownBy(() -> PostgresMetricHistoryStore.create(nowhere, "ci_gate"))
-        .isInstanceOf(MetricStoreException.class)
+        .isInstanceOf(MetricStoreUnavailableException.class)
         .hasMessageStartingWith("could not migrate the metric history in schema ci_gate (SQLSTATE 08001)");
     PostgresMetricHistoryStore s = PostgresMetricHistoryStore.attach(nowhere, "ci_gate");
-    assertThatThrownBy(() -> s.read(A, Set.of(X), 20, 20)).isInstanceOf(MetricStoreException.class)
+    assertThatThrownBy(() -> s.read(A, Set.of(X), 20, 20)).isInstanceOf(MetricStoreUnavailableException.class)
         .hasMessageStartingWith("could not read the history of tests/e2e/test_a.py (cuda/stage-c-4-gpu-h200) in"
             + " schema ci_gate (SQLSTATE 08001)")
-        .hasMessageEndingWith("(the database cannot be reached)");
-    assertThatThrownBy(() -> s.revoke(new Revocation.ByCommit("abc"))).isInstanceOf(MetricStoreException.class);
+        .hasMessageEndingWith("(the database cannot be reached: could not get a database connection; nothing was"
+            + " done, retry later)");
+    assertThatThrownBy(() -> s.revoke(new Revocation.ByCommit("abc")))
+        .isInstanceOf(MetricStoreUnavailableException.class);
   }
 
   @Test
