@@ -52,7 +52,8 @@ public interface QueueStore {
    * @return the instant without its sub-microsecond part
    */
   static Instant truncate(Instant instant) {
-    return Checks.present(instant, "instant").truncatedTo(PRECISION);
+    Checks.present(instant, "instant");
+    return instant.getNano() % 1_000 == 0 ? instant : instant.truncatedTo(PRECISION);
   }
 
   /**
