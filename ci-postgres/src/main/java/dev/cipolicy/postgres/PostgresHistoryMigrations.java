@@ -76,8 +76,7 @@ public final class PostgresHistoryMigrations {
    */
   public static int migrate(DataSource dataSource, String schema) {
     String s = '"' + validSchema(schema) + '"';
-    PgTransactions tx = new PgTransactions(dataSource, POLICY, f -> PostgresMetricHistoryStore.exception(schema,
-        "migrate the metric history", f));
+    PgTransactions tx = new PgTransactions(dataSource, POLICY, f -> failure(schema, f));
     int current;
     try {
       current = tx.inTransaction("migrate the metric history", c -> SET.apply(c, LOCK_PREFIX + schema, s,
@@ -91,6 +90,20 @@ public final class PostgresHistoryMigrations {
           new IllegalStateException("gate_schema_version holds version " + current));
     }
     return current;
+  }
+
+  /**
+   * The history's exception for a failed migration: {@code could not migrate the metric history in schema <s>
+   * (SQLSTATE <code>): <driver message>}, a {@link MetricStoreUnavailableException} when the database could not
+   * be reached.
+   */
+  private static MetricStoreException failure(String schema, PgTransactions.Failure f) {
+    String what = "could not migrate the metric history in schema " + schema;
+    Exception cause = f.cause() != null ? f.cause() : new IllegalStateException(f.situation());
+    String message = f.cause() == null ? what + ": " + f.situation()
+        : what + " (SQLSTATE " + f.sqlState() + "): " + f.driverMessage();
+    return f.unavailable() ? new MetricStoreUnavailableException(f.operation(), f.mayHaveCommitted(), message, cause)
+        : new MetricStoreException(message, cause);
   }
 
 }

@@ -708,12 +708,13 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
   }
 
   /**
-   * The history's exception for a failed operation: {@link MetricStoreUnavailableException} when the database
-   * could not be reached (no connection, or the connection lost), saying whether the change may have been
-   * committed; otherwise a {@link MetricStoreException}: {@code could not <operation> in schema <s> (SQLSTATE
-   * <code>): <driver message>}, with a hint when the schema looks unmigrated.
+   * The history's exception for a failed operation: {@code could not <operation> in schema <s> (SQLSTATE
+   * <code>): <driver message>}, then a hint. When the database could not be reached (no connection, or the
+   * connection lost) it is a {@link MetricStoreUnavailableException} with the hint {@code (the database cannot
+   * be reached)}, or, when the connection was lost during the commit, what that means for the change;
+   * otherwise a {@link MetricStoreException}, with a hint when the schema looks unmigrated.
    */
-  static MetricStoreException exception(String schema, String op, PgTransactions.Failure f) {
+  private static MetricStoreException exception(String schema, String op, PgTransactions.Failure f) {
     String what = "could not " + op + " in schema " + schema;
     SQLException cause = f.cause();
     if (cause == null) {
@@ -721,9 +722,10 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
     }
     String error = what + " (SQLSTATE " + f.sqlState() + "): " + f.driverMessage();
     if (f.unavailable()) {
-      return new MetricStoreUnavailableException(op, f.mayHaveCommitted(), error + " (the database cannot be"
-          + " reached: " + f.situation() + "; " + f.consequence() + (f.mayHaveCommitted()
-              ? "; a run written again is stored twice" : "") + ")", cause);
+      return new MetricStoreUnavailableException(op, f.mayHaveCommitted(), error + (f.mayHaveCommitted()
+          ? " (the database cannot be reached: " + f.situation() + ", so the change may have been committed;"
+              + " re-read before writing again, a run written twice is stored twice)"
+          : " (the database cannot be reached)"), cause);
     }
     return switch (f.kind()) {
       case CONTENDED, TIMED_OUT -> new MetricStoreException(error + " (" + f.situation() + "; " + f.consequence()

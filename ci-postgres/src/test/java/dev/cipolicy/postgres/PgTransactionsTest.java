@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cipolicy.queue.spi.QueueStore;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -199,7 +197,7 @@ class PgTransactionsTest {
 
   @Test
   void aConnectionLostDuringTheCommitLeavesTheOutcomeUnknown() {
-    DataSource failingCommit = commitFailsWith(db().dataSource, "08006");
+    DataSource failingCommit = PgTestDatabase.commitFailsWith(db().dataSource, "08006");
     PgTransactions tx = runner(failingCommit, PgTransactions.Policy.standard());
     PgTransactions.Failure failure = reported(() -> tx.inTransaction("bump", c -> {
       bump(c);
@@ -294,34 +292,6 @@ class PgTransactionsTest {
   private static void terminateOwnSession(Connection c) throws SQLException {
     try (PreparedStatement st = c.prepareStatement("SELECT pg_terminate_backend(pg_backend_pid())")) {
       st.execute();
-    }
-  }
-
-  /** A data source whose connections fail their commit with the given SQLSTATE, after rolling back. */
-  private static DataSource commitFailsWith(DataSource real, String sqlState) {
-    return (DataSource) Proxy.newProxyInstance(PgTransactionsTest.class.getClassLoader(),
-        new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-          Object result = invoke(real, method, args);
-          if (!(result instanceof Connection connection)) {
-            return result;
-          }
-          return Proxy.newProxyInstance(PgTransactionsTest.class.getClassLoader(), new Class<?>[] {Connection.class},
-              (p, m, a) -> {
-                if (m.getName().equals("commit")) {
-                  connection.rollback();
-                  throw new SQLException("connection reset during the commit", sqlState);
-                }
-                return invoke(connection, m, a);
-              });
-        });
-  }
-
-  private static @Nullable Object invoke(Object target, java.lang.reflect.Method method, Object @Nullable [] args)
-      throws Throwable {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
     }
   }
 }

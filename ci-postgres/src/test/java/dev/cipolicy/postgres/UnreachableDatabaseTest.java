@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Both stores of this module against a database that does not exist (a closed local port): every operation
- * and both migrators fail with the port's "unavailable" exception, saying that nothing was committed.
+ * and both migrators fail with the port's "unavailable" exception, saying that nothing was committed; and
+ * against a connection lost during the commit, where both say the change may have been committed.
  */
 class UnreachableDatabaseTest {
 
@@ -103,14 +104,19 @@ class UnreachableDatabaseTest {
       assertThat(e.mayHaveCommitted()).isFalse();
       assertThat(e).hasMessageStartingWith("could not " + operation)
           .hasMessageContaining(" in schema ci_gate (SQLSTATE 08001)")
-          .hasMessageEndingWith("(the database cannot be reached: could not get a database connection; nothing"
-              + " was done, retry later)");
+          .hasMessageEndingWith("(the database cannot be reached)");
     });
   }
 
   @Test
   void theHistoryStoreRaisesMetricStoreUnavailable() {
-    historyUnavailable("migrate the metric history", () -> PostgresMetricHistoryStore.create(nowhere, "ci_gate"));
+    assertThatThrownBy(() -> PostgresMetricHistoryStore.create(nowhere, "ci_gate"))
+        .isInstanceOfSatisfying(MetricStoreUnavailableException.class, e -> {
+          assertThat(e.operation()).isEqualTo("migrate the metric history");
+          assertThat(e.mayHaveCommitted()).isFalse();
+          assertThat(e).hasMessageStartingWith("could not migrate the metric history in schema ci_gate"
+              + " (SQLSTATE 08001): Connection to 127.0.0.1:");
+        });
     PostgresMetricHistoryStore store = PostgresMetricHistoryStore.attach(nowhere, "ci_gate");
     SeriesKey series = new SeriesKey("tests/a.py", "cuda", "stage-a");
     Coordinate loss = new Coordinate("loss", "all", "{}", 0);
@@ -121,5 +127,35 @@ class UnreachableDatabaseTest {
     historyUnavailable("read the full history", () -> store.history(series, loss));
     historyUnavailable("list the coordinates", () -> store.coordinates(series));
     historyUnavailable("accept a level shift", () -> store.acceptLevelShift(series, loss, List.of(new RunId(1))));
+  }
+
+  @Test
+  void aConnectionLostDuringTheCommitMayHaveCommittedInBothStores() {
+    try (PgTestDatabase db = PgTestDatabase.open("unreachable", 2)) {
+      PostgresQueueStore.create(db.dataSource, db.schema);
+      PostgresMetricHistoryStore.create(db.dataSource, db.schema);
+      DataSource lostCommit = PgTestDatabase.commitFailsWith(db.dataSource, "08006");
+
+      PostgresQueueStore queue = PostgresQueueStore.attach(lostCommit, db.schema);
+      assertThatThrownBy(() -> queue.submit(NewRequest.master("m1", null), NOW))
+          .isInstanceOfSatisfying(QueueStoreUnavailableException.class, e -> {
+            assertThat(e.mayHaveCommitted()).isTrue();
+            assertThat(e).hasMessageStartingWith("submit on " + db.schema + ".queue_*: the database connection was"
+                + " lost during the commit (SQLSTATE 08006").hasMessageContaining("the outcome is unknown");
+          });
+
+      PostgresMetricHistoryStore history = PostgresMetricHistoryStore.attach(lostCommit, db.schema);
+      SeriesKey series = new SeriesKey("tests/a.py", "cuda", "stage-a");
+      RunRecord run = new RunRecord(series, Provenance.none(), NOW, true,
+          List.of(new Sample(new Coordinate("loss", "all", "{}", 0), 1.0, true)));
+      assertThatThrownBy(() -> history.write(run))
+          .isInstanceOfSatisfying(MetricStoreUnavailableException.class, e -> {
+            assertThat(e.mayHaveCommitted()).isTrue();
+            assertThat(e).hasMessageStartingWith("could not write a run of " + series + " in schema " + db.schema
+                + " (SQLSTATE 08006)").hasMessageEndingWith("(the database cannot be reached: the database"
+                    + " connection was lost during the commit, so the change may have been committed; re-read"
+                    + " before writing again, a run written twice is stored twice)");
+          });
+    }
   }
 }
