@@ -16,7 +16,8 @@ import java.util.Set;
  * older than the coordinate's accepted level shift, if any.
  *
  * <p>Errors: arguments that name nothing (an unknown run in a level shift) throw
- * {@code InvalidInputException}; storage failures throw {@link MetricStoreException}.
+ * {@code InvalidInputException}; storage failures throw {@link MetricStoreException}, and
+ * {@link MetricStoreUnavailableException} when the store's database cannot be reached.
  */
 public interface MetricHistoryStore extends HistorySource {
 

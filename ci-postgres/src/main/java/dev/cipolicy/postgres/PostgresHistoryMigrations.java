@@ -2,9 +2,8 @@ package dev.cipolicy.postgres;
 
 import dev.cipolicy.api.InvalidInputException;
 import dev.cipolicy.gate.MetricStoreException;
-import java.sql.SQLException;
+import dev.cipolicy.gate.MetricStoreUnavailableException;
 import java.util.List;
-import java.util.Set;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -28,9 +27,12 @@ public final class PostgresHistoryMigrations {
   static final String LOCK_PREFIX = PostgresMigrations.LOCK_PREFIX;
 
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
-  /** Unique violation and duplicate schema: a concurrent CREATE SCHEMA won; deadlock: re-run. */
-  private static final Set<String> RETRYABLE = Set.of("23505", "42P06", "40P01", "40001");
-  private static final int MAX_TRIES = 3;
+  /**
+   * Contention, and a unique violation or duplicate schema (a concurrent {@code CREATE SCHEMA} won, should a
+   * migrator ever take another lock): re-run, at most 3 tries.
+   */
+  private static final PgTransactions.Policy POLICY = PgTransactions.Policy.standard()
+      .alsoRetrying(PgTransactions.UNIQUE_VIOLATION, "42P06").withMaxTries(3);
   private static final SqlMigrationSet SET = new SqlMigrationSet("history-migrations", SCRIPTS);
 
   private PostgresHistoryMigrations() {}
@@ -68,31 +70,40 @@ public final class PostgresHistoryMigrations {
    * @param schema the schema name (see {@link #validSchema})
    * @return the version the history tables had before (0: none)
    * @throws InvalidInputException when the schema name is not a plain identifier
-   * @throws MetricStoreException when the database fails, the schema is newer than this jar, or a script is
-   *     missing
+   * @throws MetricStoreUnavailableException when the database cannot be reached
+   * @throws MetricStoreException when the database fails otherwise, the schema is newer than this jar, or a
+   *     script is missing
    */
   public static int migrate(DataSource dataSource, String schema) {
     String s = '"' + validSchema(schema) + '"';
-    for (int attempt = 1; ; attempt++) {
-      int current;
-      try {
-        current = SET.apply(dataSource, LOCK_PREFIX + schema, s, s + ".gate_schema_version",
-            text -> text.replace("${schema}", s));
-      } catch (SQLException e) {
-        if (attempt < MAX_TRIES && e.getSQLState() != null && RETRYABLE.contains(e.getSQLState())) {
-          continue;
-        }
-        throw new MetricStoreException("could not migrate the metric history in schema " + schema
-            + " (SQLSTATE " + e.getSQLState() + "): " + e.getMessage(), e);
-      } catch (SqlMigrationSet.ScriptUnavailable e) {
-        throw new MetricStoreException(e.getMessage(), e);
-      }
-      if (current > SET.latestVersion()) {
-        throw new MetricStoreException("the metric history in schema " + schema + " is at version " + current
-            + ", newer than this ci-postgres (" + SET.latestVersion() + "); upgrade the library",
-            new IllegalStateException("gate_schema_version holds version " + current));
-      }
-      return current;
+    PgTransactions tx = new PgTransactions(dataSource, POLICY, f -> failure(schema, f));
+    int current;
+    try {
+      current = tx.inTransaction("migrate the metric history", c -> SET.apply(c, LOCK_PREFIX + schema, s,
+          s + ".gate_schema_version", text -> text.replace("${schema}", s)));
+    } catch (SqlMigrationSet.ScriptUnavailable e) {
+      throw new MetricStoreException(e.getMessage(), e);
     }
+    if (current > SET.latestVersion()) {
+      throw new MetricStoreException("the metric history in schema " + schema + " is at version " + current
+          + ", newer than this ci-postgres (" + SET.latestVersion() + "); upgrade the library",
+          new IllegalStateException("gate_schema_version holds version " + current));
+    }
+    return current;
   }
+
+  /**
+   * The history's exception for a failed migration: {@code could not migrate the metric history in schema <s>
+   * (SQLSTATE <code>): <driver message>}, a {@link MetricStoreUnavailableException} when the database could not
+   * be reached.
+   */
+  private static MetricStoreException failure(String schema, PgTransactions.Failure f) {
+    String what = "could not migrate the metric history in schema " + schema;
+    Exception cause = f.cause() != null ? f.cause() : new IllegalStateException(f.situation());
+    String message = f.cause() == null ? what + ": " + f.situation()
+        : what + " (SQLSTATE " + f.sqlState() + "): " + f.driverMessage();
+    return f.unavailable() ? new MetricStoreUnavailableException(f.operation(), f.mayHaveCommitted(), message, cause)
+        : new MetricStoreException(message, cause);
+  }
+
 }

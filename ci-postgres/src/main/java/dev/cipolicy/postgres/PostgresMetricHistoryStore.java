@@ -6,6 +6,7 @@ import dev.cipolicy.gate.CoordinateHistory;
 import dev.cipolicy.gate.HistorySample;
 import dev.cipolicy.gate.MetricHistoryStore;
 import dev.cipolicy.gate.MetricStoreException;
+import dev.cipolicy.gate.MetricStoreUnavailableException;
 import dev.cipolicy.gate.Provenance;
 import dev.cipolicy.gate.Revocation;
 import dev.cipolicy.gate.RevocationResult;
@@ -20,8 +21,6 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -63,8 +62,12 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * <p>Errors: input that names nothing or cannot be stored throws {@link InvalidInputException}; a database
- * failure throws {@link MetricStoreException} with the operation, schema and SQLSTATE; a row that no sequence
- * of operations produces (edited by hand) throws {@link MetricStoreException} naming the table and row.
+ * that cannot be reached (no connection, or the connection lost) throws {@link MetricStoreUnavailableException},
+ * saying whether the change may have been committed; any other database failure throws
+ * {@link MetricStoreException} with the operation, schema and SQLSTATE; a row that no sequence of operations
+ * produces (edited by hand) throws {@link MetricStoreException} naming the table and row. The store runs on the
+ * same transaction runner as {@link PostgresQueueStore}: the same retries (deadlocks and serialization failures
+ * re-run the transaction), the same handling of a lost connection.
  */
 public final class PostgresMetricHistoryStore implements MetricHistoryStore {
 
@@ -73,15 +76,12 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
   /** The latest run time the store keeps. */
   public static final Instant MAX_TIME = Instant.parse("9999-12-31T23:59:59.999999999Z");
 
-  private static final int MAX_TRIES = 20;
-  /** Serialization failure and deadlock: the transaction re-runs. */
-  private static final Set<String> RETRYABLE = Set.of("40001", "40P01");
   private static final int HISTORY_FETCH_SIZE = 1000;
   /** Newest first: latest time, ties by the later write (the larger id). */
   private static final Comparator<HistorySample> NEWEST_FIRST = Comparator.comparing(HistorySample::createdAt)
       .thenComparingLong(h -> h.runId().value()).reversed();
 
-  private final DataSource dataSource;
+  private final PgTransactions transactions;
   private final String schema;
   private final String seriesTable;
   private final String coordinatesTable;
@@ -92,8 +92,9 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
 
   private PostgresMetricHistoryStore(DataSource dataSource, String schema) {
     need(dataSource, "a PostgreSQL metric history store needs a DataSource");
-    this.dataSource = dataSource;
     this.schema = PostgresHistoryMigrations.validSchema(schema);
+    this.transactions = new PgTransactions(dataSource, PgTransactions.Policy.standard(),
+        f -> exception(schema, f.operation(), f));
     String s = '"' + schema + '"';
     this.seriesTable = s + ".gate_series";
     this.coordinatesTable = s + ".gate_coordinates";
@@ -111,7 +112,8 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
    * @param schema the schema name, a plain lower-case identifier
    * @return the store
    * @throws InvalidInputException when the schema name is not a plain identifier
-   * @throws MetricStoreException when the migration fails (for instance, the database cannot be reached)
+   * @throws MetricStoreUnavailableException when the database cannot be reached
+   * @throws MetricStoreException when the migration fails otherwise
    */
   public static PostgresMetricHistoryStore create(DataSource dataSource, String schema) {
     PostgresHistoryMigrations.migrate(dataSource, schema);
@@ -338,10 +340,10 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
           + " commit_sha, cadence, created_at, created_nano, trusted) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id")) {
         Provenance p = run.provenance();
         st.setLong(1, seriesId);
-        setText(st, 2, p.ciRunId());
-        setText(st, 3, p.commit());
-        setText(st, 4, p.cadence());
-        setInstant(st, 5, at);
+        PgValues.setText(st, 2, p.ciRunId());
+        PgValues.setText(st, 3, p.commit());
+        PgValues.setText(st, 4, p.cadence());
+        PgValues.setInstant(st, 5, at); // the microseconds; the nano-of-second goes to created_nano
         st.setInt(6, at.getNano());
         st.setBoolean(7, run.trusted());
         try (ResultSet rs = st.executeQuery()) {
@@ -417,7 +419,7 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
       setSeries(q, 1, series);
       try (ResultSet rs = q.executeQuery()) {
         if (!rs.next()) {
-          throw new SQLException("series " + series + " neither inserted nor found", "40001");
+          throw PgTransactions.rerun(); // neither inserted nor found: a concurrent writer won a race
         }
         return rs.getLong(1);
       }
@@ -695,58 +697,46 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
     st.setInt(i + 3, c.step());
   }
 
-  private static void setText(PreparedStatement st, int i, Optional<String> value) throws SQLException {
-    if (value.isPresent()) {
-      st.setString(i, value.get());
-    } else {
-      st.setNull(i, Types.VARCHAR);
-    }
-  }
 
-  /** The instant truncated to microseconds (timestamptz's precision); the nanoseconds go to created_nano. */
-  private static void setInstant(PreparedStatement st, int i, Instant value) throws SQLException {
-    st.setObject(i, OffsetDateTime.ofInstant(value.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC));
-  }
 
-  private interface SqlWork<T> {
-    T run(Connection c) throws SQLException;
+  /**
+   * Runs one operation as one transaction on the stores' runner ({@link PgTransactions}): re-run after a
+   * deadlock or serialization failure, every other failure worded by {@link #exception}.
+   */
+  private <T> T tx(String op, PgTransactions.Work<T> work) {
+    return transactions.inTransaction(op, work);
   }
 
   /**
-   * Runs work in one READ COMMITTED transaction; re-runs it on a deadlock or serialization failure; turns
-   * any other database failure into a {@link MetricStoreException} naming the operation.
+   * The history's exception for a failed operation: {@code could not <operation> in schema <s> (SQLSTATE
+   * <code>): <driver message>}, then a hint. When the database could not be reached (no connection, or the
+   * connection lost) it is a {@link MetricStoreUnavailableException} with the hint {@code (the database cannot
+   * be reached)}, or, when the connection was lost during the commit, what that means for the change;
+   * otherwise a {@link MetricStoreException}, with a hint when the schema looks unmigrated.
    */
-  private <T> T tx(String op, SqlWork<T> work) {
-    for (int attempt = 1; ; attempt++) {
-      try (Connection c = dataSource.getConnection()) {
-        c.setAutoCommit(false);
-        try {
-          T result = work.run(c);
-          c.commit();
-          return result;
-        } catch (SQLException | RuntimeException e) {
-          try {
-            c.rollback();
-          } catch (SQLException r) {
-            e.addSuppressed(r);
-          }
-          throw e;
-        }
-      } catch (SQLException e) {
-        if (attempt >= MAX_TRIES || e.getSQLState() == null || !RETRYABLE.contains(e.getSQLState())) {
-          throw new MetricStoreException("could not " + op + " in schema " + schema + " (SQLSTATE " + e.getSQLState()
-              + "): " + e.getMessage() + hint(e.getSQLState()), e);
-        }
-      }
+  private static MetricStoreException exception(String schema, String op, PgTransactions.Failure f) {
+    String what = "could not " + op + " in schema " + schema;
+    SQLException cause = f.cause();
+    if (cause == null) {
+      return new MetricStoreException(what + ": " + f.situation(), new IllegalStateException(f.situation()));
     }
+    String error = what + " (SQLSTATE " + f.sqlState() + "): " + f.driverMessage();
+    if (f.unavailable()) {
+      return new MetricStoreUnavailableException(op, f.mayHaveCommitted(), error + (f.mayHaveCommitted()
+          ? " (the database cannot be reached: " + f.situation() + ", so the change may have been committed;"
+              + " re-read before writing again, a run written twice is stored twice)"
+          : " (the database cannot be reached)"), cause);
+    }
+    return switch (f.kind()) {
+      case CONTENDED, TIMED_OUT -> new MetricStoreException(error + " (" + f.situation() + "; " + f.consequence()
+          + ")", cause);
+      default -> new MetricStoreException(error + hint(f.sqlState()), cause);
+    };
   }
 
   private static String hint(@Nullable String sqlState) {
     if ("42P01".equals(sqlState) || "3F000".equals(sqlState)) {
       return " (is the schema migrated? PostgresMetricHistoryStore.create migrates it)";
-    }
-    if (sqlState != null && sqlState.startsWith("08")) {
-      return " (the database cannot be reached)";
     }
     return "";
   }

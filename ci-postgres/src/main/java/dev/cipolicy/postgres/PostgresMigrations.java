@@ -2,8 +2,10 @@ package dev.cipolicy.postgres;
 
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.QueueStoreException;
+import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
@@ -12,7 +14,8 @@ import javax.sql.DataSource;
  * transaction with each version recorded in {@code <prefix>schema_version}, serialized across processes by
  * an advisory transaction lock on the schema, so that running it again (or from several processes at once) is
  * a no-op. In the scripts {@code ${schema}} stands for the quoted schema and {@code ${prefix}} for the table
- * prefix ({@link PostgresQueueOptions}).
+ * prefix ({@link PostgresQueueOptions}). It runs on the stores' transaction runner: a database that cannot be
+ * reached is a {@link QueueStoreUnavailableException}, as for every operation of {@link PostgresQueueStore}.
  */
 public final class PostgresMigrations {
 
@@ -58,7 +61,8 @@ public final class PostgresMigrations {
    * @param dataSource the database
    * @param schema the schema name (see {@link #validSchema})
    * @return the version the schema had before
-   * @throws QueueStoreException when the database fails or a script is missing
+   * @throws QueueStoreUnavailableException when the database cannot be reached
+   * @throws QueueStoreException when the database fails otherwise or a script is missing
    */
   public static int migrate(DataSource dataSource, String schema) {
     return migrate(dataSource, PostgresQueueOptions.inSchema(schema));
@@ -71,7 +75,8 @@ public final class PostgresMigrations {
    * @param options the schema and table prefix
    * @return the version those tables had before (0 when there were none)
    * @throws InvalidQueueInputException when the data source or the options are missing
-   * @throws QueueStoreException when the database fails or a script is missing
+   * @throws QueueStoreUnavailableException when the database cannot be reached
+   * @throws QueueStoreException when the database fails otherwise or a script is missing
    */
   public static int migrate(DataSource dataSource, PostgresQueueOptions options) {
     if (dataSource == null || options == null) {
@@ -80,13 +85,12 @@ public final class PostgresMigrations {
     }
     String schema = options.schema();
     String s = '"' + schema + '"';
+    String tables = options.display("*");
+    PgTransactions tx = new PgTransactions(dataSource, PgTransactions.Policy.standard(), f -> failure(tables, f));
     int current;
     try {
-      current = SET.apply(dataSource, LOCK_PREFIX + schema, s, options.sql("schema_version"),
-          text -> text.replace("${schema}", s).replace("${prefix}", options.tablePrefix()));
-    } catch (SQLException e) {
-      throw new QueueStoreException("could not migrate tables " + options.display("*") + " (SQLSTATE "
-          + e.getSQLState() + "): " + e.getMessage(), e);
+      current = tx.inTransaction("migrate", c -> SET.apply(c, LOCK_PREFIX + schema, s, options.sql("schema_version"),
+          text -> text.replace("${schema}", s).replace("${prefix}", options.tablePrefix())));
     } catch (SqlMigrationSet.ScriptUnavailable e) {
       throw new QueueStoreException(e.getMessage(), e);
     }
@@ -95,5 +99,17 @@ public final class PostgresMigrations {
           + ", newer than this ci-postgres (" + SET.latestVersion() + "); upgrade the library");
     }
     return current;
+  }
+
+  /** The queue's exception for a failed migration. */
+  private static QueueStoreException failure(String tables, PgTransactions.Failure f) {
+    String what = "could not migrate tables " + tables;
+    if (f.unavailable()) {
+      return new QueueStoreUnavailableException(f.operation(), f.mayHaveCommitted(), what + ": " + f.situation()
+          + " (" + f.error() + "); " + f.consequence(), Objects.requireNonNull(f.cause()));
+    }
+    SQLException cause = f.cause();
+    return cause == null ? new QueueStoreException(what + ": " + f.situation())
+        : new QueueStoreException(what + " (SQLSTATE " + f.sqlState() + "): " + f.driverMessage(), cause);
   }
 }

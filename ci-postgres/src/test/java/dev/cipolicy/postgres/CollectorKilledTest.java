@@ -9,6 +9,7 @@ import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
@@ -129,12 +130,13 @@ class CollectorKilledTest {
     assertThat(reclaimed.job().crashRescues()).isEqualTo(1);
 
     // The dead holder's lease is fenced off; the rescuer completes once, and only once.
-    assertThat(store.heartbeat(jobId, attempt, token, settings.leaseDuration(), Instant.now()).status())
+    LeaseRef dead = new LeaseRef(jobId, attempt, token);
+    assertThat(store.heartbeat(dead, settings.leaseDuration(), Instant.now()).status())
         .isEqualTo(LeaseStatus.STALE_LEASE);
     LeaseResult done = queue.complete(lease);
     assertThat(done.ok()).isTrue();
     assertThat(queue.complete(lease).ok()).as("a second completion").isFalse();
-    assertThat(store.complete(jobId, attempt, token, Instant.now()).ok()).as("the dead holder's completion")
+    assertThat(store.complete(dead, Instant.now()).ok()).as("the dead holder's completion")
         .isFalse();
 
     Job finished = store.job(jobId).orElseThrow();

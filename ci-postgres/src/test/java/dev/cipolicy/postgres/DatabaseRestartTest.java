@@ -13,6 +13,7 @@ import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
@@ -283,7 +284,7 @@ class DatabaseRestartTest {
       assertThat(reclaimed.job().id()).isEqualTo(job.id());
       assertThat(reclaimed.lease().attempt()).isEqualTo(2);
       assertThat(reclaimed.job().crashRescues()).isEqualTo(1);
-      assertThat(store.complete(job.id(), lostLease.attempt(), lostLease.token(), clock.instant()).status())
+      assertThat(store.complete(new LeaseRef(job.id(), lostLease.attempt(), lostLease.token()), clock.instant()).status())
           .as("the lost lease is fenced off").isEqualTo(LeaseStatus.STALE_LEASE);
       clock.advance(Duration.ofSeconds(1));
 

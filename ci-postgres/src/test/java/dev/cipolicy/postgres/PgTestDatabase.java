@@ -6,6 +6,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
+import java.io.IOException;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -18,7 +25,10 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The PostgreSQL server of the tests: the URL from {@code CI_POLICY_PG_URL} (default
@@ -150,6 +160,80 @@ final class PgTestDatabase implements AutoCloseable {
       exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     } finally {
       dataSource.close();
+    }
+  }
+
+  /**
+   * A data source of a PostgreSQL server that does not exist: a local port that was free a moment ago (a
+   * socket bound to it, then closed), so every connection attempt is refused at once.
+   */
+  static DataSource closedPort() {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = socket.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException("no free local port: " + e.getMessage(), e);
+    }
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setServerNames(new String[] {"127.0.0.1"});
+    ds.setPortNumbers(new int[] {port});
+    ds.setDatabaseName("test");
+    ds.setUser("postgres");
+    ds.setConnectTimeout(2);
+    return ds;
+  }
+
+  /** A data source whose connections fail when a statement starting with {@code sqlPrefix} is prepared. */
+  static DataSource failingOn(DataSource real, String sqlPrefix) {
+    return wrapConnections(real, (c, m, a) -> {
+      if (m.getName().equals("prepareStatement") && ((String) a[0]).startsWith(sqlPrefix)) {
+        throw new SQLException("injected failure", "58000");
+      }
+      return invoke(c, m, a);
+    });
+  }
+
+  /**
+   * A data source whose connections lose their commit: the transaction is rolled back on the server, and
+   * the commit fails with the SQLSTATE of a broken connection, as when the connection drops while the commit
+   * is under way.
+   */
+  static DataSource commitFailsWith(DataSource real, String sqlState) {
+    return wrapConnections(real, (c, m, a) -> {
+      if (m.getName().equals("commit")) {
+        c.rollback();
+        throw new SQLException("connection reset during the commit", sqlState);
+      }
+      return invoke(c, m, a);
+    });
+  }
+
+  /** What a wrapped connection does with each call. */
+  @FunctionalInterface
+  interface ConnectionCall {
+    @Nullable Object handle(Connection real, Method method, Object @Nullable [] args) throws Throwable;
+  }
+
+  private static DataSource wrapConnections(DataSource real, ConnectionCall call) {
+    InvocationHandler dataSource = (proxy, method, args) -> {
+      Object result = invoke(real, method, args);
+      if (method.getName().equals("getConnection")) {
+        Connection c = (Connection) result;
+        return Proxy.newProxyInstance(PgTestDatabase.class.getClassLoader(), new Class<?>[] {Connection.class},
+            (p, m, a) -> call.handle(c, m, a));
+      }
+      return result;
+    };
+    return (DataSource) Proxy.newProxyInstance(PgTestDatabase.class.getClassLoader(),
+        new Class<?>[] {DataSource.class}, dataSource);
+  }
+
+  /** Calls a method reflectively, throwing what it throws. */
+  static @Nullable Object invoke(Object target, Method method, Object @Nullable [] args) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
     }
   }
 

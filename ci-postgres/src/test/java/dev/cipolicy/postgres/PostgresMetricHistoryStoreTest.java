@@ -8,6 +8,7 @@ import dev.cipolicy.gate.Coordinate;
 import dev.cipolicy.gate.CoordinateHistory;
 import dev.cipolicy.gate.HistorySample;
 import dev.cipolicy.gate.MetricStoreException;
+import dev.cipolicy.gate.MetricStoreUnavailableException;
 import dev.cipolicy.gate.Provenance;
 import dev.cipolicy.gate.Revocation;
 import dev.cipolicy.gate.RevocationResult;
@@ -15,11 +16,7 @@ import dev.cipolicy.gate.RunId;
 import dev.cipolicy.gate.RunRecord;
 import dev.cipolicy.gate.Sample;
 import dev.cipolicy.gate.SeriesKey;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -204,7 +201,7 @@ class PostgresMetricHistoryStoreTest {
 
   @Test
   void aWriteThatFailsMidwayLeavesNothingAndTheStoreGoesOn() {
-    DataSource failing = failingOn(db.dataSource, "INSERT INTO \"" + db.schema + "\".gate_values");
+    DataSource failing = PgTestDatabase.failingOn(db.dataSource, "INSERT INTO \"" + db.schema + "\".gate_values");
     PostgresMetricHistoryStore broken = PostgresMetricHistoryStore.attach(failing, db.schema);
     assertThatThrownBy(() -> broken.write(run(T0, new Sample(X, 1.0, true), new Sample(Y, 2.0, true))))
         .isInstanceOf(MetricStoreException.class)
@@ -220,17 +217,18 @@ class PostgresMetricHistoryStoreTest {
   }
 
   @Test
-  void anUnreachableDatabaseIsAMetricStoreExceptionSayingSo() {
-    DataSource nowhere = unreachable();
+  void anUnreachableDatabaseIsAMetricStoreUnavailableExceptionSayingSo() {
+    DataSource nowhere = PgTestDatabase.closedPort();
     assertThatThrownBy(() -> PostgresMetricHistoryStore.create(nowhere, "ci_gate"))
-        .isInstanceOf(MetricStoreException.class)
+        .isInstanceOf(MetricStoreUnavailableException.class)
         .hasMessageStartingWith("could not migrate the metric history in schema ci_gate (SQLSTATE 08001)");
     PostgresMetricHistoryStore s = PostgresMetricHistoryStore.attach(nowhere, "ci_gate");
-    assertThatThrownBy(() -> s.read(A, Set.of(X), 20, 20)).isInstanceOf(MetricStoreException.class)
+    assertThatThrownBy(() -> s.read(A, Set.of(X), 20, 20)).isInstanceOf(MetricStoreUnavailableException.class)
         .hasMessageStartingWith("could not read the history of tests/e2e/test_a.py (cuda/stage-c-4-gpu-h200) in"
             + " schema ci_gate (SQLSTATE 08001)")
         .hasMessageEndingWith("(the database cannot be reached)");
-    assertThatThrownBy(() -> s.revoke(new Revocation.ByCommit("abc"))).isInstanceOf(MetricStoreException.class);
+    assertThatThrownBy(() -> s.revoke(new Revocation.ByCommit("abc")))
+        .isInstanceOf(MetricStoreUnavailableException.class);
   }
 
   @Test
@@ -281,46 +279,5 @@ class PostgresMetricHistoryStoreTest {
     Map<Coordinate, CoordinateHistory> h = store.read(A, Set.of(X, Y), 0, 0);
     assertThat(h).containsExactly(Map.entry(X, CoordinateHistory.EMPTY));
     assertThat(store.read(A, Set.of(X), -1, -5)).containsOnlyKeys(X);
-  }
-
-  /** A data source whose connections fail when a statement starting with {@code sqlPrefix} is prepared. */
-  static DataSource failingOn(DataSource real, String sqlPrefix) {
-    InvocationHandler dataSource = (proxy, method, args) -> {
-      Object result = invoke(real, method, args);
-      if (method.getName().equals("getConnection")) {
-        Connection c = (Connection) result;
-        return Proxy.newProxyInstance(PostgresMetricHistoryStoreTest.class.getClassLoader(),
-            new Class<?>[] {Connection.class}, (p, m, a) -> {
-              if (m.getName().equals("prepareStatement") && ((String) a[0]).startsWith(sqlPrefix)) {
-                throw new SQLException("injected failure", "58000");
-              }
-              return invoke(c, m, a);
-            });
-      }
-      return result;
-    };
-    return (DataSource) Proxy.newProxyInstance(PostgresMetricHistoryStoreTest.class.getClassLoader(),
-        new Class<?>[] {DataSource.class}, dataSource);
-  }
-
-  /** A data source for a port where nothing listens. */
-  static DataSource unreachable() {
-    return (DataSource) Proxy.newProxyInstance(PostgresMetricHistoryStoreTest.class.getClassLoader(),
-        new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-          if (method.getName().equals("getConnection")) {
-            return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:1/test?connectTimeout=2", "postgres",
-                null);
-          }
-          throw new UnsupportedOperationException(method.getName());
-        });
-  }
-
-  private static @Nullable Object invoke(Object target, java.lang.reflect.Method method, Object @Nullable [] args)
-      throws Throwable {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
   }
 }

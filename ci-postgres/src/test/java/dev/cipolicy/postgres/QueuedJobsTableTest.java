@@ -129,12 +129,12 @@ class QueuedJobsTableTest {
         + " affinity) SELECT id, collector_tag, affinity FROM " + s + ".queue_jobs WHERE id = 2");
     // The check reads every job of the requests in progress, so a store runs it in one request scan of ten.
     List<ImpossibleRow> reported = new ArrayList<>();
-    for (int i = 0; i < PostgresQueueStore.UNLISTED_CHECK_EVERY && reported.isEmpty(); i++) {
+    for (int i = 0; i < QueueRequests.UNLISTED_CHECK_EVERY && reported.isEmpty(); i++) {
       reported.addAll(queue.tick().impossibleRows());
     }
     assertThat(reported).containsExactly(row);
     List<ImpossibleRow> inStatus = new ArrayList<>();
-    for (int i = 0; i < PostgresQueueStore.UNLISTED_CHECK_EVERY && inStatus.isEmpty(); i++) {
+    for (int i = 0; i < QueueRequests.UNLISTED_CHECK_EVERY && inStatus.isEmpty(); i++) {
       inStatus.addAll(queue.status().impossibleRows());
     }
     assertThat(inStatus).containsExactly(row);
@@ -143,7 +143,7 @@ class QueuedJobsTableTest {
     // The runbook's repair lists it again; the next claim gets it and the report is gone.
     db.exec("INSERT INTO " + s + ".queue_queued (job_id, collector_tag, affinity) SELECT id, collector_tag, affinity"
         + " FROM " + s + ".queue_jobs WHERE id = 2");
-    for (int i = 0; i < PostgresQueueStore.UNLISTED_CHECK_EVERY; i++) {
+    for (int i = 0; i < QueueRequests.UNLISTED_CHECK_EVERY; i++) {
       assertThat(queue.tick().impossibleRows()).isEmpty();
     }
     assertThat(queue.claim("c1", 5).claims()).extracting(c -> c.job().id().value()).containsExactly(2L);
@@ -183,8 +183,12 @@ class QueuedJobsTableTest {
     PostgresQueueOptions old = PostgresQueueOptions.inSchema(s).withTablePrefix("old_");
     SqlMigrationSet v3 = new SqlMigrationSet("migrations", PostgresMigrations.SCRIPTS.subList(0, 3));
     String quoted = '"' + s + '"';
-    v3.apply(db.dataSource, "cipolicy-queue-test:" + s, quoted, old.sql("schema_version"),
-        text -> text.replace("${schema}", quoted).replace("${prefix}", "old_"));
+    try (Connection c = db.dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      v3.apply(c, "cipolicy-queue-test:" + s, quoted, old.sql("schema_version"),
+          text -> text.replace("${schema}", quoted).replace("${prefix}", "old_"));
+      c.commit();
+    }
     db.exec("INSERT INTO " + s + ".old_requests (kind, state, tag, benchmark_groups, created_at, started_at)"
         + " VALUES ('MASTER', 'IN_PROGRESS', 'v3', '{compile}', now(), now())");
     db.exec("INSERT INTO " + s + ".old_jobs (request_id, benchmark_group, collector_tag, optional, state, attempt,"
@@ -258,7 +262,7 @@ class QueuedJobsTableTest {
       }
       assertThat(queue.completeAll(leases)).hasSize(500);
     }
-    assertThat(PostgresQueueStore.VACUUM_DEAD_ROWS).isLessThanOrEqualTo(6_000L);
+    assertThat(QueueExpiry.VACUUM_DEAD_ROWS).isLessThanOrEqualTo(6_000L);
     String stats = "SELECT coalesce(sum(vacuum_count), 0) FROM pg_stat_user_tables WHERE relid IN ('" + s
         + ".queue_queued'::regclass, '" + s + ".queue_leases'::regclass)";
     // The statistics of the sessions that deleted the rows reach the server within seconds; every tick checks.

@@ -18,6 +18,7 @@ import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.RegisterResult;
@@ -39,9 +40,10 @@ import org.jspecify.annotations.Nullable;
  * The job-queue engine a site and its collectors drive: it submits and cancels requests, runs the site
  * tick, hands out and fences job leases, and tracks collectors. It holds no state of its own: every
  * change is one atomic operation of its {@link QueueStore}, so any number of engines (sites, collectors,
- * threads or processes) may share one store. Time comes only from the given {@link Clock}; the engine
- * owns no thread. Bad arguments raise {@link InvalidQueueInputException}; every domain outcome is a
- * result value.
+ * threads or processes) may share one store. Time comes only from the given {@link Clock}, read at the
+ * stores' precision (whole microseconds, {@link QueueStore#truncate}), so every instant the engine reports
+ * equals what its store keeps; the engine owns no thread. Bad arguments raise
+ * {@link InvalidQueueInputException}; every domain outcome is a result value.
  */
 public final class JobQueue {
 
@@ -416,7 +418,7 @@ public final class JobQueue {
    */
   public LeaseResult heartbeat(Lease lease) {
     present(lease, "lease");
-    return store.heartbeat(lease.jobId(), lease.attempt(), lease.token(), settings.leaseDuration(), now());
+    return store.heartbeat(LeaseRef.of(lease), settings.leaseDuration(), now());
   }
 
   /**
@@ -427,7 +429,7 @@ public final class JobQueue {
    */
   public LeaseResult complete(Lease lease) {
     present(lease, "lease");
-    return store.complete(lease.jobId(), lease.attempt(), lease.token(), now());
+    return store.complete(LeaseRef.of(lease), now());
   }
 
   /**
@@ -469,8 +471,7 @@ public final class JobQueue {
   public LeaseResult fail(Lease lease, Failure failure) {
     present(lease, "lease");
     present(failure, "failure");
-    return store.fail(lease.jobId(), lease.attempt(), lease.token(), failure, settings.maxTransientRetries(),
-        now());
+    return store.fail(LeaseRef.of(lease), failure, settings.maxTransientRetries(), now());
   }
 
   /**
@@ -481,11 +482,12 @@ public final class JobQueue {
    */
   public LeaseResult release(Lease lease) {
     present(lease, "lease");
-    return store.release(lease.jobId(), lease.attempt(), lease.token(), now());
+    return store.release(LeaseRef.of(lease), now());
   }
 
+  /** The clock's instant at the stores' precision ({@link QueueStore#truncate}). */
   private Instant now() {
-    return clock.instant();
+    return QueueStore.truncate(clock.instant());
   }
 
   private static <T> T present(@Nullable T value, String what) {
@@ -496,11 +498,6 @@ public final class JobQueue {
   }
 
   private static String token(@Nullable String value, String what) {
-    if (value == null || value.isEmpty() || value.chars().anyMatch(c -> Character.isWhitespace(c)
-        || Character.isISOControl(c))) {
-      throw new InvalidQueueInputException(what + " '" + value + "' is not usable; expected a non-empty name"
-          + " without white space");
-    }
-    return value;
+    return QueueNames.check(value, what);
   }
 }

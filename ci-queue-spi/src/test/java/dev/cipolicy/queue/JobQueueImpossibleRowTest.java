@@ -19,6 +19,7 @@ import dev.cipolicy.queue.spi.ImpossibleRow;
 import dev.cipolicy.queue.spi.ImpossibleRowException;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.QueueStore;
@@ -220,24 +221,23 @@ class JobQueueImpossibleRowTest {
     }
 
     @Override
-    public LeaseResult heartbeat(JobId job, int attempt, long token, Duration leaseDuration, Instant now) {
-      return delegate.heartbeat(job, attempt, token, leaseDuration, now);
+    public LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration, Instant now) {
+      return delegate.heartbeat(lease, leaseDuration, now);
     }
 
     @Override
-    public LeaseResult complete(JobId job, int attempt, long token, Instant now) {
-      return delegate.complete(job, attempt, token, now);
+    public LeaseResult complete(LeaseRef lease, Instant now) {
+      return delegate.complete(lease, now);
     }
 
     @Override
-    public LeaseResult fail(JobId job, int attempt, long token, Failure failure, int maxTransientRetries,
-        Instant now) {
-      return delegate.fail(job, attempt, token, failure, maxTransientRetries, now);
+    public LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries, Instant now) {
+      return delegate.fail(lease, failure, maxTransientRetries, now);
     }
 
     @Override
-    public LeaseResult release(JobId job, int attempt, long token, Instant now) {
-      return delegate.release(job, attempt, token, now);
+    public LeaseResult release(LeaseRef lease, Instant now) {
+      return delegate.release(lease, now);
     }
 
     @Override

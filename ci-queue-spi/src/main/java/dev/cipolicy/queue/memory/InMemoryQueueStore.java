@@ -48,7 +48,8 @@ import org.jspecify.annotations.Nullable;
  * queued jobs of the collector's tag (plus the pool's collectors with requeued jobs); completion checks
  * are O(1) through per-request counters; open requests are listed in O(n) from an array.
  *
- * <p>It keeps every request and job for the life of the store. It owns no thread and reads no clock.
+ * <p>It keeps every request and job for the life of the store, and every instant to the microsecond, as every
+ * store does ({@link QueueStore#truncate}). It owns no thread and reads no clock.
  */
 public final class InMemoryQueueStore implements QueueStore {
 
@@ -80,7 +81,8 @@ public final class InMemoryQueueStore implements QueueStore {
   // ---------------------------------------------------------------------------------------------- requests
 
   @Override
-  public SubmitResult submit(NewRequest request, Instant now) {
+  public SubmitResult submit(NewRequest request, Instant at) {
+    Instant now = QueueStore.truncate(at);
     synchronized (lock) {
       if (request.tag().isPresent()) {
         RequestRow existing = byTag.get(request.tag().get());
@@ -174,7 +176,7 @@ public final class InMemoryQueueStore implements QueueStore {
       if (inProgress.size() >= command.maxInProgress()) {
         return StartResult.unchanged(StartResult.Status.CAP_REACHED, Optional.of(row.request), inProgress.size());
       }
-      Instant now = command.now();
+      Instant now = QueueStore.truncate(command.now());
       List<Job> created = new ArrayList<>(command.jobs().size());
       for (JobSpec spec : command.jobs()) {
         JobRow job = createJob(row, spec, now);
@@ -182,7 +184,7 @@ public final class InMemoryQueueStore implements QueueStore {
           created.add(job.job);
         }
       }
-      Backfill backfill = backfill(row, command);
+      Backfill backfill = backfill(row, command, now);
       row.request = row.request.started(now, backfill.status() == Backfill.Status.ENQUEUED
           ? backfill.parent().orElseThrow() : null);
       inProgress.put(row.request.id().value(), row);
@@ -191,7 +193,7 @@ public final class InMemoryQueueStore implements QueueStore {
     }
   }
 
-  private Backfill backfill(RequestRow row, StartCommand command) {
+  private Backfill backfill(RequestRow row, StartCommand command, Instant now) {
     if (!command.backfillParent()) {
       return Backfill.none(Backfill.Status.NOT_REQUESTED, Optional.empty());
     }
@@ -211,7 +213,7 @@ public final class InMemoryQueueStore implements QueueStore {
     List<Job> created = new ArrayList<>();
     int existing = 0;
     for (JobSpec spec : command.jobs()) {
-      JobRow job = createJob(parent, spec, command.now());
+      JobRow job = createJob(parent, spec, now);
       if (job == null) {
         existing++;
       } else {
@@ -240,7 +242,8 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public CompletionResult completeIfDone(RequestId id, Instant now) {
+  public CompletionResult completeIfDone(RequestId id, Instant at) {
+    Instant now = QueueStore.truncate(at);
     synchronized (lock) {
       RequestRow row = requests.get(id.value());
       if (row == null) {
@@ -264,7 +267,8 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public CancelResult cancel(RequestId id, String reason, Instant now) {
+  public CancelResult cancel(RequestId id, String reason, Instant at) {
+    Instant now = QueueStore.truncate(at);
     synchronized (lock) {
       RequestRow row = requests.get(id.value());
       if (row == null) {
@@ -316,20 +320,20 @@ public final class InMemoryQueueStore implements QueueStore {
       if (!collector.active) {
         return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
       }
-      Instant now = command.now();
+      Instant now = QueueStore.truncate(command.now());
       collector.heartbeat(now);
       Pool pool = pools.get(collector.tag);
       if (pool == null) {
         return new ClaimResult(ClaimResult.Status.OK, List.of());
       }
       expire(pool, now, command.maxCrashRescues(), null);
+      Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
       if (command.limit() == 1) {
         JobRow row = next(pool, collector.name, now, command.collectorTimeout());
         return new ClaimResult(ClaimResult.Status.OK, row == null ? List.of()
-            : List.of(lease(pool, row, collector.name, now.plus(command.leaseDuration()))));
+            : List.of(lease(pool, row, collector.name, expiry)));
       }
       List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 16));
-      Instant expiry = now.plus(command.leaseDuration());
       while (claims.size() < command.limit()) {
         JobRow row = next(pool, collector.name, now, command.collectorTimeout());
         if (row == null) {
@@ -453,13 +457,12 @@ public final class InMemoryQueueStore implements QueueStore {
   /**
    * Runs {@code action} on a job under the store's lock once the lease fence passed: a wrong attempt or
    * token (or an expired lease) changes nothing and says so, and a job flagged for cancellation ends its
-   * lease as cancelled instead.
+   * lease as cancelled instead. {@code now} is already truncated.
    */
-  private LeaseResult fenced(JobId job, int attempt, long token, Instant now,
-      java.util.function.Function<JobRow, LeaseResult> action) {
+  private LeaseResult fenced(LeaseRef lease, Instant now, java.util.function.Function<JobRow, LeaseResult> action) {
     synchronized (lock) {
-      JobRow row = row(job);
-      LeaseResult refused = fence(row, job, attempt, token, now);
+      JobRow row = row(lease.jobId());
+      LeaseResult refused = fence(row, lease, now);
       if (refused != null) {
         return refused;
       }
@@ -471,9 +474,10 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public LeaseResult heartbeat(JobId job, int attempt, long token, Duration leaseDuration, Instant now) {
-    return fenced(job, attempt, token, now, row -> {
-      Instant expiry = now.plus(leaseDuration);
+  public LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration, Instant at) {
+    Instant now = QueueStore.truncate(at);
+    return fenced(lease, now, row -> {
+      Instant expiry = QueueStore.truncate(now.plus(leaseDuration));
       row.job = row.job.renewed(expiry);
       row.leaseExpiry = expiry;
       row.pool.leases.update(row);
@@ -483,8 +487,12 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public LeaseResult complete(JobId job, int attempt, long token, Instant now) {
-    return fenced(job, attempt, token, now, row -> {
+  public LeaseResult complete(LeaseRef lease, Instant at) {
+    return completeAt(lease, QueueStore.truncate(at));
+  }
+
+  private LeaseResult completeAt(LeaseRef lease, Instant now) {
+    return fenced(lease, now, row -> {
       endLease(row, now);
       finish(row, row.job.succeeded(now));
       return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
@@ -498,28 +506,29 @@ public final class InMemoryQueueStore implements QueueStore {
     if (now == null) {
       throw new InvalidQueueInputException("completion instant is missing");
     }
+    Instant at = QueueStore.truncate(now);
     List<LeaseResult> results = new ArrayList<>(batch.size());
     synchronized (lock) {
       for (LeaseRef ref : batch) {
-        results.add(complete(ref.jobId(), ref.attempt(), ref.token(), now));
+        results.add(completeAt(ref, at));
       }
     }
     return List.copyOf(results);
   }
 
   @Override
-  public LeaseResult fail(JobId job, int attempt, long token, Failure failure, int maxTransientRetries,
-      Instant now) {
-    return fenced(job, attempt, token, now, row -> {
-      Lease lease = endLease(row, now);
+  public LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries, Instant at) {
+    Instant now = QueueStore.truncate(at);
+    return fenced(lease, now, row -> {
+      Lease ended = endLease(row, now);
       Job current = row.job;
       if (failure.kind() == Failure.Kind.PERMANENT) {
-        finish(row, current.failed(JobFailure.permanent(lease.collector(), failure.detail(), now)));
+        finish(row, current.failed(JobFailure.permanent(ended.collector(), failure.detail(), now)));
       } else if (current.transientRetries() < maxTransientRetries) {
         row.job = current.retriedAfterTransientFailure(failure.detail());
         enqueue(row);
       } else {
-        finish(row, current.failed(JobFailure.transientBudgetExhausted(lease.collector(),
+        finish(row, current.failed(JobFailure.transientBudgetExhausted(ended.collector(),
             current.transientRetries(), failure.detail(), now)));
       }
       return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
@@ -527,8 +536,9 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public LeaseResult release(JobId job, int attempt, long token, Instant now) {
-    return fenced(job, attempt, token, now, row -> {
+  public LeaseResult release(LeaseRef lease, Instant at) {
+    Instant now = QueueStore.truncate(at);
+    return fenced(lease, now, row -> {
       endLease(row, now);
       row.job = row.job.released();
       enqueue(row);
@@ -537,13 +547,12 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   /** Null when the row's job is leased under this live lease, else the refusal to return. */
-  private static @Nullable LeaseResult fence(@Nullable JobRow row, JobId job, int attempt, long token,
-      Instant now) {
+  private static @Nullable LeaseResult fence(@Nullable JobRow row, LeaseRef ref, Instant now) {
     if (row == null) {
       return new LeaseResult(LeaseStatus.NOT_FOUND, Optional.empty());
     }
     Optional<Lease> lease = row.job.lease();
-    if (lease.isEmpty() || !lease.get().fences(job, attempt, token) || !lease.get().isLiveAt(now)) {
+    if (lease.isEmpty() || !ref.matches(lease.get()) || !lease.get().isLiveAt(now)) {
       return new LeaseResult(LeaseStatus.STALE_LEASE, Optional.of(row.job));
     }
     return null;
@@ -571,7 +580,8 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public ExpiryResult expireLeases(Instant now, int maxCrashRescues) {
+  public ExpiryResult expireLeases(Instant at, int maxCrashRescues) {
+    Instant now = QueueStore.truncate(at);
     synchronized (lock) {
       List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
       for (Pool pool : pools.values()) {
@@ -609,7 +619,8 @@ public final class InMemoryQueueStore implements QueueStore {
   // ---------------------------------------------------------------------------------------------- collectors
 
   @Override
-  public RegisterResult registerCollector(String name, String tag, boolean active, Instant now) {
+  public RegisterResult registerCollector(String name, String tag, boolean active, Instant at) {
+    Instant now = QueueStore.truncate(at);
     synchronized (lock) {
       CollectorRow existing = collectors.get(name);
       if (existing != null) {
@@ -624,7 +635,8 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public CollectorResult collectorHeartbeat(String name, Instant now) {
+  public CollectorResult collectorHeartbeat(String name, Instant at) {
+    Instant now = QueueStore.truncate(at);
     synchronized (lock) {
       CollectorRow row = collectors.get(name);
       if (row == null) {

@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The fence of a lease, what a fenced update names: the job, the attempt and the token (without the expiry
- * and holder, which the store knows). One item of {@link QueueStore#completeAll}.
+ * and holder, which the store knows). The argument of {@link QueueStore#heartbeat}, {@link QueueStore#complete},
+ * {@link QueueStore#fail} and {@link QueueStore#release}, and one item of {@link QueueStore#completeAll}.
  *
  * @param jobId the leased job
  * @param attempt the lease's attempt
@@ -31,6 +32,16 @@ public record LeaseRef(JobId jobId, int attempt, long token) {
   public static LeaseRef of(Lease lease) {
     Checks.present(lease, "lease");
     return new LeaseRef(lease.jobId(), lease.attempt(), lease.token());
+  }
+
+  /**
+   * Whether this fence names the given lease: same job, attempt and token.
+   *
+   * @param lease a lease
+   * @return true when all three match
+   */
+  public boolean matches(Lease lease) {
+    return lease.fences(jobId, attempt, token);
   }
 
   /**

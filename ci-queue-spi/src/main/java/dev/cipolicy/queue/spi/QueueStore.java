@@ -2,6 +2,7 @@ package dev.cipolicy.queue.spi;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 
@@ -21,18 +22,39 @@ import java.util.Optional;
  *       store itself fails: {@link QueueStoreUnavailableException} when its database cannot be reached,
  *       {@link ImpossibleRowException} when a row the operation needs was edited into a state no
  *       operation produces.
- *   <li><b>Time is an argument.</b> Stores never read a clock; {@code now} comes from the engine's clock.
- *       Heartbeat instants only move forward ({@link Collector#heartbeatAt}).
+ *   <li><b>Time is an argument, kept to the microsecond.</b> Stores never read a clock; {@code now} comes from
+ *       the engine's clock. Every instant a store keeps, compares or returns is a whole microsecond
+ *       ({@link #PRECISION}, what PostgreSQL's {@code timestamptz} holds): a store first truncates each
+ *       instant it is given ({@code now}, the {@code now} of a command) with {@link #truncate}, and truncates
+ *       each instant it derives from one (a lease's expiry, {@code now + leaseDuration}) the same way. So the
+ *       value a call returns equals what the store reads back later, and two stores given the same calls
+ *       return equal values whatever the clock's resolution. The engine ({@code JobQueue}) passes
+ *       instants already truncated. Heartbeat instants only move forward ({@link Collector#heartbeatAt}).
  *   <li><b>Identity.</b> Request and job ids increase in creation order; lease tokens are never reused.
  *   <li><b>Fencing.</b> {@link #heartbeat}, {@link #complete} (and each item of {@link #completeAll}),
- *       {@link #fail} and {@link #release} act only
- *       when the job is leased, its lease has this attempt and token, and the lease is live at {@code now};
- *       otherwise they return {@link LeaseStatus#STALE_LEASE} and change nothing.
+ *       {@link #fail} and {@link #release} name the lease by its fence, a {@link LeaseRef} (job, attempt,
+ *       token), and act only when the job is leased, its lease has this attempt and token, and the lease is
+ *       live at {@code now}; otherwise they return {@link LeaseStatus#STALE_LEASE} and change nothing.
  *   <li><b>Transitions.</b> State changes use the transition methods of {@link Request} and {@link Job}
  *       (or write the same values), so that every store records the same thing.
  * </ul>
  */
 public interface QueueStore {
+
+  /** The precision of every instant a store keeps and returns: microseconds. */
+  ChronoUnit PRECISION = ChronoUnit.MICROS;
+
+  /**
+   * An instant as every store keeps it: truncated to {@link #PRECISION}, toward the past. A store applies it
+   * to each instant it is given or derives before it compares or keeps it.
+   *
+   * @param instant any instant
+   * @return the instant without its sub-microsecond part
+   */
+  static Instant truncate(Instant instant) {
+    Checks.present(instant, "instant");
+    return instant.getNano() % 1_000 == 0 ? instant : instant.truncatedTo(PRECISION);
+  }
 
   /**
    * Creates a request in the state its kind fixes, unless its tag exists (any kind) or its PR has an open
@@ -164,25 +186,21 @@ public interface QueueStore {
    * holder's heartbeat. If the job is flagged for cancellation it is cancelled instead and the result is
    * {@link LeaseStatus#CANCELLED}.
    *
-   * @param job the job
-   * @param attempt the lease's attempt
-   * @param token the lease's token
+   * @param lease the fence of the lease
    * @param leaseDuration the renewal
    * @param now the instant
    * @return what happened
    */
-  LeaseResult heartbeat(JobId job, int attempt, long token, Duration leaseDuration, Instant now);
+  LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration, Instant now);
 
   /**
    * Marks the job of a live lease succeeded (or cancelled, if flagged). Invariant: a job completes once.
    *
-   * @param job the job
-   * @param attempt the lease's attempt
-   * @param token the lease's token
+   * @param lease the fence of the lease
    * @param now the instant
    * @return what happened
    */
-  LeaseResult complete(JobId job, int attempt, long token, Instant now);
+  LeaseResult complete(LeaseRef lease, Instant now);
 
   /**
    * Completes several leases at once, for a collector that ran several jobs: each item is fenced and applied
@@ -208,7 +226,7 @@ public interface QueueStore {
     Checks.present(now, "completion instant");
     List<LeaseResult> results = new java.util.ArrayList<>(batch.size());
     for (LeaseRef ref : batch) {
-      results.add(complete(ref.jobId(), ref.attempt(), ref.token(), now));
+      results.add(complete(ref, now));
     }
     return List.copyOf(results);
   }
@@ -219,27 +237,23 @@ public interface QueueStore {
    * {@code maxTransientRetries} transient retries were used, and fails it otherwise. Invariant: the
    * transient-failure budget is never exceeded.
    *
-   * @param job the job
-   * @param attempt the lease's attempt
-   * @param token the lease's token
+   * @param lease the fence of the lease
    * @param failure the failure
    * @param maxTransientRetries the transient-failure budget
    * @param now the instant
    * @return what happened
    */
-  LeaseResult fail(JobId job, int attempt, long token, Failure failure, int maxTransientRetries, Instant now);
+  LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries, Instant now);
 
   /**
    * Hands the job of a live lease back: queued again, no budget spent, no affinity (or cancelled, if
    * flagged).
    *
-   * @param job the job
-   * @param attempt the lease's attempt
-   * @param token the lease's token
+   * @param lease the fence of the lease
    * @param now the instant
    * @return what happened
    */
-  LeaseResult release(JobId job, int attempt, long token, Instant now);
+  LeaseResult release(LeaseRef lease, Instant now);
 
   /**
    * Processes every lease expired at {@code now} (expiry not after {@code now}): a flagged job is

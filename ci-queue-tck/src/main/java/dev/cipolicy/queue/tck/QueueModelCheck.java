@@ -23,6 +23,7 @@ import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
@@ -112,10 +113,31 @@ final class QueueModelCheck {
 
   private final Supplier<QueueStore> stores;
   private final int examples;
+  private final boolean nanosecondClock;
 
+  /**
+   * A check on a clock that starts at a whole second and moves in steps of 20 seconds.
+   *
+   * @param stores new, empty stores under test
+   * @param examples how many scenarios to run
+   */
   QueueModelCheck(Supplier<QueueStore> stores, int examples) {
+    this(stores, examples, false);
+  }
+
+  /**
+   * A check on a clock that, when {@code nanosecondClock}, starts at an odd nanosecond and moves by steps
+   * of 20 seconds plus an odd number of nanoseconds, so that the instants the engines read are rarely whole
+   * microseconds: a store that kept them at another precision than the reference model would differ from it.
+   *
+   * @param stores new, empty stores under test
+   * @param examples how many scenarios to run
+   * @param nanosecondClock whether the clock ticks in nanoseconds
+   */
+  QueueModelCheck(Supplier<QueueStore> stores, int examples, boolean nanosecondClock) {
     this.stores = stores;
     this.examples = examples;
+    this.nanosecondClock = nanosecondClock;
   }
 
   void run() {
@@ -131,7 +153,8 @@ final class QueueModelCheck {
   /** The execution of one scenario. */
   private final class Run {
     private final Scenario scenario;
-    private final SettableClock clock = new SettableClock(Instant.parse("2026-01-05T09:00:00Z"));
+    private final SettableClock clock = new SettableClock(nanosecondClock
+        ? Instant.parse("2026-01-05T09:00:00.123456789Z") : Instant.parse("2026-01-05T09:00:00Z"));
     private final QueueStore real = stores.get();
     private final ReferenceQueueStore model = new ReferenceQueueStore();
     private final QueueSettings settings;
@@ -256,7 +279,8 @@ final class QueueModelCheck {
               .isEqualTo(mc.status() + " " + mc.request().map(x -> render(x, RequestId::toString)) + " "
                   + mc.queuedJobsCancelled() + " " + mc.leasedJobsFlagged());
         }
-        case ADVANCE -> clock.advance(Duration.ofSeconds(20L * (cmd.a() % 5)));
+        case ADVANCE -> clock.advance(Duration.ofSeconds(20L * (cmd.a() % 5))
+            .plusNanos(nanosecondClock ? 2L * (cmd.b() * 1_009L + cmd.c()) + 1 : 0));
         case COLLECTOR_HEARTBEAT -> {
           String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
           assertThat(r.collectorHeartbeat(collector)).as(at(cmd)).isEqualTo(m.collectorHeartbeat(collector));
@@ -430,10 +454,10 @@ final class QueueModelCheck {
       Map<String, String> before = snapshot();
       Instant now = clock.instant();
       LeaseResult result = switch (cmd.b() % 4) {
-        case 0 -> real.heartbeat(lease.jobId(), lease.attempt(), lease.token(), LEASE, now);
-        case 1 -> real.complete(lease.jobId(), lease.attempt(), lease.token(), now);
-        case 2 -> real.fail(lease.jobId(), lease.attempt(), lease.token(), Failure.permanent("stale"), 2, now);
-        default -> real.release(lease.jobId(), lease.attempt(), lease.token(), now);
+        case 0 -> real.heartbeat(LeaseRef.of(lease), LEASE, now);
+        case 1 -> real.complete(LeaseRef.of(lease), now);
+        case 2 -> real.fail(LeaseRef.of(lease), Failure.permanent("stale"), 2, now);
+        default -> real.release(LeaseRef.of(lease), now);
       };
       assertThat(result.status()).as(at(cmd) + " with " + lease).isEqualTo(LeaseStatus.STALE_LEASE);
       assertThat(snapshot()).as(at(cmd) + ": a stale lease changed the store").isEqualTo(before);

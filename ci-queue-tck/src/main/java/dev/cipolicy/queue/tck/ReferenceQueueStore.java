@@ -17,6 +17,7 @@ import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
@@ -40,7 +41,9 @@ import java.util.TreeMap;
 /**
  * The reference model of the {@link QueueStore} contract: the same rules as the real stores, written as
  * plainly as possible (lists scanned in full, no indexes, no counters), for the model-based test to compare
- * a store against after every step. Synchronized, but meant for one thread.
+ * a store against after every step. Like every store it keeps instants to the microsecond: each method
+ * truncates its {@code now} (and the expiries it derives) with {@link QueueStore#truncate} first.
+ * Synchronized, but meant for one thread.
  */
 public final class ReferenceQueueStore implements QueueStore {
   /** Requests by id: request {@code i} is at index {@code i - 1}. */
@@ -54,7 +57,8 @@ public final class ReferenceQueueStore implements QueueStore {
   public ReferenceQueueStore() {}
 
   @Override
-  public synchronized SubmitResult submit(NewRequest request, Instant now) {
+  public synchronized SubmitResult submit(NewRequest request, Instant at) {
+    Instant now = QueueStore.truncate(at);
     for (Request r : requests) {
       if (request.tag().isPresent() && r.tag().equals(request.tag())) {
         return new SubmitResult(SubmitResult.Status.DUPLICATE_TAG, r);
@@ -119,17 +123,18 @@ public final class ReferenceQueueStore implements QueueStore {
     if (running >= command.maxInProgress()) {
       return StartResult.unchanged(StartResult.Status.CAP_REACHED, r, running);
     }
+    Instant now = QueueStore.truncate(command.now());
     List<Job> created = new ArrayList<>();
     for (JobSpec spec : command.jobs()) {
-      createJob(r.get().id(), spec, command.now()).ifPresent(created::add);
+      createJob(r.get().id(), spec, now).ifPresent(created::add);
     }
-    Backfill backfill = backfill(r.get(), command);
-    Request started = put(r.get().started(command.now(),
+    Backfill backfill = backfill(r.get(), command, now);
+    Request started = put(r.get().started(now,
         backfill.status() == Backfill.Status.ENQUEUED ? backfill.parent().orElseThrow() : null));
     return new StartResult(StartResult.Status.STARTED, Optional.of(started), created, backfill, running + 1);
   }
 
-  private Backfill backfill(Request r, StartCommand command) {
+  private Backfill backfill(Request r, StartCommand command, Instant now) {
     if (!command.backfillParent()) {
       return Backfill.none(Backfill.Status.NOT_REQUESTED, Optional.empty());
     }
@@ -151,7 +156,7 @@ public final class ReferenceQueueStore implements QueueStore {
     List<Job> created = new ArrayList<>();
     int existing = 0;
     for (JobSpec spec : command.jobs()) {
-      Optional<Job> job = createJob(parent.get().id(), spec, command.now());
+      Optional<Job> job = createJob(parent.get().id(), spec, now);
       if (job.isPresent()) {
         created.add(job.get());
       } else {
@@ -173,7 +178,8 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized CompletionResult completeIfDone(RequestId id, Instant now) {
+  public synchronized CompletionResult completeIfDone(RequestId id, Instant at) {
+    Instant now = QueueStore.truncate(at);
     Optional<Request> r = request(id);
     if (r.isEmpty()) {
       return new CompletionResult(CompletionResult.Status.NOT_FOUND, r, 0);
@@ -211,7 +217,8 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized CancelResult cancel(RequestId id, String reason, Instant now) {
+  public synchronized CancelResult cancel(RequestId id, String reason, Instant at) {
+    Instant now = QueueStore.truncate(at);
     Optional<Request> r = request(id);
     if (r.isEmpty()) {
       return new CancelResult(CancelResult.Status.NOT_FOUND, r, 0, 0);
@@ -243,7 +250,7 @@ public final class ReferenceQueueStore implements QueueStore {
     if (!me.active()) {
       return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
     }
-    Instant now = command.now();
+    Instant now = QueueStore.truncate(command.now());
     collectors.put(me.name(), me.heartbeatAt(now));
     for (Job j : new ArrayList<>(jobs)) {
       if (j.spec().collectorTag().equals(me.tag())) {
@@ -261,7 +268,7 @@ public final class ReferenceQueueStore implements QueueStore {
         .thenComparing(Job::id));
     List<Claim> claims = new ArrayList<>();
     for (Job j : candidates.subList(0, Math.min(command.limit(), candidates.size()))) {
-      Lease lease = j.nextLease(++tokens, now.plus(command.leaseDuration()), me.name());
+      Lease lease = j.nextLease(++tokens, QueueStore.truncate(now.plus(command.leaseDuration())), me.name());
       claims.add(new Claim(put(j.claimed(lease)), lease));
     }
     return new ClaimResult(ClaimResult.Status.OK, claims);
@@ -294,36 +301,38 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized LeaseResult heartbeat(JobId job, int attempt, long token, Duration leaseDuration,
-      Instant now) {
-    Optional<LeaseResult> refused = refuse(job, attempt, token, now);
+  public synchronized LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration, Instant at) {
+    Instant now = QueueStore.truncate(at);
+    Optional<LeaseResult> refused = refuse(lease, now);
     if (refused.isPresent()) {
       return refused.get();
     }
-    Job j = jobs.get((int) job.value() - 1);
+    Job j = jobs.get((int) lease.jobId().value() - 1);
     touch(j, now);
-    return new LeaseResult(LeaseStatus.OK, Optional.of(put(j.renewed(now.plus(leaseDuration)))));
+    Instant expiry = QueueStore.truncate(now.plus(leaseDuration));
+    return new LeaseResult(LeaseStatus.OK, Optional.of(put(j.renewed(expiry))));
   }
 
   @Override
-  public synchronized LeaseResult complete(JobId job, int attempt, long token, Instant now) {
-    Optional<LeaseResult> refused = refuse(job, attempt, token, now);
+  public synchronized LeaseResult complete(LeaseRef lease, Instant at) {
+    Instant now = QueueStore.truncate(at);
+    Optional<LeaseResult> refused = refuse(lease, now);
     if (refused.isPresent()) {
       return refused.get();
     }
-    Job j = jobs.get((int) job.value() - 1);
+    Job j = jobs.get((int) lease.jobId().value() - 1);
     touch(j, now);
     return new LeaseResult(LeaseStatus.OK, Optional.of(put(j.succeeded(now))));
   }
 
   @Override
-  public synchronized LeaseResult fail(JobId job, int attempt, long token, Failure failure,
-      int maxTransientRetries, Instant now) {
-    Optional<LeaseResult> refused = refuse(job, attempt, token, now);
+  public synchronized LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries, Instant at) {
+    Instant now = QueueStore.truncate(at);
+    Optional<LeaseResult> refused = refuse(lease, now);
     if (refused.isPresent()) {
       return refused.get();
     }
-    Job j = jobs.get((int) job.value() - 1);
+    Job j = jobs.get((int) lease.jobId().value() - 1);
     touch(j, now);
     String collector = j.lease().orElseThrow().collector();
     Job next;
@@ -338,23 +347,24 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized LeaseResult release(JobId job, int attempt, long token, Instant now) {
-    Optional<LeaseResult> refused = refuse(job, attempt, token, now);
+  public synchronized LeaseResult release(LeaseRef lease, Instant at) {
+    Instant now = QueueStore.truncate(at);
+    Optional<LeaseResult> refused = refuse(lease, now);
     if (refused.isPresent()) {
       return refused.get();
     }
-    Job j = jobs.get((int) job.value() - 1);
+    Job j = jobs.get((int) lease.jobId().value() - 1);
     touch(j, now);
     return new LeaseResult(LeaseStatus.OK, Optional.of(put(j.released())));
   }
 
   /** The refusal of a fenced update (not found, stale, or cancelled after a flag), if any. */
-  private Optional<LeaseResult> refuse(JobId id, int attempt, long token, Instant now) {
-    if (id.value() > jobs.size()) {
+  private Optional<LeaseResult> refuse(LeaseRef lease, Instant now) {
+    if (lease.jobId().value() > jobs.size()) {
       return Optional.of(new LeaseResult(LeaseStatus.NOT_FOUND, Optional.empty()));
     }
-    Job j = jobs.get((int) id.value() - 1);
-    if (j.state() != JobState.LEASED || !j.lease().orElseThrow().fences(id, attempt, token)
+    Job j = jobs.get((int) lease.jobId().value() - 1);
+    if (j.state() != JobState.LEASED || !lease.matches(j.lease().orElseThrow())
         || !j.lease().get().isLiveAt(now)) {
       return Optional.of(new LeaseResult(LeaseStatus.STALE_LEASE, Optional.of(j)));
     }
@@ -374,7 +384,8 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized ExpiryResult expireLeases(Instant now, int maxCrashRescues) {
+  public synchronized ExpiryResult expireLeases(Instant at, int maxCrashRescues) {
+    Instant now = QueueStore.truncate(at);
     List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
     for (int i = 0; i < jobs.size(); i++) {
       int list = expire(jobs.get(i), now, maxCrashRescues);
@@ -396,7 +407,8 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized RegisterResult registerCollector(String name, String tag, boolean active, Instant now) {
+  public synchronized RegisterResult registerCollector(String name, String tag, boolean active, Instant at) {
+    Instant now = QueueStore.truncate(at);
     Collector existing = collectors.get(name);
     if (existing != null) {
       return new RegisterResult(existing.tag().equals(tag) ? RegisterResult.Status.ALREADY_REGISTERED
@@ -408,7 +420,8 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized CollectorResult collectorHeartbeat(String name, Instant now) {
+  public synchronized CollectorResult collectorHeartbeat(String name, Instant at) {
+    Instant now = QueueStore.truncate(at);
     Collector c = collectors.get(name);
     if (c == null) {
       return new CollectorResult(CollectorResult.Status.NOT_FOUND, Optional.empty());

@@ -1,5 +1,6 @@
 package dev.cipolicy.queue.tck;
 
+import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -8,11 +9,14 @@ import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A {@link Clock} that stands still until a test sets or advances it; thread-safe, in UTC. The kit's
- * tests run the engine on it, so that lease expiry and heartbeat ages are exact and instantaneous.
+ * A {@link Clock} that stands still until a test sets or advances it, or, made with {@link #ticking}, moves
+ * by a fixed tick on every read; thread-safe, in UTC. The kit's tests run the engine on it, so that lease
+ * expiry and heartbeat ages are exact and instantaneous; a ticking clock with a tick of a few nanoseconds
+ * shows whether a store keeps the instants it is given at the precision the contract names.
  */
 public final class SettableClock extends Clock {
   private final AtomicReference<Instant> now;
+  private final Duration tick;
 
   /**
    * A clock standing at {@code start}.
@@ -20,7 +24,28 @@ public final class SettableClock extends Clock {
    * @param start the initial instant
    */
   public SettableClock(Instant start) {
+    this(start, Duration.ZERO);
+  }
+
+  private SettableClock(Instant start, Duration tick) {
     this.now = new AtomicReference<>(start);
+    this.tick = tick;
+  }
+
+  /**
+   * A clock at {@code start} that moves forward by {@code tick} after every read of {@link #instant()}
+   * (and can still be set and advanced).
+   *
+   * @param start the first instant it reads
+   * @param tick how far each read moves it, not negative, e.g. {@code Duration.ofNanos(1_001)}
+   * @return the clock
+   * @throws InvalidQueueInputException when the tick is negative
+   */
+  public static SettableClock ticking(Instant start, Duration tick) {
+    if (tick.isNegative()) {
+      throw new InvalidQueueInputException("the tick of a SettableClock is " + tick + "; expected zero or more");
+    }
+    return new SettableClock(start, tick);
   }
 
   /**
@@ -43,9 +68,14 @@ public final class SettableClock extends Clock {
     throw new UnsupportedOperationException("a SettableClock is always in UTC");
   }
 
+  /**
+   * The clock's instant; a ticking clock then moves forward by its tick.
+   *
+   * @return the instant
+   */
   @Override
   public Instant instant() {
-    return now.get();
+    return tick.isZero() ? now.get() : now.getAndUpdate(i -> i.plus(tick));
   }
 
   /**

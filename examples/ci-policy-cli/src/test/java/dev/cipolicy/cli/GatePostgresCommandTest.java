@@ -179,7 +179,8 @@ class GatePostgresCommandTest {
     for (String[] mode : List.of(new String[0], nightly(1))) {
       Result r = run(nowhere, args(List.of("--history-store", "postgres"), "examples/gate/nightly-1.json", mode));
       assertThat(r.code()).isZero();
-      assertThat(r.out()).startsWith("[CI Gate] hook failed for tests/e2e/test_fsdp_short.py: MetricStoreException:"
+      assertThat(r.out()).startsWith("[CI Gate] hook failed for tests/e2e/test_fsdp_short.py:"
+          + " MetricStoreUnavailableException:"
           + " could not migrate the metric history in schema ci_gate (SQLSTATE 08001): Connection to 127.0.0.1:1"
           + " refused.");
       assertThat(r.err()).startsWith("::warning::[CI Gate] hook failed for tests/e2e/test_fsdp_short.py:");

@@ -27,13 +27,13 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the store's rows into queue values. Every column is checked against the rules of the value it
+ * Reads the rows of {@link PostgresQueueStore} into queue values. Every column is checked against the rules of the value it
  * becomes (the same rules as the CHECK constraints of migration V2, plus the rules across rows that no CHECK
  * can express: a leased job has exactly one lease row, of its attempt and tag), so that a row edited by hand
  * into an impossible state is reported as an {@link ImpossibleRowException} naming the table, the row key,
  * the column and the bad value, never as a bare {@code IllegalArgumentException} or a wrong value.
  */
-final class PostgresRows {
+final class QueueRows {
 
   /** The request columns {@link #request} reads, in order, from a table aliased {@code r}. */
   static final String REQUEST_COLS = "r.id, r.kind, r.state, r.tag, r.parent_sha, r.pr, r.benchmark_groups,"
@@ -51,7 +51,7 @@ final class PostgresRows {
   private final String leases;
   private final String collectors;
 
-  PostgresRows(PostgresQueueOptions options) {
+  QueueRows(PostgresQueueOptions options) {
     this.requests = options.display("requests");
     this.jobs = options.display("jobs");
     this.leases = options.display("leases");

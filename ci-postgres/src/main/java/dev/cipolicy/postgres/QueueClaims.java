@@ -1,0 +1,196 @@
+package dev.cipolicy.postgres;
+
+import static dev.cipolicy.postgres.PgValues.setInstant;
+
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.ClaimCommand;
+import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.spi.QueueStoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The claims of {@link PostgresQueueStore}. A claim of a collector whose tag the store knows first tries the
+ * one-statement fast path ({@link QueueSql#claim}); when the collector is unknown, inactive or of another tag,
+ * or a lease of its tag expired, that statement writes nothing and the full transaction runs: it reads the
+ * collector, processes the tag's expired leases, tries the fast path again, and otherwise locks and leases
+ * job by job.
+ */
+final class QueueClaims {
+
+  private final QueueContext ctx;
+  private final QueueJobs jobs;
+  private final QueueExpiry expiry;
+  private final QueueCollectors collectors;
+
+  QueueClaims(QueueContext ctx, QueueJobs jobs, QueueExpiry expiry, QueueCollectors collectors) {
+    this.ctx = ctx;
+    this.jobs = jobs;
+    this.expiry = expiry;
+    this.collectors = collectors;
+  }
+
+  /** Claims for a command whose instant is already truncated. */
+  ClaimResult claim(ClaimCommand command) {
+    String known = collectors.knownTag(command.collector());
+    return ctx.tx.run("claim", known == null ? null : c -> claimFast(c, command, known),
+        c -> claimFully(c, command));
+  }
+
+  private ClaimResult claimFully(Connection c, ClaimCommand command) throws SQLException {
+    String tag;
+    try (PreparedStatement st = c.prepareStatement(ctx.sql.collectorTagAndActive)) {
+      st.setString(1, command.collector());
+      try (ResultSet rs = st.executeQuery()) {
+        if (!rs.next()) {
+          return new ClaimResult(ClaimResult.Status.UNKNOWN_COLLECTOR, List.of());
+        }
+        tag = rs.getString(1);
+        collectors.learnTag(command.collector(), tag);
+        if (!rs.getBoolean(2)) {
+          return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
+        }
+      }
+    }
+    Instant now = command.now();
+    // An impossible expired row is skipped here; the site's expireLeases reports it.
+    expiry.expire(c, tag, now, command.maxCrashRescues(), null, new ArrayList<>());
+    // With the expired leases processed (unless another claim holds some), the one-statement claim applies;
+    // when it fails on a queued job that holds a stray lease row (a unique violation), the savepoint undoes
+    // it and the claim goes on job by job, skipping that job.
+    Savepoint beforeQuick = c.setSavepoint();
+    try {
+      ClaimResult quick = claimFast(c, command, tag);
+      if (quick != null) {
+        return quick;
+      }
+    } catch (SQLException e) {
+      if (!PgTransactions.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+        throw e;
+      }
+      c.rollback(beforeQuick);
+    }
+    List<Job> candidates = new ArrayList<>(Math.min(command.limit(), 64));
+    try (PreparedStatement st = c.prepareStatement(ctx.sql.lockOwnQueued)) {
+      st.setString(1, tag);
+      st.setString(2, command.collector());
+      st.setInt(3, command.limit());
+      jobs.lockQueued(c, st, candidates);
+    }
+    if (candidates.size() < command.limit()) {
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.lockOtherQueued)) {
+        st.setString(1, tag);
+        st.setString(2, command.collector());
+        setInstant(st, 3, now.minus(command.collectorTimeout()));
+        st.setInt(4, command.limit() - candidates.size());
+        jobs.lockQueued(c, st, candidates);
+      }
+    }
+    List<Claim> claims = new ArrayList<>(candidates.size());
+    if (!candidates.isEmpty()) {
+      long[] fresh = jobs.tokens(c, candidates.size());
+      Instant expiresAt = QueueStore.truncate(now.plus(command.leaseDuration()));
+      List<Job[]> changes = new ArrayList<>(candidates.size());
+      for (int i = 0; i < candidates.size(); i++) {
+        Job job = candidates.get(i);
+        Lease lease = job.nextLease(fresh[i], expiresAt, command.collector());
+        Job claimed = job.claimed(lease);
+        claims.add(new Claim(claimed, lease));
+        changes.add(new Job[] {job, claimed});
+      }
+      jobs.write(c, changes);
+    }
+    collectors.touch(c, command.collector(), now);
+    return new ClaimResult(ClaimResult.Status.OK, claims);
+  }
+
+  /**
+   * Runs the claim fast path. When a run met queued-jobs rows whose jobs were not queued (it deletes them), it
+   * claimed fewer jobs than it locked rows; the path then runs again for the rest of the limit, so such rows
+   * never make a claim come back short while claimable jobs wait. Null when the fast path does not apply
+   * (unknown or inactive collector, another tag, expired leases to process first): it then wrote nothing.
+   */
+  private @Nullable ClaimResult claimFast(Connection c, ClaimCommand command, String tag) throws SQLException {
+    List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 64));
+    ClaimCommand run = command;
+    while (true) {
+      long picked;
+      int before = claims.size();
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.claim)) {
+        bind(st, 1, run, tag);
+        try (ResultSet rs = st.executeQuery()) {
+          rs.next();
+          if (!rs.getBoolean(23)) {
+            return null;
+          }
+          long inserted = rs.getLong(24);
+          picked = rs.getLong(25);
+          do {
+            rs.getLong(1);
+            if (rs.wasNull()) {
+              continue;
+            }
+            Job job = ctx.rows.job(rs);
+            claims.add(new Claim(job, QueueJobs.lease(job)));
+          } while (rs.next());
+          if (inserted != claims.size() - before) {
+            throw new QueueStoreException("claim in schema " + ctx.schema + " leased " + (claims.size() - before)
+                + " jobs but inserted " + inserted + " leases");
+          }
+        }
+      }
+      int claimed = claims.size() - before;
+      int rest = command.limit() - claims.size();
+      if (picked == claimed || rest == 0) {
+        return new ClaimResult(ClaimResult.Status.OK, claims);
+      }
+      run = new ClaimCommand(command.collector(), command.now(), command.leaseDuration(), command.collectorTimeout(),
+          command.maxCrashRescues(), rest);
+    }
+  }
+
+  /**
+   * Binds the claim fast path's parameters from {@code first} on.
+   *
+   * @param st the prepared {@link QueueSql#claim}, possibly behind {@code EXPLAIN}
+   * @param first the index of its first parameter
+   * @param command the claim
+   * @param tag the collector's tag
+   */
+  static void bind(PreparedStatement st, int first, ClaimCommand command, String tag) throws SQLException {
+    Instant now = command.now();
+    String name = command.collector();
+    int i = first;
+    st.setString(i++, name);
+    st.setString(i++, tag);
+    st.setString(i++, tag);
+    setInstant(st, i++, now);
+    st.setString(i++, tag);
+    st.setString(i++, name);
+    st.setInt(i++, command.limit());
+    st.setString(i++, tag);
+    st.setString(i++, name);
+    setInstant(st, i++, now.minus(command.collectorTimeout()));
+    st.setInt(i++, command.limit());
+    st.setInt(i++, command.limit());
+    st.setString(i++, name);
+    Instant expiresAt = QueueStore.truncate(now.plus(command.leaseDuration()));
+    setInstant(st, i++, expiresAt);
+    st.setString(i++, name);
+    setInstant(st, i++, now);
+    st.setString(i++, name);
+    setInstant(st, i++, now);
+    setInstant(st, i++, expiresAt);
+    st.setString(i, name);
+  }
+}

@@ -1,0 +1,71 @@
+package dev.cipolicy.postgres;
+
+import dev.cipolicy.queue.spi.QueueStoreException;
+import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * What the parts of {@link PostgresQueueStore} share: where its tables are, their SQL text, the row mapping,
+ * and the transaction runner with the queue's retry policy and its wording of failures.
+ */
+final class QueueContext {
+
+  final PostgresQueueOptions options;
+  final String schema;
+  final QueueSql sql;
+  final QueueRows rows;
+  final PgTransactions tx;
+  final DataSource dataSource;
+
+  /**
+   * The context of a store.
+   *
+   * @param dataSource the database
+   * @param options the schema and table prefix
+   * @param policy the runner's policy; the queue's operations re-check their conditions, so a unique
+   *     violation (a concurrent writer won) re-runs them too
+   */
+  QueueContext(DataSource dataSource, PostgresQueueOptions options, PgTransactions.Policy policy) {
+    this.dataSource = dataSource;
+    this.options = options;
+    this.schema = options.schema();
+    this.sql = new QueueSql(options);
+    this.rows = new QueueRows(options);
+    this.tx = new PgTransactions(dataSource, policy, failure -> exception(options, failure));
+  }
+
+  /** The queue's retry policy: contention and unique violations re-run an operation. */
+  static PgTransactions.Policy policy() {
+    return PgTransactions.Policy.standard().alsoRetrying(PgTransactions.UNIQUE_VIOLATION);
+  }
+
+  /**
+   * The queue's exception for a failed operation: {@link QueueStoreUnavailableException} when the database
+   * could not be reached, naming the operation and whether the change may have been committed; otherwise a
+   * {@link QueueStoreException} naming the operation, the tables and the database error.
+   */
+  static QueueStoreException exception(PostgresQueueOptions options, PgTransactions.Failure f) {
+    String where = f.operation() + " on " + options.display("*");
+    if (f.unavailable()) {
+      return new QueueStoreUnavailableException(f.operation(), f.mayHaveCommitted(), where + ": " + f.situation()
+          + " (" + f.error() + "); " + f.consequence() + (f.mayHaveCommitted()
+              ? " (a fenced retry is safe: it reports a stale lease if the first one took effect)" : ""),
+          Objects.requireNonNull(f.cause()));
+    }
+    return switch (f.kind()) {
+      case CONTENDED -> new QueueStoreException(where + " did not settle after " + f.tries()
+          + " tries under contention" + (f.cause() == null ? "" : " (last " + f.error() + ")"));
+      case TIMED_OUT -> new QueueStoreException(where + " timed out (" + f.error() + "); " + f.consequence(),
+          Objects.requireNonNull(f.cause()));
+      default -> new QueueStoreException(where + " failed (SQLSTATE " + f.sqlState() + "): " + f.driverMessage(),
+          Objects.requireNonNull(f.cause()));
+    };
+  }
+
+  /** A store failure that a row changed under its lock (edited by hand). */
+  QueueStoreException changedUnderLock(String what) {
+    return new QueueStoreException("could not " + what + " in schema " + schema
+        + ": a row changed under its lock (edited by hand?)");
+  }
+}

@@ -1,0 +1,297 @@
+package dev.cipolicy.postgres;
+
+/**
+ * The SQL text of {@link PostgresQueueStore}, built once per schema and table prefix: every statement the
+ * store prepares, with the tables named by {@link PostgresQueueOptions} (validated identifiers, so the text
+ * never needs quoting). Columns read into values are listed in {@link QueueRows}.
+ */
+final class QueueSql {
+
+  /** The request columns {@link QueueRows#request} reads, from requests aliased {@code r}. */
+  static final String REQUEST_COLS = QueueRows.REQUEST_COLS;
+  /** The job and lease columns {@link QueueRows#job} reads, from jobs {@code j} left-joined to leases {@code l}. */
+  static final String JOB_COLS = QueueRows.JOB_COLS;
+  /** The states of an open request. */
+  static final String OPEN = "('WAITING_FOR_ARTIFACTS', 'ARTIFACTS_READY', 'IN_PROGRESS')";
+
+  final String requests;
+  final String jobs;
+  final String leases;
+  final String queued;
+  final String collectors;
+  final String control;
+  final String tokens;
+
+  // ------------------------------------------------------------------------------------------------ requests
+
+  /** Inserts a request unless its tag or its (kind, PR) is taken; returns its id. */
+  final String insertRequest;
+  /** Rewrites the mutable columns of a request by id. */
+  final String updateRequest;
+  /** The open request of a kind and PR number. */
+  final String openRequestByPr;
+  /** Locks the single control row that serializes starts. */
+  final String lockControl;
+  /** Counts the requests in progress. */
+  final String countInProgress;
+  /** Inserts a queued job unless the request has one with the same group and tag; returns its id. */
+  final String insertJob;
+  /** Required pending, required succeeded, required failed and any failed jobs of a request. */
+  final String jobCounts;
+  /** Deletes the queued-jobs rows of a request's queued jobs. */
+  final String unlistQueuedJobsOfRequest;
+  /** Cancels the queued jobs of a request: the values {@code Job.cancelled(now)} gives a queued job. */
+  final String cancelQueuedJobsOfRequest;
+  /** Flags the leases of a request's leased jobs for cancellation. */
+  final String flagLeasesOfRequest;
+  /** Queued jobs of the given requests that the queued-jobs table does not list (a hand-edit diagnostic). */
+  final String unlistedQueuedJobs;
+
+  // ---------------------------------------------------------------------------------------------------- jobs
+
+  /** Locks a job row. */
+  final String lockJob;
+  /** A job with its lease. */
+  final String jobById;
+  /** The jobs of a request with their leases, by id. */
+  final String jobsOfRequest;
+  /** Rewrites the mutable columns of a job by id. */
+  final String updateJob;
+  /** Ends a lease, fenced by job, attempt and token. */
+  final String deleteLease;
+  /** Inserts a lease. */
+  final String insertLease;
+  /** Deletes the queued-jobs row of a job. */
+  final String unlistJob;
+  /** Draws n fresh lease tokens. */
+  final String nextTokens;
+
+  // -------------------------------------------------------------------------------------------------- claims
+
+  /** The claim's one-statement fast path ({@link #claimSql}). */
+  final String claim;
+  /** A collector's tag and active flag. */
+  final String collectorTagAndActive;
+  /** Locks the queued-jobs rows of a tag with affinity to the claimer (full path). */
+  final String lockOwnQueued;
+  /** Locks the queued-jobs rows of a tag the claimer may take from others (full path). */
+  final String lockOtherQueued;
+
+  // -------------------------------------------------------------------------------------------------- leases
+
+  /** Renews a live, fenced, unflagged lease; returns its holder. */
+  final String renewLease;
+  /** The completion's one-statement fast path ({@link #completeSql}). */
+  final String complete;
+  /** The batch completion's one-statement fast path ({@link #completeAllSql}). */
+  final String completeAll;
+
+  // ------------------------------------------------------------------------------------- expiry, maintenance
+
+  /** Locks the expired leases of one tag with their jobs. */
+  final String expiredLeasesOfTag;
+  /** Locks every expired lease with its job. */
+  final String expiredLeases;
+  /** The most dead rows of the queued-jobs and the leases tables. */
+  final String deadRows;
+  /** Vacuums the queued-jobs and the leases tables. */
+  final String vacuum;
+
+  // ---------------------------------------------------------------------------------------------- collectors
+
+  /** Registers a collector unless the name is taken. */
+  final String insertCollector;
+  /** Flips a collector's active flag; counts 1 only when it changed. */
+  final String setCollectorActive;
+  /** A collector by name. */
+  final String collectorByName;
+  /** Every collector. */
+  final String allCollectors;
+  /** Moves a collector's heartbeat forward (never backward). */
+  final String touchCollector;
+
+  private final String jobFrom;
+
+  QueueSql(PostgresQueueOptions options) {
+    requests = options.sql("requests");
+    jobs = options.sql("jobs");
+    leases = options.sql("leases");
+    queued = options.sql("queued");
+    collectors = options.sql("collectors");
+    control = options.sql("control");
+    tokens = options.sql("lease_tokens");
+    jobFrom = " FROM " + jobs + " j LEFT JOIN " + leases + " l ON l.job_id = j.id ";
+
+    insertRequest = "INSERT INTO " + requests + " (kind, state, tag, parent_sha, pr, benchmark_groups, created_at)"
+        + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id";
+    updateRequest = "UPDATE " + requests + " SET state = ?, tag = ?, parent_sha = ?, started_at = ?, finished_at = ?,"
+        + " outcome = ?, parent_request = ?, cancel_reason = ? WHERE id = ?";
+    openRequestByPr = requestsWhere("r.kind = ? AND r.pr = ? AND r.state IN " + OPEN);
+    lockControl = "SELECT id FROM " + control + " WHERE id = 1 FOR UPDATE";
+    countInProgress = "SELECT count(*) FROM " + requests + " WHERE state = 'IN_PROGRESS'";
+    insertJob = "INSERT INTO " + jobs + " (request_id, benchmark_group, collector_tag, optional, state, attempt,"
+        + " crash_rescues, transient_retries, created_at) VALUES (?, ?, ?, ?, 'QUEUED', 0, 0, 0, ?)"
+        + " ON CONFLICT ON CONSTRAINT " + options.object("jobs_key") + " DO NOTHING RETURNING id";
+    jobCounts = "SELECT count(*) FILTER (WHERE NOT optional AND state IN ('QUEUED', 'LEASED')),"
+        + " count(*) FILTER (WHERE NOT optional AND state = 'SUCCEEDED'),"
+        + " count(*) FILTER (WHERE NOT optional AND state = 'FAILED'),"
+        + " count(*) FILTER (WHERE state = 'FAILED') FROM " + jobs + " WHERE request_id = ?";
+    unlistQueuedJobsOfRequest = "DELETE FROM " + queued + " WHERE job_id IN (SELECT id FROM " + jobs
+        + " WHERE request_id = ? AND state = 'QUEUED')";
+    cancelQueuedJobsOfRequest = "UPDATE " + jobs + " SET state = 'CANCELLED', finished_at = ?"
+        + " WHERE request_id = ? AND state = 'QUEUED'";
+    flagLeasesOfRequest = "UPDATE " + leases + " SET cancel_requested = true WHERE NOT cancel_requested"
+        + " AND job_id IN (SELECT id FROM " + jobs + " WHERE request_id = ? AND state = 'LEASED')";
+    unlistedQueuedJobs = "SELECT j.id, j.request_id FROM " + jobs + " j WHERE j.request_id = ANY (?)"
+        + " AND j.state = 'QUEUED' AND NOT EXISTS (SELECT 1 FROM " + queued + " q WHERE q.job_id = j.id)"
+        + " ORDER BY j.id";
+
+    lockJob = "SELECT id FROM " + jobs + " WHERE id = ? FOR UPDATE";
+    jobById = "SELECT " + JOB_COLS + jobFrom + "WHERE j.id = ?";
+    jobsOfRequest = "SELECT " + JOB_COLS + jobFrom + "WHERE j.request_id = ? ORDER BY j.id";
+    updateJob = "UPDATE " + jobs + " SET state = ?, attempt = ?, crash_rescues = ?, transient_retries = ?,"
+        + " affinity = ?, failure_reason = ?, failure_detail = ?, failure_at = ?, last_error = ?, finished_at = ?"
+        + " WHERE id = ?";
+    deleteLease = "DELETE FROM " + leases + " WHERE job_id = ? AND attempt = ? AND token = ?";
+    insertLease = "INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, collector_tag)"
+        + " VALUES (?, ?, ?, ?, ?, ?)";
+    unlistJob = "DELETE FROM " + queued + " WHERE job_id = ?";
+    nextTokens = "SELECT nextval('" + tokens + "') FROM generate_series(1, ?)";
+
+    claim = claimSql();
+    collectorTagAndActive = "SELECT tag, active FROM " + collectors + " WHERE name = ?";
+    lockOwnQueued = "SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ? AND q.affinity = ?"
+        + " ORDER BY q.job_id LIMIT ? FOR UPDATE OF q SKIP LOCKED";
+    lockOtherQueued = "SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ?"
+        + " AND (q.affinity IS NULL OR (q.affinity <> ? AND NOT EXISTS (SELECT 1 FROM " + collectors
+        + " c WHERE c.name = q.affinity AND c.active AND c.last_heartbeat_at > ?)))"
+        + " ORDER BY q.job_id LIMIT ? FOR UPDATE OF q SKIP LOCKED";
+
+    renewLease = "UPDATE " + leases + " SET expires_at = ? WHERE job_id = ? AND attempt = ? AND token = ?"
+        + " AND expires_at > ? AND NOT cancel_requested RETURNING collector";
+    complete = completeSql();
+    completeAll = completeAllSql();
+
+    String expired = "SELECT " + JOB_COLS + " FROM " + leases + " l JOIN " + jobs + " j ON j.id = l.job_id WHERE ";
+    String expiredTail = "l.expires_at <= ? ORDER BY j.id FOR UPDATE OF j, l SKIP LOCKED";
+    expiredLeasesOfTag = expired + "l.collector_tag = ? AND " + expiredTail;
+    expiredLeases = expired + expiredTail;
+    deadRows = "SELECT coalesce(max(n_dead_tup), 0) FROM pg_stat_user_tables WHERE relid IN (?::regclass,"
+        + " ?::regclass)";
+    vacuum = "VACUUM (SKIP_LOCKED) " + queued + ", " + leases;
+
+    insertCollector = "INSERT INTO " + collectors + " (name, tag, active, registered_at, last_heartbeat_at)"
+        + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING";
+    setCollectorActive = "UPDATE " + collectors + " SET active = ? WHERE name = ? AND active <> ?";
+    collectorByName = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " WHERE name = ?";
+    allCollectors = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors;
+    touchCollector = "UPDATE " + collectors + " SET last_heartbeat_at = ? WHERE name = ? AND last_heartbeat_at < ?";
+  }
+
+  /** The requests matching a condition on {@code r} (which may end with an ORDER BY or a lock clause). */
+  String requestsWhere(String condition) {
+    return "SELECT " + REQUEST_COLS + " FROM " + requests + " r WHERE " + condition;
+  }
+
+  /**
+   * The claim fast path, one statement: when the collector is active with the known tag and no lease of the
+   * tag has expired, lock rows of the queued-jobs table ({@code FOR UPDATE SKIP LOCKED}; affinity to the
+   * claimer first, then the others, each by job id), lease their jobs, delete the locked rows, insert the
+   * leases and refresh the heartbeat. A locked row whose job is not queued (its state edited by hand) is
+   * deleted and its job left alone. The jobs are found by {@code id = ANY (ARRAY(...))}, which the planner
+   * serves from the primary key; a join against the picked rows was planned as a hash join over the whole
+   * jobs table. It binds the collector, its tag, now, the limit, the affinity cut-off (now - collector
+   * timeout) and the lease expiry, in the order {@link QueueClaims#bind} sets them. Columns: the claimed job
+   * rows with their new lease as in {@link #JOB_COLS} (in claim order), then whether the fast path applied,
+   * how many leases it inserted and how many queued-jobs rows it locked (more than it claimed when some were
+   * stale); one row with null job columns when it claimed none.
+   */
+  private String claimSql() {
+    String notGone = "NOT EXISTS (SELECT 1 FROM " + collectors + " c WHERE c.name = q.affinity AND c.active"
+        + " AND c.last_heartbeat_at > ?::timestamptz)";
+    return "WITH go AS (SELECT 1 FROM " + collectors + " WHERE name = ?::text AND tag = ?::text AND active"
+        + " AND NOT EXISTS (SELECT 1 FROM " + leases + " WHERE collector_tag = ?::text"
+        + " AND expires_at <= ?::timestamptz)),"
+        + " own AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
+        + " AND q.collector_tag = ?::text AND q.affinity = ?::text ORDER BY q.job_id LIMIT ?::int"
+        + " FOR UPDATE OF q SKIP LOCKED),"
+        // Each pass is limited by a bound parameter (a limit computed from the first pass made the planner
+        // guess a tenth of the table); rows locked beyond the overall limit are released at the commit.
+        + " other AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
+        + " AND q.collector_tag = ?::text AND (q.affinity IS NULL OR (q.affinity <> ?::text AND " + notGone + "))"
+        + " ORDER BY q.job_id LIMIT ?::int FOR UPDATE OF q SKIP LOCKED),"
+        + " picked AS (SELECT id, pass FROM (SELECT id, 0 AS pass FROM own UNION ALL SELECT id, 1 FROM other) u"
+        + " ORDER BY pass, id LIMIT ?::int),"
+        // The values Job.claimed(lease) gives: leased, next attempt, affinity to the claimer, no failure.
+        + " claimed AS (UPDATE " + jobs + " j SET state = 'LEASED', attempt = j.attempt + 1, affinity = ?::text,"
+        + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL, finished_at = NULL"
+        + " WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.state = 'QUEUED'"
+        + " RETURNING j.*, nextval('" + tokens + "') AS token),"
+        + " dequeued AS (DELETE FROM " + queued + " q WHERE q.job_id = ANY (ARRAY(SELECT id FROM picked))"
+        + " RETURNING q.job_id),"
+        + " leased AS (INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, collector_tag)"
+        + " SELECT id, attempt, token, ?::timestamptz, ?::text, collector_tag FROM claimed RETURNING job_id),"
+        + " touched AS (UPDATE " + collectors + " SET last_heartbeat_at = ?::timestamptz WHERE name = ?::text"
+        + " AND EXISTS (SELECT 1 FROM go) AND last_heartbeat_at < ?::timestamptz RETURNING 1)"
+        + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
+        + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
+        + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, ?::timestamptz, ?::text, false,"
+        + " j.collector_tag, EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked)"
+        + " FROM (SELECT 1) one LEFT JOIN (SELECT c.*, p.pass FROM claimed c JOIN picked p ON p.id = c.id) j"
+        + " ON true ORDER BY j.pass, j.id";
+  }
+
+  /**
+   * The completion fast path, one statement: when the lease is live, fenced by (job, attempt, token), not
+   * flagged for cancellation and its job is leased, mark the job succeeded, end the lease and refresh the
+   * holder's heartbeat. It binds the job, attempt, token and now, in the order
+   * {@code QueueLeases.completeFast} sets them. Columns: the succeeded job row as in {@link #JOB_COLS} (no
+   * lease), then how many leases it ended; no row when the fast path does not apply.
+   */
+  private String completeSql() {
+    return "WITH l AS (SELECT job_id, collector FROM " + leases + " WHERE job_id = ?::bigint AND attempt = ?::int"
+        + " AND token = ?::bigint AND expires_at > ?::timestamptz AND NOT cancel_requested FOR UPDATE),"
+        // The values Job.succeeded(now) gives: succeeded, finished now, no failure, the rest kept.
+        + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = ?::timestamptz,"
+        + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL FROM l WHERE j.id = l.job_id"
+        + " AND j.state = 'LEASED' AND j.attempt = ?::int RETURNING j.*),"
+        + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
+        + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = ?::timestamptz FROM l, done"
+        + " WHERE c.name = l.collector AND c.last_heartbeat_at < ?::timestamptz RETURNING 1)"
+        + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
+        + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
+        + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
+        + " NULL::boolean, NULL::text, (SELECT count(*) FROM ended) FROM done j";
+  }
+
+  /**
+   * The batch completion fast path, one statement: {@link #completeSql} over the items of a batch, given as
+   * three arrays (jobs, attempts, tokens) that {@code unnest} pairs up. Each item whose lease is live, fenced
+   * by (job, attempt, token), not flagged for cancellation and whose job is leased is marked succeeded and
+   * its lease ended; the holders' heartbeats are refreshed once. Lease rows are locked in job order. It binds
+   * the three arrays, the job ids again and now, in the order {@code QueueLeases.completeAllFast} sets them.
+   * Columns: one succeeded job row per applied item as in {@link #JOB_COLS} (no lease), then how many leases
+   * it ended in all; no row for an item the fast path did not apply to.
+   */
+  private String completeAllSql() {
+    return "WITH b AS (SELECT * FROM unnest(?::bigint[], ?::int[], ?::bigint[]) AS b(job_id, attempt, token)),"
+        + " l AS (SELECT x.job_id, x.attempt, x.collector FROM " + leases + " x JOIN b ON x.job_id = b.job_id"
+        // The job ids once more as an index condition: joined only against the unnested items, the planner
+        // chose a hash join over a sequential scan of the leases, whose heap holds every lease deleted since
+        // the last vacuum.
+        + " AND x.attempt = b.attempt AND x.token = b.token WHERE x.job_id = ANY (?::bigint[])"
+        + " AND x.expires_at > ?::timestamptz AND NOT x.cancel_requested ORDER BY x.job_id FOR UPDATE OF x),"
+        // The values Job.succeeded(now) gives: succeeded, finished now, no failure, the rest kept.
+        + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = ?::timestamptz,"
+        + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL FROM l WHERE j.id = l.job_id"
+        + " AND j.state = 'LEASED' AND j.attempt = l.attempt RETURNING j.*),"
+        + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
+        + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = ?::timestamptz FROM (SELECT DISTINCT"
+        + " l.collector FROM l JOIN done ON done.id = l.job_id) h WHERE c.name = h.collector"
+        + " AND c.last_heartbeat_at < ?::timestamptz RETURNING 1)"
+        + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
+        + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
+        + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
+        + " NULL::boolean, NULL::text, (SELECT count(*) FROM ended) FROM done j";
+  }
+}

@@ -1,0 +1,97 @@
+package dev.cipolicy.queue.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.CollectorResult;
+import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.StartCommand;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kit's contract for affinity to a job's previous collector and the fallback to the rest of its pool.
+ *
+ * <p>{@link QueueStoreCompatibilityKit} runs it as its "Affinity and pools" group.
+ */
+abstract class AffinityContract extends KitGroup {
+
+  private Claim claim = null;
+
+  AffinityContract(QueueStoreCompatibilityKit kit) {
+    super(kit);
+  }
+
+  @BeforeEach
+  void leaseAndLoseAJob() {
+    register("c1", "x86");
+    register("c2", "x86");
+    running(NewRequest.master("m1", null).withBenchmarkGroups("g"));
+    claim = claimOne("c1");
+    queue.fail(claim.lease(), Failure.transientFailure("network"));
+  }
+
+  @Test
+  @DisplayName("a requeued job waits for its previous collector while that one is live")
+  void prefersPrevious() {
+    clock.advance(LEASE.minusSeconds(1));
+    claimNothing("c2");
+    assertThat(claimOne("c1").job().id()).isEqualTo(claim.job().id());
+  }
+
+  @Test
+  @DisplayName("another member of the pool takes it once the previous collector's heartbeat expired")
+  void poolFallback() {
+    clock.advance(LEASE);
+    assertThat(claimOne("c2").job().id()).isEqualTo(claim.job().id());
+  }
+
+  @Test
+  @DisplayName("a heartbeat of the previous collector keeps the job reserved for it")
+  void heartbeatKeepsAffinity() {
+    clock.advance(LEASE.minusSeconds(1));
+    assertThat(queue.collectorHeartbeat("c1").status()).isEqualTo(CollectorResult.Status.OK);
+    clock.advance(Duration.ofSeconds(30));
+    claimNothing("c2");
+  }
+
+  @Test
+  @DisplayName("another member takes it at once when the previous collector is deactivated")
+  void deactivatedPrevious() {
+    queue.deactivate("c1");
+    assertThat(claimOne("c2").job().id()).isEqualTo(claim.job().id());
+  }
+
+  @Test
+  @DisplayName("a collector takes its own requeued jobs before older jobs")
+  void ownFirst() {
+    Request second = submit(NewRequest.master("m2", null).withPr(2).withBenchmarkGroups("h"));
+    store.startRequest(new StartCommand(second.id(), List.of(JobSpec.required("h", "x86")), false, 5,
+        clock.instant()));
+    Claim newer = claimOne("c2");
+    assertThat(newer.job().requestId()).isEqualTo(second.id());
+    queue.fail(newer.lease(), Failure.transientFailure("network"));
+    Claim older = claimOne("c1");
+    assertThat(older.job().id()).isEqualTo(claim.job().id());
+    queue.release(older.lease());
+    ClaimResult both = queue.claim("c2", 2);
+    assertThat(both.claims()).extracting(c -> c.job().id()).containsExactly(newer.job().id(), older.job().id());
+    assertThat(newer.job().id()).isGreaterThan(older.job().id());
+  }
+
+  @Test
+  @DisplayName("a collector of another tag never takes the job")
+  void otherTag() {
+    register("a1", "arm");
+    clock.advance(LEASE.multipliedBy(2));
+    ClaimResult arm = queue.claim("a1", 10);
+    assertThat(arm.claims()).extracting(c -> c.job().spec().collectorTag()).containsOnly("arm");
+  }
+}

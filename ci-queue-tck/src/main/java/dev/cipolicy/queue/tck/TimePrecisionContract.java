@@ -1,0 +1,235 @@
+package dev.cipolicy.queue.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cipolicy.queue.JobQueue;
+import dev.cipolicy.queue.TickResult;
+import dev.cipolicy.queue.spi.CancelResult;
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.ClaimCommand;
+import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.Collector;
+import dev.cipolicy.queue.spi.CompletionResult;
+import dev.cipolicy.queue.spi.ExpiryResult;
+import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseRef;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.StartResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The kit's contract for the precision of instants: every store keeps, compares and returns whole
+ * microseconds ({@link QueueStore#PRECISION}), truncating what it is given and what it derives, so that a
+ * value a call returns equals what the store reads back and every store returns the same values, on a clock
+ * of any resolution. The other groups run on a clock of whole seconds, which never shows a difference; these
+ * tests run on clocks and arguments with odd nanoseconds.
+ *
+ * <p>{@link QueueStoreCompatibilityKit} runs it as its "Time precision" group.
+ */
+abstract class TimePrecisionContract extends KitGroup {
+
+  /** An instant whose nanoseconds are not a whole microsecond. */
+  static final Instant ODD = START.plusNanos(123_456_789);
+
+  TimePrecisionContract(QueueStoreCompatibilityKit kit) {
+    super(kit);
+  }
+
+  private static Instant micros(Instant instant) {
+    return QueueStore.truncate(instant);
+  }
+
+  @Test
+  @DisplayName("the engine reads its clock to the microsecond: what it returns is what the store keeps")
+  void engineReadsMicroseconds() {
+    clock.set(ODD);
+    register("c1", "x86");
+    Request r = submit(NewRequest.master("m1", null).withBenchmarkGroups("g"));
+    assertThat(r.createdAt()).isEqualTo(START.plusNanos(123_456_000));
+    assertThat(reload(r)).isEqualTo(r);
+    TickResult tick = queue.tick();
+    assertThat(tick.at()).isEqualTo(START.plusNanos(123_456_000));
+    Request started = tick.started().get(0).request().orElseThrow();
+    assertThat(reload(started)).isEqualTo(started);
+    clock.advance(Duration.ofNanos(1_999));
+    Claim claim = claimOne("c1");
+    assertThat(claim.lease().expiresAt()).isEqualTo(START.plusNanos(123_458_000).plus(LEASE));
+    assertThat(reload(claim.job())).isEqualTo(claim.job());
+    clock.advance(Duration.ofNanos(999));
+    LeaseResult done = queue.complete(claim.lease());
+    assertThat(done.job().orElseThrow().finishedAt()).contains(START.plusNanos(123_459_000));
+    assertThat(reload(done.job().orElseThrow())).isEqualTo(done.job().orElseThrow());
+    assertThat(store.collector("c1").orElseThrow().lastHeartbeatAt()).isEqualTo(START.plusNanos(123_459_000));
+  }
+
+  @Test
+  @DisplayName("a store called with nanoseconds keeps whole microseconds, and returns what it keeps")
+  void storeTruncatesWhatItIsGiven() {
+    Collector registered = store.registerCollector("c1", "x86", true, ODD).collector();
+    assertThat(registered.registeredAt()).isEqualTo(micros(ODD));
+    assertThat(registered.lastHeartbeatAt()).isEqualTo(micros(ODD));
+    assertThat(store.collector("c1")).contains(registered);
+
+    Instant submittedAt = ODD.plusNanos(1_001);
+    Request submitted = store.submit(NewRequest.master("m1", null), submittedAt).request();
+    assertThat(submitted.createdAt()).isEqualTo(micros(submittedAt));
+    assertThat(store.request(submitted.id())).contains(submitted);
+    Request waiting = store.submit(NewRequest.tryAwaitingArtifacts(5), submittedAt).request();
+    Request attached = store.attachArtifacts(waiting.id(), "t5", "m1", submittedAt.plusNanos(3)).request()
+        .orElseThrow();
+    assertThat(store.request(waiting.id())).contains(attached);
+
+    Instant t = submittedAt.plusNanos(20_002);
+    List<JobSpec> specs = List.of(JobSpec.required("a", "x86"), JobSpec.required("b", "x86"),
+        JobSpec.required("c", "x86"), JobSpec.required("d", "x86"));
+    StartResult start = store.startRequest(new StartCommand(submitted.id(), specs, false, 2, t));
+    Request running = start.request().orElseThrow();
+    assertThat(running.startedAt()).contains(micros(t));
+    assertThat(store.request(running.id())).contains(running);
+    assertThat(start.jobs()).allSatisfy(j -> assertThat(j.createdAt()).isEqualTo(micros(t)));
+    assertThat(store.jobs(running.id())).isEqualTo(start.jobs());
+
+    Instant claimedAt = t.plusNanos(300_003);
+    ClaimResult claimed = store.claim(new ClaimCommand("c1", claimedAt, LEASE.plusNanos(777), LEASE, 2, 4));
+    assertThat(claimed.claims()).hasSize(4);
+    for (Claim claim : claimed.claims()) {
+      assertThat(claim.lease().expiresAt()).as("now and now + lease duration truncated")
+          .isEqualTo(micros(claimedAt).plus(LEASE));
+      assertThat(store.job(claim.job().id())).contains(claim.job());
+    }
+    assertThat(store.collector("c1").orElseThrow().lastHeartbeatAt()).isEqualTo(micros(claimedAt));
+    List<LeaseRef> refs = claimed.claims().stream().map(c -> LeaseRef.of(c.lease())).toList();
+
+    Instant beat = claimedAt.plusNanos(4_000_005);
+    Job renewed = store.heartbeat(refs.get(0), LEASE.plusNanos(1_500), beat).job().orElseThrow();
+    assertThat(renewed.lease().orElseThrow().expiresAt()).isEqualTo(micros(beat).plus(LEASE).plusNanos(1_000));
+    assertThat(store.job(renewed.id())).contains(renewed);
+
+    Instant end = beat.plusNanos(5_000_007);
+    Job succeeded = store.complete(refs.get(0), end).job().orElseThrow();
+    assertThat(succeeded.finishedAt()).contains(micros(end));
+    assertThat(store.job(succeeded.id())).contains(succeeded);
+    Job failed = store.fail(refs.get(1), Failure.permanent("broken"), 2, end.plusNanos(11)).job().orElseThrow();
+    assertThat(failed.failure().orElseThrow().at()).isEqualTo(micros(end.plusNanos(11)));
+    assertThat(failed.finishedAt()).contains(micros(end.plusNanos(11)));
+    assertThat(store.job(failed.id())).contains(failed);
+    Job released = store.release(refs.get(2), end.plusNanos(13)).job().orElseThrow();
+    assertThat(store.job(released.id())).contains(released);
+    List<LeaseResult> batch = store.completeAll(List.of(refs.get(3)), end.plusNanos(2_017));
+    Job batched = batch.get(0).job().orElseThrow();
+    assertThat(batched.finishedAt()).contains(micros(end.plusNanos(2_017)));
+    assertThat(store.job(batched.id())).contains(batched);
+
+    Instant beat2 = end.plusNanos(6_000_019);
+    Collector alive = store.collectorHeartbeat("c1", beat2).collector().orElseThrow();
+    assertThat(alive.lastHeartbeatAt()).isEqualTo(micros(beat2));
+    assertThat(store.collector("c1")).contains(alive);
+
+    Instant again = beat2.plusNanos(23);
+    Claim second = store.claim(new ClaimCommand("c1", again, LEASE, LEASE, 2, 1)).claims().get(0);
+    store.complete(LeaseRef.of(second.lease()), again.plusNanos(29));
+    Instant completedAt = again.plusNanos(7_000_031);
+    CompletionResult completion = store.completeIfDone(running.id(), completedAt);
+    assertThat(completion.status()).isEqualTo(CompletionResult.Status.COMPLETED);
+    assertThat(completion.request().orElseThrow().finishedAt()).contains(micros(completedAt));
+    assertThat(store.request(running.id())).isEqualTo(completion.request());
+
+    Instant cancelledAt = completedAt.plusNanos(37);
+    CancelResult cancel = store.cancel(attached.id(), "superseded", cancelledAt);
+    assertThat(cancel.request().orElseThrow().finishedAt()).contains(micros(cancelledAt));
+    assertThat(store.request(attached.id())).isEqualTo(cancel.request());
+  }
+
+  @Test
+  @DisplayName("a lease expires at the microsecond its expiry names, whatever the nanoseconds of now")
+  void leaseExpiresAtItsMicrosecond() {
+    register("c1", "x86");
+    running(NewRequest.master("m1", null).withBenchmarkGroups("g"));
+    Instant claimedAt = ODD;
+    Claim claim = store.claim(new ClaimCommand("c1", claimedAt, LEASE, LEASE, 2, 1)).claims().get(0);
+    Instant expiry = micros(claimedAt).plus(LEASE);
+    assertThat(claim.lease().expiresAt()).isEqualTo(expiry);
+    LeaseRef ref = LeaseRef.of(claim.lease());
+
+    Instant lastNano = expiry.minusNanos(1);
+    LeaseResult beat = store.heartbeat(ref, LEASE, lastNano);
+    assertThat(beat.status()).as("live in the last nanosecond before its expiry").isEqualTo(LeaseStatus.OK);
+    Instant renewed = micros(lastNano).plus(LEASE);
+    assertThat(beat.job().orElseThrow().lease().map(Lease::expiresAt)).contains(renewed);
+
+    Instant withinTheMicrosecond = renewed.plusNanos(500);
+    Job before = store.job(claim.job().id()).orElseThrow();
+    LeaseResult late = store.complete(ref, withinTheMicrosecond);
+    assertThat(late.status()).as("expired from the first nanosecond of its expiry's microsecond")
+        .isEqualTo(LeaseStatus.STALE_LEASE);
+    assertThat(store.job(claim.job().id())).contains(before);
+    ExpiryResult expired = store.expireLeases(withinTheMicrosecond, 2);
+    assertThat(expired.rescued()).extracting(Job::id).containsExactly(claim.job().id());
+    assertThat(store.job(claim.job().id()).orElseThrow().state()).isEqualTo(JobState.QUEUED);
+  }
+
+  @Test
+  @DisplayName("an engine on a clock ticking in odd nanoseconds reports only instants the store keeps")
+  void tickingClock() {
+    SettableClock ticking = SettableClock.ticking(ODD, Duration.ofNanos(1_001));
+    JobQueue engine = JobQueue.of(store, ticking, settings());
+    engine.registerCollector("c1", "x86", true);
+    engine.registerCollector("a1", "arm", true);
+    List<Instant> seen = new ArrayList<>();
+    Request r = engine.submit(NewRequest.master("m1", null).withBenchmarkGroups("g", "h")).request();
+    seen.add(r.createdAt());
+    TickResult started = engine.tick();
+    seen.add(started.at());
+    assertThat(store.jobs(r.id())).isEqualTo(started.started().get(0).jobs());
+    List<Claim> claims = new ArrayList<>(engine.claim("c1", 2).claims());
+    claims.addAll(engine.claim("a1", 2).claims());
+    assertThat(claims).hasSize(4);
+    for (Claim claim : claims) {
+      seen.add(claim.lease().expiresAt());
+      assertThat(store.job(claim.job().id())).contains(claim.job());
+    }
+    LeaseResult beat = engine.heartbeat(claims.get(0).lease());
+    seen.add(beat.job().orElseThrow().lease().orElseThrow().expiresAt());
+    assertThat(store.job(claims.get(0).job().id())).isEqualTo(beat.job());
+    LeaseResult failed = engine.fail(claims.get(3).lease(), Failure.permanent("no arm host"));
+    seen.add(failed.job().orElseThrow().finishedAt().orElseThrow());
+    assertThat(store.job(claims.get(3).job().id())).isEqualTo(failed.job());
+    for (LeaseResult done : engine.completeAll(claims.subList(0, 3).stream().map(Claim::lease).toList())) {
+      seen.add(done.job().orElseThrow().finishedAt().orElseThrow());
+      assertThat(store.job(done.job().orElseThrow().id())).isEqualTo(done.job());
+    }
+    TickResult completed = engine.tick();
+    Request done = completed.completed().get(0);
+    seen.add(done.finishedAt().orElseThrow());
+    assertThat(reload(done)).isEqualTo(done);
+    assertThat(completed.events().get(0).completedAt()).isEqualTo(done.finishedAt().orElseThrow());
+    for (Collector c : store.collectors()) {
+      seen.add(c.lastHeartbeatAt());
+      assertThat(engine.collectors()).anySatisfy(s -> assertThat(s.collector()).isEqualTo(c));
+    }
+    assertThat(seen).hasSize(14).allSatisfy(i -> assertThat(i).isEqualTo(micros(i)));
+  }
+
+  @Test
+  @Timeout(120)
+  @DisplayName("random command sequences on a clock ticking in odd nanoseconds keep the store equal to the"
+      + " reference model")
+  void modelOnNanosecondClock() {
+    new QueueModelCheck(this::newStore, modelExamples(), true).run();
+  }
+}
