@@ -1516,7 +1516,7 @@ public final class PostgresQueueStore implements QueueStore {
    * it needs no transaction and no separate commit round trip; it writes only when it applies), then, when
    * that returns null, the full work in one transaction. Retryable failures re-run both.
    */
-  private <T> T tx(String op, @Nullable SqlWork<@Nullable T> fast, SqlWork<T> work) {
+  private <T> T tx(String op, @Nullable FastWork<T> fast, SqlWork<T> work) {
     boolean fastFailed = false;
     for (int attempt = 1; ; attempt++) {
       Connection c;
@@ -1639,6 +1639,12 @@ public final class PostgresQueueStore implements QueueStore {
   @FunctionalInterface
   private interface SqlWork<T> {
     T run(Connection c) throws SQLException;
+  }
+
+  /** An operation's fast path: its result, or null when the full transaction must run. */
+  @FunctionalInterface
+  private interface FastWork<T> {
+    @Nullable T run(Connection c) throws SQLException;
   }
 
   /** The work of a fenced update once the fence holds. */

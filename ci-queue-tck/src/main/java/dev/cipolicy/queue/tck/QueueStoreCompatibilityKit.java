@@ -685,7 +685,7 @@ public abstract class QueueStoreCompatibilityKit {
   @DisplayName("Fencing")
   class Fencing {
 
-    private Claim claim = null;
+    private Claim claim;
 
     @BeforeEach
     void claimAJob() {
@@ -764,7 +764,7 @@ public abstract class QueueStoreCompatibilityKit {
   @DisplayName("Failures and budgets")
   class Failures {
 
-    private Request request = null;
+    private Request request;
 
     @BeforeEach
     void startARequest() {
@@ -897,7 +897,7 @@ public abstract class QueueStoreCompatibilityKit {
   @DisplayName("Affinity and pools")
   class Affinity {
 
-    private Claim claim = null;
+    private Claim claim;
 
     @BeforeEach
     void leaseAndLoseAJob() {
@@ -1089,8 +1089,8 @@ public abstract class QueueStoreCompatibilityKit {
   @DisplayName("Cancellation")
   class Cancellation {
 
-    private Request request = null;
-    private Claim leased = null;
+    private Request request;
+    private Claim leased;
 
     @BeforeEach
     void startAndLease() {
@@ -1269,7 +1269,7 @@ public abstract class QueueStoreCompatibilityKit {
   class BatchCompletion {
 
     /** An engine with room for two requests in progress, so that one of them can be cancelled. */
-    private JobQueue two = null;
+    private JobQueue two;
 
     @BeforeEach
     void twoInProgress() {
@@ -1298,7 +1298,7 @@ public abstract class QueueStoreCompatibilityKit {
     private List<Lease> mixedBatch() {
       register("c1", "x86");
       Request m1 = submit(NewRequest.master("m1", null).withBenchmarkGroups("a", "b"));
-      Request m2 = submit(NewRequest.master("m2", null).withBenchmarkGroups("c", "d", "e", "f"));
+      submit(NewRequest.master("m2", null).withBenchmarkGroups("c", "d", "e", "f"));
       assertThat(two.tick().started()).hasSize(2);
       Lease expiring = two.claim("c1", 1).claims().get(0).lease();
       clock.advance(Duration.ofSeconds(40));
@@ -1422,6 +1422,7 @@ public abstract class QueueStoreCompatibilityKit {
 
     @Test
     @DisplayName("a missing list, a missing item or a job listed twice is refused before anything changes")
+    @SuppressWarnings("NullAway") // passes null on purpose: the refusal is what is tested
     void badBatch() {
       register("c1", "x86");
       running(NewRequest.master("m1", null).withBenchmarkGroups("a", "b"));
