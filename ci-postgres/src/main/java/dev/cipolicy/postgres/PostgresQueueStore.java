@@ -668,10 +668,6 @@ public final class PostgresQueueStore implements QueueStore {
     });
   }
 
-  /**
-   * Runs {@link #claimSql}; null when the fast path does not apply (unknown or inactive collector, another
-   * tag, expired leases to process first): it then wrote nothing, and the full path runs.
-   */
   /** The claim fast path's statement ({@link #claimSql}), for a test that checks its plan. */
   String claimStatement() {
     return claimSql;
@@ -715,7 +711,9 @@ public final class PostgresQueueStore implements QueueStore {
   /**
    * Runs the claim fast path. When a run met queued-jobs rows whose jobs were not queued (it deletes them), it
    * claimed fewer jobs than it locked rows; the path then runs again for the rest of the limit, so such rows
-   * never make a claim come back short while claimable jobs wait. Null when the fast path does not apply.
+   * never make a claim come back short while claimable jobs wait. Null when the fast path does not apply
+   * (unknown or inactive collector, another tag, expired leases to process first): it then wrote nothing, and
+   * the full path runs.
    */
   private @Nullable ClaimResult claimFast(Connection c, ClaimCommand command, String tag) throws SQLException {
     List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 64));
