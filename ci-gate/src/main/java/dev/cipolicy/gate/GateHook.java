@@ -93,7 +93,7 @@ public final class GateHook {
     try {
       record = request.record().read();
     } catch (Exception e) {
-      record = MetricRecord.unreadable(e instanceof CiPolicyException ? e.getMessage()
+      record = MetricRecord.unreadable(e instanceof CiPolicyException c ? c.getMessage()
           : e.getClass().getSimpleName() + ": " + e.getMessage());
     }
     if (record == null) {

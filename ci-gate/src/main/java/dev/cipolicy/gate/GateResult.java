@@ -66,7 +66,7 @@ public record GateResult(SeriesKey series, String model, List<CoordinateVerdict>
    */
   public Optional<GateStatus> overall() {
     Map<GateStatus, Integer> counts = counts();
-    return OVERALL_PRECEDENCE.stream().filter(s -> counts.get(s) > 0).findFirst();
+    return OVERALL_PRECEDENCE.stream().filter(s -> counts.getOrDefault(s, 0) > 0).findFirst();
   }
 
   /**

@@ -79,7 +79,11 @@ public final class Replay {
           trusted[i] = true;
           int first = i;
           for (RunId r : p.storedRuns()) {
-            int at = indexOfRun.get(r);
+            Integer at = indexOfRun.get(r);
+            if (at == null) {
+              throw new IllegalStateException(
+                  "level-shift proposal names run " + r + ", which is not in the replayed history");
+            }
             trusted[at] = true;
             first = Math.min(first, at);
           }

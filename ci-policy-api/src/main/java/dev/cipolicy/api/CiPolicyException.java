@@ -25,4 +25,15 @@ public abstract class CiPolicyException extends RuntimeException {
   protected CiPolicyException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  /**
+   * The message given to the constructor, never null.
+   *
+   * @return what went wrong, where, and what was expected
+   */
+  @Override
+  public String getMessage() {
+    String message = super.getMessage();
+    return message != null ? message : getClass().getName();
+  }
 }

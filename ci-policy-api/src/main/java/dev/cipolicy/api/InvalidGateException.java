@@ -2,6 +2,7 @@ package dev.cipolicy.api;
 
 import java.util.List;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Gate declarations that cannot be used: a negative or non-finite constraint parameter, no up
@@ -12,7 +13,9 @@ import java.util.stream.Collectors;
 public final class InvalidGateException extends CiPolicyException {
   private static final long serialVersionUID = 1L;
 
-  private final List<PolicyProblem> problems;
+  // Not serialized (PolicyProblem is not serializable): a deserialized copy keeps only the message, which
+  // lists every problem.
+  private final transient @Nullable List<PolicyProblem> problems;
 
   /**
    * Creates the exception from at least one problem.
@@ -38,9 +41,9 @@ public final class InvalidGateException extends CiPolicyException {
   /**
    * The problems found.
    *
-   * @return an unmodifiable, non-empty list
+   * @return an unmodifiable, non-empty list; empty on a deserialized copy
    */
   public List<PolicyProblem> problems() {
-    return problems;
+    return problems != null ? problems : List.of();
   }
 }

@@ -2,6 +2,7 @@ package dev.cipolicy.api;
 
 import java.util.List;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A policy document or policy model is unusable: it does not parse, has a wrong type, an unknown field,
@@ -10,7 +11,9 @@ import java.util.stream.Collectors;
 public final class InvalidPolicyException extends CiPolicyException {
   private static final long serialVersionUID = 1L;
 
-  private final List<PolicyProblem> problems;
+  // Not serialized (PolicyProblem is not serializable): a deserialized copy keeps only the message, which
+  // lists every problem.
+  private final transient @Nullable List<PolicyProblem> problems;
 
   /**
    * Creates the exception from at least one problem.
@@ -36,9 +39,9 @@ public final class InvalidPolicyException extends CiPolicyException {
   /**
    * The problems found, in the order they were found (parsing first, then each static check).
    *
-   * @return an unmodifiable, non-empty list
+   * @return an unmodifiable, non-empty list; empty on a deserialized copy
    */
   public List<PolicyProblem> problems() {
-    return problems;
+    return problems != null ? problems : List.of();
   }
 }

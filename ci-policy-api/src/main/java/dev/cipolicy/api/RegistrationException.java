@@ -2,6 +2,7 @@ package dev.cipolicy.api;
 
 import java.util.List;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Test registrations that do not fit the policy: an unknown label, backend or suite, a wrong type, a
@@ -10,7 +11,9 @@ import java.util.stream.Collectors;
 public final class RegistrationException extends CiPolicyException {
   private static final long serialVersionUID = 1L;
 
-  private final List<PolicyProblem> problems;
+  // Not serialized (PolicyProblem is not serializable): a deserialized copy keeps only the message, which
+  // lists every problem.
+  private final transient @Nullable List<PolicyProblem> problems;
 
   /**
    * Creates the exception from at least one problem.
@@ -36,9 +39,9 @@ public final class RegistrationException extends CiPolicyException {
   /**
    * The problems found.
    *
-   * @return an unmodifiable, non-empty list
+   * @return an unmodifiable, non-empty list; empty on a deserialized copy
    */
   public List<PolicyProblem> problems() {
-    return problems;
+    return problems != null ? problems : List.of();
   }
 }

@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -77,7 +78,7 @@ final class PolicyChecker {
     }
     Set<String> cadences = checkCadences();
     Set<String> known = checkDomainLabels();
-    checkWorkflowLabels(cadences, known);
+    checkWorkflowLabels(cadences);
     checkEvents(cadences);
     checkSchedules(cadences, known);
     checkScopes(cadences, known);
@@ -139,7 +140,7 @@ final class PolicyChecker {
     return names;
   }
 
-  private void checkWorkflowLabels(Set<String> cadences, Set<String> known) {
+  private void checkWorkflowLabels(Set<String> cadences) {
     Set<String> names = new HashSet<>();
     for (WorkflowLabel w : policy.workflowLabels()) {
       String path = "workflow_labels." + w.name();

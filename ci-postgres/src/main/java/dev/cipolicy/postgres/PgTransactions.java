@@ -53,6 +53,12 @@ final class PgTransactions {
     T run(Connection c) throws SQLException;
   }
 
+  /** An operation's one-statement attempt: its result, or null when the full work must run. */
+  @FunctionalInterface
+  interface OneStatement<T> {
+    @Nullable T run(Connection c) throws SQLException;
+  }
+
   /**
    * The time limits of one operation: how long a statement may wait for a lock, and how long it may run.
    *
@@ -206,8 +212,6 @@ final class PgTransactions {
     }
   }
 
-  private static final Rerun RERUN = new Rerun();
-
   private final DataSource dataSource;
   private final Policy policy;
   private final Failures failures;
@@ -220,7 +224,7 @@ final class PgTransactions {
 
   /** The signal to throw from a unit of work to re-run the operation (counted as one try). */
   static Rerun rerun() {
-    return RERUN;
+    return new Rerun(); // no stack trace, so it costs an allocation only
   }
 
   /** The runner's policy. */
@@ -250,7 +254,7 @@ final class PgTransactions {
    * @param work the full work
    * @return the statement's result, or the work's
    */
-  <T> T run(String operation, @Nullable Work<@Nullable T> statement, Work<T> work) {
+  <T> T run(String operation, @Nullable OneStatement<T> statement, Work<T> work) {
     Timeouts limits = policy.timeouts().of(operation);
     boolean statementFailed = false;
     for (int attempt = 1; ; attempt++) {
@@ -264,7 +268,7 @@ final class PgTransactions {
       boolean committing = false;
       boolean inStatement = false;
       try {
-        Work<@Nullable T> first = statementFailed ? null : statement;
+        OneStatement<T> first = statementFailed ? null : statement;
         if (first != null && !limits.any()) {
           c.setAutoCommit(true);
           selfCommitting = true;

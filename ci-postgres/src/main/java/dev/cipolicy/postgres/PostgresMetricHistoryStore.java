@@ -344,7 +344,10 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
         PgValues.setText(st, 3, p.commit());
         PgValues.setText(st, 4, p.cadence());
         PgValues.setInstant(st, 5, at); // the microseconds; the nano-of-second goes to created_nano
-        st.setInt(6, at.getNano());
+        // created_nano, the nanosecond of the second, orders runs within one microsecond.
+        @SuppressWarnings("JavaInstantGetSecondsGetNano")
+        int createdNano = at.getNano();
+        st.setInt(6, createdNano);
         st.setBoolean(7, run.trusted());
         try (ResultSet rs = st.executeQuery()) {
           rs.next();
@@ -559,8 +562,9 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
           + " > (l.created_s, l.created_nano, l.run_id)")) {
         st.setLong(1, cid);
         st.setLong(2, start.id());
-        st.setLong(3, start.at().getEpochSecond());
-        st.setInt(4, start.at().getNano());
+        Instant startAt = start.at();
+        st.setLong(3, startAt.getEpochSecond());
+        st.setInt(4, startAt.getNano());
         st.executeUpdate();
       }
       return newlyTrusted;

@@ -213,7 +213,7 @@ final class QueueLeases {
    * checks the fence, cancels a flagged job, and otherwise runs {@code work}.
    */
   private LeaseResult fenced(String op, LeaseRef lease, Instant now,
-      PgTransactions.@Nullable Work<@Nullable LeaseResult> fast, LeaseWork work) {
+      PgTransactions.@Nullable OneStatement<LeaseResult> fast, LeaseWork work) {
     return ctx.tx.run(op, fast, c -> {
       Optional<Job> row = jobs.load(c, lease.jobId(), true);
       LeaseResult refused = fence(row, lease, now);

@@ -176,7 +176,7 @@ final class QueueRows {
         .cancelRequested(cancelRequested).lastError(Optional.ofNullable(lastError)).createdAt(createdAt)
         .finishedAt(Optional.ofNullable(finishedAt)).lease(Optional.ofNullable(lease));
     b.spec(row.build(() -> new JobSpec(group, tag, optional)));
-    if (reason != null) {
+    if (reason != null && failureAt != null) { // a failed job's failure_at is required above
       b.failure(row.build(() -> new JobFailure(reason, failureDetail, failureAt)));
     }
     return row.build(b::build);
@@ -212,10 +212,16 @@ final class QueueRows {
       }
     }
 
-    <E extends Enum<E>> E enumValue(int i, String column, Class<E> type) throws SQLException {
-      E value = optionalEnum(i, column, type);
-      require(value != null, column, null, "the column is NOT NULL; expected one of " + names(type));
+    /** The value of a NOT NULL column; a null one makes the row impossible. */
+    private <T> T present(@Nullable T value, String column, String rule) {
+      if (value == null) {
+        throw new ImpossibleRowException(new ImpossibleRow(table, key, column, literal(null), rule));
+      }
       return value;
+    }
+
+    <E extends Enum<E>> E enumValue(int i, String column, Class<E> type) throws SQLException {
+      return present(optionalEnum(i, column, type), column, "the column is NOT NULL; expected one of " + names(type));
     }
 
     <E extends Enum<E>> @Nullable E optionalEnum(int i, String column, Class<E> type) throws SQLException {
@@ -233,9 +239,7 @@ final class QueueRows {
     }
 
     String token(int i, String column) throws SQLException {
-      String value = optionalToken(i, column);
-      require(value != null, column, null, "the column is NOT NULL");
-      return value;
+      return present(optionalToken(i, column), column, "the column is NOT NULL");
     }
 
     @Nullable String optionalToken(int i, String column) throws SQLException {
@@ -269,9 +273,7 @@ final class QueueRows {
     }
 
     Instant instant(int i, String column) throws SQLException {
-      Instant value = optionalInstant(i);
-      require(value != null, column, null, "the column is NOT NULL");
-      return value;
+      return present(optionalInstant(i), column, "the column is NOT NULL");
     }
 
     @Nullable Instant optionalInstant(int i) throws SQLException {

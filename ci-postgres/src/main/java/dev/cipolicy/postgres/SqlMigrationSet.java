@@ -8,7 +8,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One ordered set of versioned SQL scripts shipped in this jar, and the work that applies the ones a schema
@@ -28,8 +30,13 @@ final class SqlMigrationSet {
   static final class ScriptUnavailable extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    ScriptUnavailable(String message, Throwable cause) {
+    ScriptUnavailable(String message, @Nullable Throwable cause) {
       super(message, cause);
+    }
+
+    @Override
+    public String getMessage() {
+      return Objects.requireNonNull(super.getMessage());
     }
   }
 

@@ -378,7 +378,7 @@ public final class QueueOrder {
         }
         if ((int) (entry >>> 32) == hash) {
           String other = tags[(int) entry - 1];
-          if (other == tag || other.equals(tag)) {
+          if (other.equals(tag)) {
             return s;
           }
         }

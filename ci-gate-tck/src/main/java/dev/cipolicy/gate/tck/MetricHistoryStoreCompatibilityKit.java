@@ -143,9 +143,13 @@ public abstract class MetricHistoryStoreCompatibilityKit {
         store.write(run(A, i, "ci" + i, "c" + i, ok(X0, i), ok(Y, -i)));
       }
       Map<Coordinate, CoordinateHistory> h = store.read(A, Set.of(X0, Y), 20, 2);
-      assertThat(h.get(X0).trusted()).hasSize(20).first().extracting(HistorySample::value).isEqualTo(29.0);
-      assertThat(h.get(X0).trusted()).last().extracting(HistorySample::value).isEqualTo(10.0);
-      assertThat(h.get(Y).recent()).extracting(HistorySample::value).containsExactly(-29.0, -28.0);
+      CoordinateHistory x0 = h.get(X0);
+      CoordinateHistory y = h.get(Y);
+      assertThat(x0).isNotNull();
+      assertThat(y).isNotNull();
+      assertThat(x0.trusted()).hasSize(20).first().extracting(HistorySample::value).isEqualTo(29.0);
+      assertThat(x0.trusted()).last().extracting(HistorySample::value).isEqualTo(10.0);
+      assertThat(y.recent()).extracting(HistorySample::value).containsExactly(-29.0, -28.0);
     }
 
     @Test
@@ -476,6 +480,9 @@ public abstract class MetricHistoryStoreCompatibilityKit {
         if (first == null || before(r, first)) {
           first = r;
         }
+      }
+      if (first == null) {
+        return newly;
       }
       String key = series + "|" + c;
       Run previous = levelStarts.get(key);

@@ -50,6 +50,7 @@ public final class MissingFieldException extends InvalidValueException {
         : NULL_FIELD.matcher(what).matches() ? what.split(" ", 2) : new String[] {"", what}, true);
   }
 
+  @SuppressWarnings("UnusedVariable") // the flag only tells this constructor from the one for unset fields
   private MissingFieldException(String valueType, String[] fieldAndPart, boolean isNull) {
     super(valueType, List.of(new Problem(fieldAndPart[0], nullProblem(fieldAndPart))),
         (fieldAndPart[0].isEmpty() ? valueType : valueType + "." + fieldAndPart[0]) + ": " + nullProblem(fieldAndPart));

@@ -26,7 +26,9 @@ import org.immutables.value.Value;
  * </ul>
  */
 @Target({ElementType.PACKAGE, ElementType.TYPE})
-@Retention(RetentionPolicy.CLASS)
+// Source retention: the values' class files name no Immutables type that a host without Immutables cannot
+// resolve (a host's javac and Javadoc would warn about it).
+@Retention(RetentionPolicy.SOURCE)
 @Value.Style(
     jdkOnly = true,
     typeImmutable = "Immutable*",
@@ -36,5 +38,8 @@ import org.immutables.value.Value;
     defaults = @Value.Immutable(copy = true),
     validationMethod = Value.Style.ValidationMethod.SIMPLE,
     throwForInvalidImmutableState = MissingFieldException.class,
-    throwForNullPointer = MissingFieldException.class)
+    throwForNullPointer = MissingFieldException.class,
+    // Only the JDK's source-retained @Generated: no org.immutables.value.Generated in class files, which a
+    // host compiling against our jars (without Immutables) would warn about.
+    allowedClasspathAnnotations = {javax.annotation.processing.Generated.class})
 public @interface ValueStyle {}

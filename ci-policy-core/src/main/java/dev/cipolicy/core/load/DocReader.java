@@ -55,7 +55,8 @@ final class DocReader {
 
   private static String snakeCase(String field) {
     StringBuilder sb = new StringBuilder();
-    for (char c : field.toCharArray()) {
+    for (int i = 0; i < field.length(); i++) {
+      char c = field.charAt(i);
       if (Character.isUpperCase(c)) {
         sb.append('_').append(Character.toLowerCase(c));
       } else {

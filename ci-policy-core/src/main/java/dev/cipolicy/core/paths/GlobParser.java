@@ -36,6 +36,8 @@ final class GlobParser {
    * @param negated whether a {@link Kind#CLASS} matches the code points outside its ranges
    * @param position the token's 0-based position in the glob
    */
+  // Tokens are never compared or hashed, so the array's identity equality in equals() never matters.
+  @SuppressWarnings("ArrayRecordComponent")
   record Token(Kind kind, int codePoint, int[] ranges, boolean negated, int position) {
     static Token of(Kind kind, int position) {
       return new Token(kind, 0, NO_RANGES, false, position);

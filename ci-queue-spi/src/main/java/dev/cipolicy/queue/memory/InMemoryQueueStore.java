@@ -254,7 +254,11 @@ public final class InMemoryQueueStore implements QueueStore {
       }
       int pending = row.requiredPending;
       if (row.request.parentRequest().isPresent()) {
-        pending += requests.get(row.request.parentRequest().get().value()).requiredPending;
+        // A parent this store does not hold has no pending jobs (as in the PostgreSQL store).
+        RequestRow parent = requests.get(row.request.parentRequest().get().value());
+        if (parent != null) {
+          pending += parent.requiredPending;
+        }
       }
       if (pending > 0) {
         return new CompletionResult(CompletionResult.Status.NOT_DONE, Optional.of(row.request), pending);
@@ -462,6 +466,9 @@ public final class InMemoryQueueStore implements QueueStore {
   private LeaseResult fenced(LeaseRef lease, Instant now, java.util.function.Function<JobRow, LeaseResult> action) {
     synchronized (lock) {
       JobRow row = row(lease.jobId());
+      if (row == null) {
+        return new LeaseResult(LeaseStatus.NOT_FOUND, Optional.empty());
+      }
       LeaseResult refused = fence(row, lease, now);
       if (refused != null) {
         return refused;
@@ -687,7 +694,7 @@ public final class InMemoryQueueStore implements QueueStore {
     return index < jobs.size() ? jobs.get((int) index) : null;
   }
 
-  private static List<Request> values(TreeMap<Long, RequestRow> rows) {
+  private static List<Request> values(Map<Long, RequestRow> rows) {
     List<Request> out = new ArrayList<>(rows.size());
     for (RequestRow row : rows.values()) {
       out.add(row.request);

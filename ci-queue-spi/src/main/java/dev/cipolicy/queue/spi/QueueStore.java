@@ -51,6 +51,7 @@ public interface QueueStore {
    * @param instant any instant
    * @return the instant without its sub-microsecond part
    */
+  @SuppressWarnings("JavaInstantGetSecondsGetNano") // the nano-of-second is what tells a whole microsecond
   static Instant truncate(Instant instant) {
     Checks.present(instant, "instant");
     return instant.getNano() % 1_000 == 0 ? instant : instant.truncatedTo(PRECISION);

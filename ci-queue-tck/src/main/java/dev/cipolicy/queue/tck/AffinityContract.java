@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 abstract class AffinityContract extends KitGroup {
 
-  private Claim claim = null;
+  private Claim claim;
 
   AffinityContract(QueueStoreCompatibilityKit kit) {
     super(kit);

@@ -45,6 +45,7 @@ abstract class BadInputContract extends KitGroup {
 
   @Test
   @DisplayName("engine calls: blank collector names, a missing cancel reason, a zero claim limit")
+  @SuppressWarnings("NullAway") // passes null on purpose: the refusal is what is tested
   void engine() {
     assertRejected(() -> queue.registerCollector(" ", "x86", true), "collector name ' ' contains white space");
     assertRejected(() -> queue.collectorHeartbeat(null), "collector name is missing");

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 abstract class BatchCompletionContract extends KitGroup {
 
   /** An engine with room for two requests in progress, so that one of them can be cancelled. */
-  private JobQueue two = null;
+  private JobQueue two;
 
   BatchCompletionContract(QueueStoreCompatibilityKit kit) {
     super(kit);
@@ -67,7 +67,7 @@ abstract class BatchCompletionContract extends KitGroup {
   private List<Lease> mixedBatch() {
     register("c1", "x86");
     Request m1 = submit(NewRequest.master("m1", null).withBenchmarkGroups("a", "b"));
-    Request m2 = submit(NewRequest.master("m2", null).withBenchmarkGroups("c", "d", "e", "f"));
+    submit(NewRequest.master("m2", null).withBenchmarkGroups("c", "d", "e", "f"));
     assertThat(two.tick().started()).hasSize(2);
     Lease expiring = two.claim("c1", 1).claims().get(0).lease();
     clock.advance(Duration.ofSeconds(40));
@@ -191,6 +191,7 @@ abstract class BatchCompletionContract extends KitGroup {
 
   @Test
   @DisplayName("a missing list, a missing item or a job listed twice is refused before anything changes")
+  @SuppressWarnings("NullAway") // passes null on purpose: the refusal is what is tested
   void badBatch() {
     register("c1", "x86");
     running(NewRequest.master("m1", null).withBenchmarkGroups("a", "b"));

@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
  */
 abstract class CancellationContract extends KitGroup {
 
-  private Request request = null;
-  private Claim leased = null;
+  private Request request;
+  private Claim leased;
 
   CancellationContract(QueueStoreCompatibilityKit kit) {
     super(kit);

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 abstract class FailuresContract extends KitGroup {
 
-  private Request request = null;
+  private Request request;
 
   FailuresContract(QueueStoreCompatibilityKit kit) {
     super(kit);

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 abstract class FencingContract extends KitGroup {
 
-  private Claim claim = null;
+  private Claim claim;
 
   FencingContract(QueueStoreCompatibilityKit kit) {
     super(kit);

@@ -224,6 +224,8 @@ final class QueueConcurrencyCheck {
     }
   }
 
+  // An idle collector yields its core: the check runs more collector threads than the machine has cores.
+  @SuppressWarnings("ThreadPriorityCheck")
   private void collect(String name, int index) {
     JobQueue queue = JobQueue.of(store, clock, settings);
     Random random = new Random(seed + index);

@@ -325,7 +325,7 @@ final class QueueModelCheck {
     private void submit(Command cmd, JobQueue r, JobQueue m) {
       String sha = sha(cmd.b());
       String parent = parent(cmd.c());
-      long pr = 1 + (cmd.b() / 8) % 4;
+      long pr = 1L + (cmd.b() / 8) % 4;
       List<String> groups = switch ((cmd.a() / 4) % 4) {
         case 0, 1 -> List.of();
         case 2 -> List.of("g1");

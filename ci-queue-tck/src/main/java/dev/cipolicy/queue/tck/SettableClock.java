@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -75,7 +76,7 @@ public final class SettableClock extends Clock {
    */
   @Override
   public Instant instant() {
-    return tick.isZero() ? now.get() : now.getAndUpdate(i -> i.plus(tick));
+    return Objects.requireNonNull(tick.isZero() ? now.get() : now.getAndUpdate(i -> i.plus(tick)));
   }
 
   /**

@@ -135,7 +135,7 @@ public final class FrozenEnvironment implements Environment {
         replaceIn(others, replacements));
   }
 
-  private static TreeMap<String, String> replaceIn(Map<String, String> variables, Map<String, String> replacements) {
+  private static SortedMap<String, String> replaceIn(Map<String, String> variables, Map<String, String> replacements) {
     TreeMap<String, String> out = new TreeMap<>();
     variables.forEach((k, v) -> {
       String value = v;

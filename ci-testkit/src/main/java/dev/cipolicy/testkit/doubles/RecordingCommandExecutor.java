@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * A {@link CommandExecutor} that runs nothing: it records every command in the order the launcher issued
@@ -39,7 +40,7 @@ public final class RecordingCommandExecutor implements CommandExecutor {
   @Override
   public synchronized CommandResult run(Command command) {
     String node = script.nodes().get(0);
-    return record(RecordedCommand.Kind.LOCAL, List.of(node), command).get(node);
+    return recordOn(RecordedCommand.Kind.LOCAL, node, command);
   }
 
   @Override
@@ -53,7 +54,7 @@ public final class RecordingCommandExecutor implements CommandExecutor {
       throw new InvalidCommandException("unknown node '" + node + "' for " + command + "; the script's nodes are "
           + script.nodes());
     }
-    return record(RecordedCommand.Kind.NODE, List.of(node), command).get(node);
+    return recordOn(RecordedCommand.Kind.NODE, node, command);
   }
 
   @Override
@@ -77,6 +78,11 @@ public final class RecordingCommandExecutor implements CommandExecutor {
    */
   public CommandScript script() {
     return script;
+  }
+
+  /** Records a command run on one node and returns that node's answer (record answers every node it is given). */
+  private CommandResult recordOn(RecordedCommand.Kind kind, String node, Command command) {
+    return Objects.requireNonNull(record(kind, List.of(node), command).get(node));
   }
 
   private Map<String, CommandResult> record(RecordedCommand.Kind kind, List<String> nodes, Command command) {

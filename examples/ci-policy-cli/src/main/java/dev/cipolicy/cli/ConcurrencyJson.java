@@ -7,7 +7,6 @@ import dev.cipolicy.api.concurrency.ConcurrencyEventType;
 import dev.cipolicy.api.concurrency.InFlightRun;
 import java.math.BigInteger;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -101,8 +100,8 @@ final class ConcurrencyJson {
       if (!node.isObject()) {
         throw error(path, "expected an object, found " + describe(node));
       }
-      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-        String key = it.next().getKey();
+      for (Map.Entry<String, JsonNode> field : node.properties()) {
+        String key = field.getKey();
         if (!allowed.contains(key)) {
           throw error(child(path, key), "unknown field '" + key + "'; expected one of " + new TreeSet<>(allowed));
         }

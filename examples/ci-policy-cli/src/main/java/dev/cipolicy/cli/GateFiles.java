@@ -21,7 +21,6 @@ import java.io.IOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,8 +64,7 @@ final class GateFiles {
           + describe(root));
     }
     Map<String, MetricSeries> metrics = new LinkedHashMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> e = it.next();
+    for (Map.Entry<String, JsonNode> e : root.properties()) {
       metrics.put(e.getKey(), series(e.getValue()));
     }
     return MetricRecord.of(metrics);
