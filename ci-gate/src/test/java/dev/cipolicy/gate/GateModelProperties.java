@@ -31,7 +31,10 @@ class GateModelProperties {
   @ValueSource(strings = {"median-mad", "iqr-fence", "adjacent-delta"})
   void seededStationaryNoiseKeepsTheFalseAlarmRateWithinTheDocumentedBound(String name) {
     GateModel model = GateModel.named(name).orElseThrow();
-    qt().withExamples(20).forAll(longs().all(), doubles().between(-100, 100), doubles().between(1e-3, 1e3))
+    // A fixed seed: the bound is a rate, so an unlucky random noise series may exceed it by chance; the test
+    // must give the same answer on every run (a new seed is a deliberate change, checked once).
+    qt().withFixedSeed(20261201L).withExamples(20)
+        .forAll(longs().all(), doubles().between(-100, 100), doubles().between(1e-3, 1e3))
         .checkAssert((seed, mean, sigma) -> {
           ReplayReport r = Replay.replay(GateRule.of(Fixtures.GRAD_ALL, model), stationary(seed, mean, sigma, 2000));
           assertThat(r.alertRate()).as("false-alarm rate of %s", name)
