@@ -5,6 +5,7 @@ import dev.cipolicy.api.run.TriggerInput;
 import dev.cipolicy.api.run.TriggerResolution;
 import dev.cipolicy.core.load.LoadedPolicy;
 import dev.cipolicy.core.load.PolicyLoader;
+import dev.cipolicy.queue.CollectorTarget;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.TickResult;
@@ -35,7 +36,9 @@ public final class Host {
    * @return how many requests the tick started
    */
   public static int submitAndTick() {
-    JobQueue queue = JobQueue.inMemory(Clock.systemUTC(), QueueSettings.defaults());
+    QueueSettings settings = QueueSettings.builder().addBenchmarkGroups("compile")
+        .addCollectorTargets(CollectorTarget.required("x86_64")).build();
+    JobQueue queue = JobQueue.inMemory(Clock.systemUTC(), settings);
     queue.submit(NewRequest.master("0123456789abcdef", null).withBenchmarkGroups("compile"));
     TickResult tick = queue.tick();
     return tick.started().size();
