@@ -31,7 +31,7 @@ public class InvalidValueException extends CiPolicyException {
   }
 
   private final String valueType;
-  private final List<Problem> problems;
+  private final Problem[] problems; // an array: serializable, unlike the List type
 
   /**
    * Creates the exception for one broken rule.
@@ -67,7 +67,7 @@ public class InvalidValueException extends CiPolicyException {
       throw new IllegalArgumentException("an InvalidValueException needs at least one problem");
     }
     this.valueType = valueType;
-    this.problems = List.copyOf(problems);
+    this.problems = List.copyOf(problems).toArray(new Problem[0]);
   }
 
   private static String render(String valueType, List<Problem> problems) {
@@ -91,7 +91,7 @@ public class InvalidValueException extends CiPolicyException {
    * @return the field as its accessor spells it, or an empty string for a rule about the value as a whole
    */
   public String field() {
-    return problems.get(0).field();
+    return problems[0].field();
   }
 
   /**
@@ -100,6 +100,6 @@ public class InvalidValueException extends CiPolicyException {
    * @return a non-empty list
    */
   public List<Problem> problems() {
-    return problems;
+    return List.of(problems);
   }
 }
