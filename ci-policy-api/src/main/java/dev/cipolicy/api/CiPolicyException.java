@@ -1,8 +1,15 @@
 package dev.cipolicy.api;
 
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
 /**
  * The root of every exception ci-policy throws. Messages name the input, where it was found and what
  * was expected. Domain outcomes (a skipped stage, a failed gate) are values, never exceptions.
+ *
+ * <p>A message is always one line, whatever input text it quotes: the constructor writes a line feed as the
+ * two characters {@code \n}, a carriage return as {@code \r}, and every other control character (but the tab)
+ * and the Unicode line and paragraph separators as {@code \}{@code uXXXX}.
  */
 public abstract class CiPolicyException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -13,7 +20,7 @@ public abstract class CiPolicyException extends RuntimeException {
    * @param message what went wrong, where, and what was expected
    */
   protected CiPolicyException(String message) {
-    super(message);
+    super(singleLine(message));
   }
 
   /**
@@ -23,7 +30,33 @@ public abstract class CiPolicyException extends RuntimeException {
    * @param cause the underlying failure
    */
   protected CiPolicyException(String message, Throwable cause) {
-    super(message, cause);
+    super(singleLine(message), cause);
+  }
+
+  private static @Nullable String singleLine(@Nullable String message) {
+    if (message == null) {
+      return null;
+    }
+    StringBuilder sb = null;
+    for (int i = 0; i < message.length(); i++) {
+      char c = message.charAt(i);
+      boolean control = (c < 0x20 && c != '\t') || (c >= 0x7F && c <= 0x9F) || c == '\u2028' || c == '\u2029';
+      if (control && sb == null) {
+        sb = new StringBuilder(message.length() + 16).append(message, 0, i);
+      }
+      if (sb != null) {
+        if (c == '\n') {
+          sb.append("\\n");
+        } else if (c == '\r') {
+          sb.append("\\r");
+        } else if (control) {
+          sb.append("\\u").append(String.format(Locale.ROOT, "%04x", (int) c));
+        } else {
+          sb.append(c);
+        }
+      }
+    }
+    return sb == null ? message : sb.toString();
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.cipolicy.api.value.ValueCheck;
 import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import org.immutables.value.Value;
 
 /**
@@ -21,7 +22,16 @@ public abstract class Suite {
   public abstract String name();
 
   /**
-   * The runner labels a job of this stage runs on (empty for GitHub-hosted CPU stages).
+   * The grammar of a runner label: a letter or digit, then up to 63 letters, digits, {@code .}, {@code _} or
+   * {@code -}. Such a label is safe to put on a shell command line or in a {@code runs-on:} value unquoted.
+   */
+  public static final String RUNNER_LABEL_GRAMMAR = "[A-Za-z0-9][A-Za-z0-9._-]{0,63}";
+
+  private static final Pattern RUNNER_LABEL = Pattern.compile(RUNNER_LABEL_GRAMMAR);
+
+  /**
+   * The runner labels a job of this stage runs on (empty for GitHub-hosted CPU stages); each matches
+   * {@link #RUNNER_LABEL_GRAMMAR}.
    *
    * @return e.g. {@code [h200, 4gpu]}
    */
@@ -75,13 +85,22 @@ public abstract class Suite {
   }
 
   /**
-   * Rejects an empty name and fewer than 1 shard; the stage grammar is a static check of the policy.
+   * Rejects an empty name, fewer than 1 shard and a runner label outside {@link #RUNNER_LABEL_GRAMMAR}; the
+   * stage grammar is a static check of the policy.
    *
-   * @throws InvalidValueException naming the field
+   * @throws InvalidValueException naming the field, e.g. {@code runnerLabels[2]}
    */
   @Value.Check
   protected void check() {
-    ValueCheck.of("Suite").nonEmpty("name", name()).atLeast("shards", shards(), 1).done();
+    ValueCheck check = ValueCheck.of("Suite").nonEmpty("name", name()).atLeast("shards", shards(), 1);
+    List<String> labels = runnerLabels();
+    for (int i = 0; i < labels.size(); i++) {
+      String label = labels.get(i);
+      check.require(RUNNER_LABEL.matcher(label).matches(), "runnerLabels[" + i + "]",
+          () -> "runner label '" + (label.length() > 80 ? label.substring(0, 80) + "..." : label) + "' is not shell-safe; expected 1 to 64 characters matching "
+              + RUNNER_LABEL_GRAMMAR);
+    }
+    check.done();
   }
 
   /**

@@ -23,21 +23,21 @@ final class CheckCommand extends PolicyCommand {
   int run(CiPolicyCli c, LoadedPolicy loaded) throws IOException {
     Policy p = loaded.policy();
     for (Warning w : loaded.warnings()) {
-      c.err().println("::warning::" + w.message());
+      c.console().warning(w.message());
     }
     if (workflow != null) {
       List<String> crons = WorkflowCrons.read(workflow, Inputs.readText(c.resolvePath(workflow), "workflow file"));
       List<Warning> mismatches = loaded.resolver().compareWorkflowCrons(crons);
       for (Warning w : mismatches) {
-        c.err().println("::error::" + workflow + ": " + w.message());
+        c.console().error(workflow + ": " + w.message());
       }
       if (!mismatches.isEmpty()) {
         return CiPolicyCli.EXIT_ERROR;
       }
-      c.out().println("Workflow " + workflow + " schedules " + crons.size() + " cron(s), each with a policy.");
+      c.console().line("Workflow " + workflow + " schedules " + crons.size() + " cron(s), each with a policy.");
     }
     long suites = p.backends().stream().mapToLong(b -> b.suites().size()).sum();
-    c.out().println("Policy " + p.name() + " is valid: " + p.domainLabels().size() + " labels, "
+    c.console().line("Policy " + p.name() + " is valid: " + p.domainLabels().size() + " labels, "
         + p.cadences().size() + " cadences, " + p.schedules().size() + " schedules, "
         + p.backends().size() + " backends, " + suites + " suites, " + loaded.warnings().size()
         + " warnings");

@@ -2,7 +2,6 @@ package dev.cipolicy.cli;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 import picocli.CommandLine;
@@ -30,14 +29,12 @@ public final class CiPolicyCli implements Runnable {
 
   private final Map<String, String> environment;
   private final Path workingDirectory;
-  private final PrintStream out;
-  private final PrintStream err;
+  private final Console console;
 
   CiPolicyCli(Map<String, String> environment, Path workingDirectory, PrintStream out, PrintStream err) {
     this.environment = Map.copyOf(environment);
     this.workingDirectory = workingDirectory;
-    this.out = out;
-    this.err = err;
+    this.console = new Console(out, err);
   }
 
   /**
@@ -62,22 +59,44 @@ public final class CiPolicyCli implements Runnable {
    */
   public static int run(String[] args, Map<String, String> environment, Path workingDirectory,
       PrintStream out, PrintStream err) {
-    CiPolicyCli cli = new CiPolicyCli(environment, workingDirectory, out, err);
+    return commandLine(new CiPolicyCli(environment, workingDirectory, out, err)).execute(args);
+  }
+
+  /**
+   * The configured command line of a CLI: no {@code @file} expansion (an argument is never read as a file
+   * unless its option names a file), picocli's output through the {@link Console}, a usage error as one
+   * {@code ::error::} line and the usage, an unexpected exception as one {@code ::error::} line without a
+   * stack trace.
+   */
+  static CommandLine commandLine(CiPolicyCli cli) {
+    Console console = cli.console();
     CommandLine cmd = new CommandLine(cli);
-    cmd.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
-    cmd.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+    // applies to every subcommand registered so far, i.e. all of them (they are declared on the annotation)
+    cmd.setExpandAtFiles(false);
+    cmd.setOut(console.plainWriter(false));
+    cmd.setErr(console.plainWriter(true));
     cmd.setExitCodeExceptionMapper(e -> EXIT_ERROR);
     cmd.setParameterExceptionHandler((ex, a) -> {
-      err.println("ci-policy: " + ex.getMessage());
-      ex.getCommandLine().usage(err);
+      console.error("ci-policy: " + ex.getMessage());
+      PrintWriter usage = console.plainWriter(true);
+      ex.getCommandLine().usage(usage);
+      usage.flush();
       return EXIT_USAGE;
     });
-    return cmd.execute(args);
+    cmd.setExecutionExceptionHandler((ex, c, parsed) -> {
+      // our commands turn our exceptions into ::error:: themselves; anything else is a defect, still one line
+      console.error("ci-policy: internal error: " + ex.getClass().getSimpleName()
+          + (ex.getMessage() == null ? "" : ": " + ex.getMessage()));
+      return EXIT_ERROR;
+    });
+    return cmd;
   }
 
   @Override
   public void run() {
-    new CommandLine(this).usage(out);
+    PrintWriter usage = console.plainWriter(false);
+    new CommandLine(this).usage(usage);
+    usage.flush();
   }
 
   Map<String, String> environment() {
@@ -88,11 +107,7 @@ public final class CiPolicyCli implements Runnable {
     return workingDirectory.resolve(p);
   }
 
-  PrintStream out() {
-    return out;
-  }
-
-  PrintStream err() {
-    return err;
+  Console console() {
+    return console;
   }
 }

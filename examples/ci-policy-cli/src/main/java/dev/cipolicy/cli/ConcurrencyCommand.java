@@ -56,9 +56,9 @@ final class ConcurrencyCommand extends PolicyCommand {
       printJson(c, toJson(decision));
     } else {
       for (RunDecision r : decision.runs()) {
-        c.out().println(r.action().documentName() + " " + r.runId() + ": " + r.reason());
+        c.console().line(r.action().documentName() + " " + r.runId() + ": " + r.reason());
       }
-      c.out().println("new run " + decision.newRun().documentName() + " in group '" + decision.groupKey() + "'");
+      c.console().line("new run " + decision.newRun().documentName() + " in group '" + decision.groupKey() + "'");
     }
     return 0;
   }

@@ -76,20 +76,24 @@ final class FileRunCommand extends PolicyCommand {
           Optional.ofNullable(prNumber));
     }
     if (decision.plan().isEmpty()) {
-      c.err().println("::error::" + decision.message());
+      c.console().error(decision.message());
       return CiPolicyCli.EXIT_ERROR;
     }
     FileRunPlan plan = decision.plan().get();
     String outputPath = Inputs.flagOrEnv(githubOutput, c.environment(), "GITHUB_OUTPUT").orElse("");
     if (!outputPath.isEmpty()) {
-      Inputs.appendOutput(c.resolvePath(outputPath), "hw=" + plan.hw() + "\nsuite=" + plan.suite() + "\nruns_on="
-          + GithubFormats.array(plan.runsOn()) + "\ncontainer_image=" + plan.containerImage() + "\ntimeout_seconds="
-          + plan.timeoutSeconds() + "\n");
+      Map<String, String> values = new LinkedHashMap<>();
+      values.put("hw", plan.hw());
+      values.put("suite", plan.suite());
+      values.put("runs_on", GithubFormats.array(plan.runsOn()));
+      values.put("container_image", plan.containerImage());
+      values.put("timeout_seconds", String.valueOf(plan.timeoutSeconds()));
+      Inputs.appendOutput(c.resolvePath(outputPath), GithubFormats.outputBlock(values));
     }
     if (json) {
       printJson(c, toJson(plan));
     } else {
-      c.out().println("Rerun " + plan.file() + ": hw=" + plan.hw() + " suite=" + plan.suite() + " runs_on="
+      c.console().line("Rerun " + plan.file() + ": hw=" + plan.hw() + " suite=" + plan.suite() + " runs_on="
           + GithubFormats.array(plan.runsOn()) + " container_image=" + plan.containerImage() + " timeout_seconds="
           + plan.timeoutSeconds());
     }

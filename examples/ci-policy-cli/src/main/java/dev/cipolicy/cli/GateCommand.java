@@ -143,11 +143,11 @@ final class GateCommand extends PolicyCommand {
       opened.save();
     }
     if (outcome.action() == HookAction.WROTE_BASELINE && !opened.persistent()) {
-      c.err().println("::warning::--write-baseline without --history: the baseline was written to memory only");
+      c.console().warning("--write-baseline without --history: the baseline was written to memory only");
     }
     if (outcome.action() == HookAction.FAILED) {
       // the gate never fails the test: reported as an annotation, exit code 0
-      c.err().println("::warning::" + outcome.verdictLine());
+      c.console().warning(outcome.verdictLine());
     }
     String summaryPath = Inputs.flagOrEnv(stepSummary, env, "GITHUB_STEP_SUMMARY").orElse("");
     if (!summaryPath.isEmpty() && !outcome.stepSummary().isEmpty()) {
@@ -251,15 +251,15 @@ final class GateCommand extends PolicyCommand {
       m.put("log", o.log());
       o.result().ifPresent(r -> m.put("result", r.toMap()));
       m.put("step_summary", o.stepSummary());
-      c.out().println(GateFiles.pretty(CanonicalJson.write(m)));
+      c.console().json(GateFiles.pretty(CanonicalJson.write(m)));
       return;
     }
     // the verdict line, then what the hook did; the per-coordinate detail is the step summary's table
-    c.out().println(o.verdictLine());
-    o.log().stream().filter(l -> !l.equals(o.verdictLine()) && !l.startsWith("  - ")).forEach(c.out()::println);
+    c.console().line(o.verdictLine());
+    o.log().stream().filter(l -> !l.equals(o.verdictLine()) && !l.startsWith("  - ")).forEach(c.console()::line);
     if (withSummary && !o.stepSummary().isEmpty()) {
-      c.out().println();
-      c.out().print(o.stepSummary());
+      c.console().line("");
+      c.console().lines(o.stepSummary());
     }
   }
 }

@@ -136,9 +136,9 @@ final class GateReplayCommand extends PolicyCommand {
       root.put("steps", spec.stepsKey());
       root.put("constraint", spec.constraintKey());
       root.put("coordinates", new ArrayList<Object>(reports));
-      c.out().println(GateFiles.pretty(CanonicalJson.write(root)));
+      c.console().json(GateFiles.pretty(CanonicalJson.write(root)));
     } else {
-      lines.forEach(c.out()::println);
+      lines.forEach(c.console()::line);
     }
     return 0;
   }

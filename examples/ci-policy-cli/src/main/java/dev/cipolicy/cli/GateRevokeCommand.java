@@ -57,11 +57,11 @@ final class GateRevokeCommand implements Callable<Integer> {
       if (r.runsRevoked() > 0) {
         opened.save();
       }
-      c.out().println("Revoked " + revocation.describe() + ": " + r.runsMatched() + " run(s) matched, "
+      c.console().line("Revoked " + revocation.describe() + ": " + r.runsMatched() + " run(s) matched, "
           + r.runsRevoked() + " newly revoked, " + r.samplesUntrusted() + " trusted sample(s) left the baseline");
       return 0;
     } catch (CiPolicyException e) {
-      c.err().println("::error::" + e.getMessage());
+      c.console().error(e.getMessage());
       return CiPolicyCli.EXIT_ERROR;
     }
   }

@@ -12,8 +12,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cipolicy.api.run.RunPolicy;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
@@ -71,10 +73,33 @@ final class GithubFormats {
    * @return the text to append to {@code $GITHUB_OUTPUT}
    */
   static String outputLines(RunPolicy run, List<String> skippedStages) {
-    return "cadence=" + run.cadence() + "\n"
-        + "raw_labels=" + String.join(" ", run.rawLabels()) + "\n"
-        + "bypass_fastfail=" + run.bypassFastfail() + "\n"
-        + "skipped_stages=" + sortedArray(skippedStages) + "\n";
+    Map<String, String> values = new LinkedHashMap<>();
+    values.put("cadence", run.cadence());
+    values.put("raw_labels", String.join(" ", run.rawLabels()));
+    values.put("bypass_fastfail", String.valueOf(run.bypassFastfail()));
+    values.put("skipped_stages", sortedArray(skippedStages));
+    return outputBlock(values);
+  }
+
+  /**
+   * {@code $GITHUB_OUTPUT} lines {@code name=value}, one per entry in order, each ending in a newline. A value with
+   * a line break (CR or LF) would start an output of its own, so it is refused: the caller writes nothing.
+   *
+   * @param values output names (ours: lowercase letters and {@code _}) to values
+   * @return the text to append
+   * @throws Inputs.InputException {@code cannot write output <name>: the value contains a line break} for such a value
+   */
+  static String outputBlock(Map<String, String> values) {
+    StringBuilder sb = new StringBuilder();
+    for (Map.Entry<String, String> e : values.entrySet()) {
+      String v = e.getValue();
+      if (v.indexOf('\n') >= 0 || v.indexOf('\r') >= 0) {
+        throw new Inputs.InputException("cannot write output " + e.getKey()
+            + ": the value contains a line break, which would forge another output; nothing was written");
+      }
+      sb.append(e.getKey()).append('=').append(v).append('\n');
+    }
+    return sb.toString();
   }
 
   /**

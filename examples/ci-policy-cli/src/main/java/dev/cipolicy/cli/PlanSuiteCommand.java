@@ -66,15 +66,15 @@ final class PlanSuiteCommand extends PolicyCommand {
     if (json) {
       printJson(c, toJson(plan));
     } else {
-      c.out().println("Policy: " + plan.policyLine());
-      c.out().println(plan.message());
+      c.console().line("Policy: " + plan.policyLine());
+      c.console().line(plan.message());
       for (String f : plan.enabled()) {
-        c.out().println("  run  " + f + " (timeout " + plan.timeouts().get(f) + " s)");
+        c.console().line("  run  " + f + " (timeout " + plan.timeouts().get(f) + " s)");
       }
       for (SkippedTest s : plan.skipped()) {
-        c.out().println("  skip " + s.file() + ": " + s.reason());
+        c.console().line("  skip " + s.file() + ": " + s.reason());
       }
-      c.out().println("continue_on_error=" + plan.continueOnError() + " max_parallel=" + plan.maxParallel());
+      c.console().line("continue_on_error=" + plan.continueOnError() + " max_parallel=" + plan.maxParallel());
     }
     return 0;
   }

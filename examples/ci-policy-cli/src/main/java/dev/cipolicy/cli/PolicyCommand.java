@@ -31,10 +31,10 @@ abstract class PolicyCommand implements Callable<Integer> {
     try {
       return run(c, Inputs.loadPolicy(c, Objects.requireNonNull(policy)));
     } catch (CiPolicyException e) {
-      c.err().println("::error::" + e.getMessage());
+      c.console().error(e.getMessage());
       return CiPolicyCli.EXIT_ERROR;
     } catch (IOException e) {
-      c.err().println("::error::" + Inputs.describe(e));
+      c.console().error(Inputs.describe(e));
       return CiPolicyCli.EXIT_ERROR;
     }
   }
@@ -57,6 +57,6 @@ abstract class PolicyCommand implements Callable<Integer> {
    * @throws IOException when serialisation fails
    */
   static void printJson(CiPolicyCli cli, Object value) throws IOException {
-    cli.out().println(JSON.writeValueAsString(value));
+    cli.console().json(JSON.writeValueAsString(value));
   }
 }

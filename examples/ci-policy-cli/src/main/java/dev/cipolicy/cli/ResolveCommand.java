@@ -76,7 +76,7 @@ final class ResolveCommand extends PolicyCommand {
     boolean pullRequest = resolution.source() == TriggerResolution.Source.PULL_REQUEST_LABELS;
     Optional<StageSelection> stages = registry.map(r -> StageSelector.of(r).select(resolution, diff));
     if (pullRequest && registry.isEmpty() && diff.isPresent()) {
-      c.err().println("::warning::--changed-files without --registrations: nothing can be pruned (fail-open)");
+      c.console().warning("--changed-files without --registrations: nothing can be pruned (fail-open)");
     }
     List<String> skipped = stages.map(StageSelection::skippedStages).orElse(List.of());
 
@@ -85,17 +85,17 @@ final class ResolveCommand extends PolicyCommand {
       Inputs.appendOutput(c.resolvePath(outputPath), GithubFormats.outputLines(run, skipped));
     }
     for (Warning w : loaded.warnings()) {
-      c.err().println("::warning::" + w.message());
+      c.console().warning(w.message());
     }
     for (Warning w : resolution.warnings()) {
-      c.err().println("::warning::" + w.message());
+      c.console().warning(w.message());
     }
     if (json) {
       Map<String, Object> out = toJson(resolution, skipped);
       stages.ifPresent(s -> out.put("stages", stagesJson(s)));
       printJson(c, out);
     } else {
-      c.out().println(GithubFormats.summaryLine(run, skipped));
+      c.console().line(GithubFormats.summaryLine(run, skipped));
     }
     return 0;
   }
