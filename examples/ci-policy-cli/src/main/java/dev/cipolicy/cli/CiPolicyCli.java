@@ -71,8 +71,8 @@ public final class CiPolicyCli implements Runnable {
   static CommandLine commandLine(CiPolicyCli cli) {
     Console console = cli.console();
     CommandLine cmd = new CommandLine(cli);
-    // applies to every subcommand registered so far, i.e. all of them (they are declared on the annotation)
-    cmd.setExpandAtFiles(false);
+    // picocli expands @files while the root parses, but each command line keeps its own flag: all set to false
+    noAtFiles(cmd);
     cmd.setOut(console.plainWriter(false));
     cmd.setErr(console.plainWriter(true));
     cmd.setExitCodeExceptionMapper(e -> EXIT_ERROR);
@@ -90,6 +90,11 @@ public final class CiPolicyCli implements Runnable {
       return EXIT_ERROR;
     });
     return cmd;
+  }
+
+  private static void noAtFiles(CommandLine cmd) {
+    cmd.setExpandAtFiles(false);
+    cmd.getSubcommands().values().forEach(CiPolicyCli::noAtFiles);
   }
 
   @Override
