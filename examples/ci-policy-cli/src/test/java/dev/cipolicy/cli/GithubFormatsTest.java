@@ -92,4 +92,18 @@ class GithubFormatsTest {
         .isInstanceOf(Inputs.InputException.class)
         .hasMessage("PR labels were not a JSON string array");
   }
+
+  @Test
+  void anOutputValueWithALineBreakIsRefusedSoNoOtherOutputCanBeForged() {
+    java.util.Map<String, String> values = new java.util.LinkedHashMap<>();
+    values.put("hw", "cuda");
+    values.put("runs_on", "x\nsuite=forged");
+    assertThatThrownBy(() -> GithubFormats.outputBlock(values)).isInstanceOf(Inputs.InputException.class)
+        .hasMessage("cannot write output runs_on: the value contains a line break, which would forge another output;"
+            + " nothing was written");
+    values.put("runs_on", "x\rsuite=forged");
+    assertThatThrownBy(() -> GithubFormats.outputBlock(values)).isInstanceOf(Inputs.InputException.class);
+    values.put("runs_on", "[\"h200\",\"4gpu\"]");
+    assertThat(GithubFormats.outputBlock(values)).isEqualTo("hw=cuda\nruns_on=[\"h200\",\"4gpu\"]\n");
+  }
 }
