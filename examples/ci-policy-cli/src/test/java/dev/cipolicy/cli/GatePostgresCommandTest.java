@@ -188,7 +188,7 @@ class GatePostgresCommandTest {
     // a test without gates never connects
     Result none = run(nowhere, "gate", "--policy", POLICY, "--gates", GATES, "--test-file", "tests/e2e/test_lora.py",
         "--registrations", REGISTRATIONS, "--record", "examples/gate/nightly-1.json", "--history-store", "postgres",
-        "--write-baseline");
+        "--write-baseline", "--ci-run-id", "9009");
     assertThat(none.code()).isZero();
     assertThat(none.out()).isEqualTo("[CI Gate][baseline] tests/e2e/test_lora.py: no gate declared; skipping write\n");
     assertThat(none.err()).isEmpty();
