@@ -70,7 +70,7 @@ final class GateFiles {
   }
 
   /** A record beyond {@link RecordLimits}: reported as the gate's own {@code ::error::}, and its gates ERROR. */
-  static final class RecordLimitException extends Inputs.InputException {
+  static final class RecordLimitException extends CiPolicyException {
     private static final long serialVersionUID = 1L;
 
     RecordLimitException(String message) {
