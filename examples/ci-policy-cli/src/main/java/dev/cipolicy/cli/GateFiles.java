@@ -178,19 +178,29 @@ final class GateFiles {
   /** Adds the point to the list, or says why it is not one. */
   private static @Nullable String point(JsonNode p, int i, List<MetricPoint> points) {
     if (!p.isArray() || p.size() != 2) {
-      return "point " + i + " is not a [step, value] pair: " + p;
+      return "point " + i + " is not a [step, value] pair: " + shown(p);
     }
     JsonNode step = p.get(0);
     if (!step.isIntegralNumber() || !step.canConvertToInt() || step.intValue() < 0) {
-      return "point " + i + ": the step must be an integer from 0 to " + Integer.MAX_VALUE + ", found " + step;
+      return "point " + i + ": the step must be an integer from 0 to " + Integer.MAX_VALUE + ", found " + shown(step);
     }
     Optional<Double> value = value(p.get(1));
     if (value.isEmpty()) {
       return "point " + i + ": the value must be a number or \"NaN\", \"Infinity\", \"-Infinity\", found "
-          + p.get(1);
+          + shown(p.get(1));
     }
     points.add(new MetricPoint(step.intValue(), value.get()));
     return null;
+  }
+
+  /** A JSON value as shown in a message: at most 100 characters, whole code points. */
+  private static String shown(JsonNode n) {
+    String text = n.toString();
+    if (text.length() <= 100) {
+      return text;
+    }
+    int end = Character.isHighSurrogate(text.charAt(99)) ? 99 : 100;
+    return text.substring(0, end) + "… (" + text.length() + " characters)";
   }
 
   private static Optional<Double> value(JsonNode v) {

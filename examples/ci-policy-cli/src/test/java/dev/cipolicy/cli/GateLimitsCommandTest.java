@@ -77,6 +77,32 @@ class GateLimitsCommandTest {
   }
 
   @Test
+  void aRecordAtTheLimitIsJudgedWholeInJson() throws Exception {
+    Path record = record(99_990);
+    long start = System.nanoTime();
+    Result r = gate(Map.of(), record.toString(), "--json");
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertThat(took).isLessThan(Duration.ofSeconds(60)); // a guard against blow-ups; measured: a few seconds
+    assertThat(r.code()).isZero();
+    assertThat(r.err()).isEmpty();
+    JsonNode out = JSON.readTree(r.out());
+    assertThat(out.get("result").get("verdicts")).hasSize(99_993);
+    assertThat(out.get("step_summary").asText().getBytes(StandardCharsets.UTF_8).length)
+        .isLessThanOrEqualTo(1024 * 1024);
+  }
+
+  @Test
+  void aHugeMalformedPointIsShownAbbreviated() throws Exception {
+    Path bad = tmp.resolve("bad.json");
+    Files.writeString(bad, "{\"train/grad_norm\": [\"" + "x".repeat(1_000_000) + "\"]}");
+    Result r = gate(Map.of(), bad.toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("metric 'train/grad_norm' is malformed: point 0 is not a [step, value] pair: \"xxx")
+        .contains("… (1000002 characters) |\n");
+    assertThat(r.out().length()).isLessThan(10_000);
+  }
+
+  @Test
   void aRecordFileOverSixteenMebibytesIsNotParsed() throws Exception {
     Path huge = tmp.resolve("huge.json");
     try (RandomAccessFile f = new RandomAccessFile(huge.toFile(), "rw")) {
@@ -122,7 +148,7 @@ class GateLimitsCommandTest {
     assertThat(r.code()).isZero();
     assertThat(r.err()).isEmpty();
     assertThat(r.out().getBytes(StandardCharsets.UTF_8).length).isLessThan(1024 * 1024 + 1000);
-    assertThat(r.out()).endsWith(" rows omitted, see the JSON artifact._\n\n");
+    assertThat(r.out()).endsWith(" rows omitted, see the JSON artifact._\n");
   }
 
   @Test
