@@ -48,9 +48,12 @@ import picocli.CommandLine.Option;
  * ({@code --write-baseline}) it also writes one baseline run into the history ({@link HistoryStoreOptions}:
  * a JSON file, or PostgreSQL). The exit code is 0 whatever the verdicts and whatever fails inside the gate —
  * the gate never changes a test's pass/fail; a history database that cannot be reached is such a failure
- * inside the gate: reported (the hook's failure line, and a {@code ::warning::} annotation), exit 0. Only
- * unusable arguments (a policy, gate declarations or history file that cannot be read, a missing or malformed
- * database URL) exit 1, and usage errors 2.
+ * inside the gate: reported (the hook's failure line, and a {@code ::warning::} annotation), exit 0. So is a
+ * record past the size limits ({@link dev.cipolicy.gate.RecordLimits}): its gates are ERROR and one
+ * {@code ::error::} line names the limit, exit 0. Only unusable arguments (a policy, gate declarations or history
+ * file that cannot be read, a missing or malformed database URL, a baseline write without a CI run id) exit 1,
+ * and usage errors 2. A baseline write carries the CI run's identity, so a retried write stores nothing new;
+ * the step summary and the comment body stay within GitHub's limits ({@link MarkdownLimit}).
  */
 @Command(
     name = "gate",
@@ -59,7 +62,8 @@ import picocli.CommandLine.Option;
         "Judges a test run's metric record against the trusted baseline history.",
         "Record JSON: {\"train/grad_norm\": [[0, 1.02], [1, 0.97]], \"rollout/raw_reward\": [[0, \"NaN\"]]}.",
         "Exit code 0 whatever the verdicts, also when the history database cannot be reached;",
-        "1 only when the policy, gates, history file or database arguments are unusable."
+        "1 only when the policy, gates, history file or database arguments are unusable,",
+        "or --write-baseline lacks the CI run id (--ci-run-id or GITHUB_RUN_ID)."
     })
 final class GateCommand extends PolicyCommand {
 
