@@ -169,7 +169,7 @@ final class GateCommand extends PolicyCommand {
         .mode(writeBaseline ? GateMode.BASELINE : GateMode.SHADOW).provenance(provenance)
         .acceptLevelShifts(acceptLevelShifts).build());
     // a record beyond the limits is the test's output, not an unusable argument: its gates are ERROR, exit 0
-    limitErrors.forEach(m -> c.err().println("::error::" + oneLine(m)));
+    limitErrors.forEach(m -> c.console().error(m));
     if (outcome.action() == HookAction.WROTE_BASELINE && opened.persistent()) {
       opened.save();
     }
@@ -212,19 +212,14 @@ final class GateCommand extends PolicyCommand {
       attempt = Integer.parseInt(attemptText);
     } catch (NumberFormatException e) {
       throw new Inputs.InputException("--ci-run-attempt: expected a whole number from 1, found '"
-          + oneLine(attemptText) + "'");
+          + attemptText + "'");
     }
     Optional<String> repository = Inputs.flagOrEnv(ciRepository, env, "GITHUB_REPOSITORY").filter(v -> !v.isEmpty());
     try {
       return Optional.of(new CiRunIdentity(repository, runId.get(), attempt));
     } catch (InvalidInputException e) {
-      throw new Inputs.InputException(oneLine(e.getMessage()));
+      throw new Inputs.InputException(e.getMessage());
     }
-  }
-
-  /** GitHub's escapes for a workflow command's message, so that input text cannot start a line of its own. */
-  static String oneLine(String text) {
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A");
   }
 
   /**
@@ -240,7 +235,7 @@ final class GateCommand extends PolicyCommand {
     }
     long left = MarkdownLimit.STEP_SUMMARY.max() - used;
     if (left < MarkdownLimit.MIN) {
-      c.err().println("::warning::the step summary file already holds " + used + " bytes of GitHub's 1 MiB;"
+      c.console().warning("the step summary file already holds " + used + " bytes of GitHub's 1 MiB;"
           + " the gate's summary was not appended (see the JSON output)");
       return;
     }
