@@ -165,6 +165,7 @@ public final class InMemoryQueueStore implements QueueStore {
 
   @Override
   public Optional<Request> requestByTag(String tag) {
+    QueueNames.check(tag, "tag");
     synchronized (lock) {
       RequestRow row = byTag.get(tag);
       return row == null ? Optional.empty() : Optional.of(row.request);
@@ -707,6 +708,7 @@ public final class InMemoryQueueStore implements QueueStore {
 
   @Override
   public CollectorResult collectorHeartbeat(String name) {
+    QueueNames.check(name, "collector name");
     synchronized (lock) {
       Instant now = now();
       CollectorRow row = collectors.get(name);
@@ -720,6 +722,7 @@ public final class InMemoryQueueStore implements QueueStore {
 
   @Override
   public CollectorResult setCollectorActive(String name, boolean active) {
+    QueueNames.check(name, "collector name");
     synchronized (lock) {
       CollectorRow row = collectors.get(name);
       if (row == null) {
@@ -735,6 +738,7 @@ public final class InMemoryQueueStore implements QueueStore {
 
   @Override
   public Optional<Collector> collector(String name) {
+    QueueNames.check(name, "collector name");
     synchronized (lock) {
       CollectorRow row = collectors.get(name);
       return row == null ? Optional.empty() : Optional.of(row.toCollector());
