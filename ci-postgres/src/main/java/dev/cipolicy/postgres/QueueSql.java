@@ -21,6 +21,7 @@ final class QueueSql {
   final String collectors;
   final String control;
   final String tokens;
+  final String results;
 
   // ------------------------------------------------------------------------------------------------ requests
 
@@ -110,6 +111,15 @@ final class QueueSql {
   /** Moves a collector's heartbeat forward (never backward). */
   final String touchCollector;
 
+  // ------------------------------------------------------------------------------------------------- results
+
+  /** Inserts a job's result (the primary key refuses a second one). */
+  final String insertResult;
+  /** A job's result. */
+  final String resultByJob;
+  /** The results of a request's jobs, by job id. */
+  final String resultsOfRequest;
+
   private final String jobFrom;
 
   QueueSql(PostgresQueueOptions options) {
@@ -120,6 +130,7 @@ final class QueueSql {
     collectors = options.sql("collectors");
     control = options.sql("control");
     tokens = options.sql("lease_tokens");
+    results = options.sql("results");
     jobFrom = " FROM " + jobs + " j LEFT JOIN " + leases + " l ON l.job_id = j.id ";
 
     insertRequest = "INSERT INTO " + requests + " (kind, state, tag, parent_sha, pr, benchmark_groups, created_at)"
@@ -185,6 +196,11 @@ final class QueueSql {
     setCollectorActive = "UPDATE " + collectors + " SET active = ? WHERE name = ? AND active <> ?";
     collectorByName = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " WHERE name = ?";
     allCollectors = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors;
+    String resultCols = "SELECT job_id, request_id, attempt, collector, stored_at, payload FROM " + results;
+    insertResult = "INSERT INTO " + results + " (job_id, request_id, attempt, collector, stored_at, payload)"
+        + " VALUES (?, ?, ?, ?, ?, ?)";
+    resultByJob = resultCols + " WHERE job_id = ?";
+    resultsOfRequest = resultCols + " WHERE request_id = ? ORDER BY job_id";
     touchCollector = "UPDATE " + collectors + " SET last_heartbeat_at = ? WHERE name = ? AND last_heartbeat_at < ?";
   }
 
