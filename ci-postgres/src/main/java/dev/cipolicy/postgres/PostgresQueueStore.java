@@ -152,6 +152,16 @@ public final class PostgresQueueStore implements QueueStore {
     return new PostgresQueueStore(dataSource, options, clock);
   }
 
+  /** A migrated store on a schema with the default prefix, on {@code clock} (see above). */
+  static PostgresQueueStore createOnClock(DataSource dataSource, String schema, InstantSource clock) {
+    return createOnClock(dataSource, PostgresQueueOptions.inSchema(schema), clock);
+  }
+
+  /** An attached store on a schema with the default prefix, on {@code clock} (see {@link #createOnClock}). */
+  static PostgresQueueStore attachOnClock(DataSource dataSource, String schema, InstantSource clock) {
+    return attachOnClock(dataSource, PostgresQueueOptions.inSchema(schema), clock);
+  }
+
   /** An attached store on {@code clock} (see {@link #createOnClock}). */
   static PostgresQueueStore attachOnClock(DataSource dataSource, PostgresQueueOptions options,
       InstantSource clock) {

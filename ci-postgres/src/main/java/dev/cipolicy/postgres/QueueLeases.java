@@ -136,7 +136,6 @@ final class QueueLeases {
    * batch is not one transaction.
    *
    * @param batch the checked batch ({@link LeaseRef#checkedBatch}), at least two items
-   * @param now the truncated instant
    */
   List<LeaseResult> completeAll(List<LeaseRef> batch) {
     // The fast statement always answers (possibly with no applied item), so the full work never runs here.
