@@ -63,6 +63,15 @@ final class QueueContext {
     }
   }
 
+  /**
+   * The now to bind in a one-statement fast path whose SQL reads {@code coalesce(?, statement_timestamp())}:
+   * null for the server's clock (read by the statement itself, without a statement of its own), else the
+   * test clock's instant.
+   */
+  @Nullable Instant boundNow() {
+    return clock == null ? null : QueueStore.truncate(clock.instant());
+  }
+
   /** The queue's retry policy: contention and unique violations re-run an operation. */
   static PgTransactions.Policy policy() {
     return PgTransactions.Policy.standard().alsoRetrying(PgTransactions.UNIQUE_VIOLATION);

@@ -91,7 +91,7 @@ final class QueueLeases {
     if (result != null) {
       return fenced("complete", lease, null, (c, current, now) -> completeLocked(c, current, now, result));
     }
-    return fenced("complete", lease, c -> completeFast(c, lease, ctx.now(c)), (c, current, now) ->
+    return fenced("complete", lease, c -> completeFast(c, lease, ctx.boundNow()), (c, current, now) ->
         completeLocked(c, current, now, null));
   }
 
@@ -139,8 +139,8 @@ final class QueueLeases {
    */
   List<LeaseResult> completeAll(List<LeaseRef> batch) {
     // The fast statement always answers (possibly with no applied item), so the full work never runs here.
-    Map<JobId, LeaseResult> applied = ctx.tx.run("completeAll", c -> completeAllFast(c, batch, ctx.now(c)),
-        c -> completeAllFast(c, batch, ctx.now(c)));
+    Map<JobId, LeaseResult> applied = ctx.tx.run("completeAll", c -> completeAllFast(c, batch, ctx.boundNow()),
+        c -> completeAllFast(c, batch, ctx.boundNow()));
     List<LeaseResult> results = new ArrayList<>(batch.size());
     for (LeaseRef ref : batch) {
       LeaseResult fast = applied.get(ref.jobId());
@@ -202,7 +202,8 @@ final class QueueLeases {
    * Runs {@link QueueSql#complete}; null when the fast path does not apply (stale or expired lease, flagged
    * job, or a row that needs the full checks): it then wrote nothing, and the full path runs.
    */
-  private @Nullable LeaseResult completeFast(Connection c, LeaseRef lease, Instant now) throws SQLException {
+  private @Nullable LeaseResult completeFast(Connection c, LeaseRef lease, @Nullable Instant now)
+      throws SQLException {
     try (PreparedStatement st = c.prepareStatement(ctx.sql.complete)) {
       st.setLong(1, lease.jobId().value());
       st.setInt(2, lease.attempt());
@@ -226,7 +227,7 @@ final class QueueLeases {
   }
 
   /** Runs {@link QueueSql#completeAll}: the results of the items it applied to, by job. */
-  private Map<JobId, LeaseResult> completeAllFast(Connection c, List<LeaseRef> batch, Instant now)
+  private Map<JobId, LeaseResult> completeAllFast(Connection c, List<LeaseRef> batch, @Nullable Instant now)
       throws SQLException {
     Long[] ids = new Long[batch.size()];
     Integer[] attempts = new Integer[batch.size()];

@@ -11,6 +11,11 @@ final class QueueSql {
   static final String REQUEST_COLS = QueueRows.REQUEST_COLS;
   /** The job and lease columns {@link QueueRows#job} reads, from jobs {@code j} left-joined to leases {@code l}. */
   static final String JOB_COLS = QueueRows.JOB_COLS;
+  /**
+   * The store's now in a one-statement fast path: the bound instant (a test clock's), or when NULL is bound
+   * the server's {@code statement_timestamp()}, so reading the server's clock costs no statement of its own.
+   */
+  static final String NOW = "coalesce(?::timestamptz, statement_timestamp())";
   /** The states of an open request. */
   static final String OPEN = "('WAITING_FOR_ARTIFACTS', 'ARTIFACTS_READY', 'IN_PROGRESS')";
 
@@ -260,20 +265,21 @@ final class QueueSql {
   /**
    * The completion fast path, one statement: when the lease is live, fenced by (job, attempt, token), not
    * flagged for cancellation and its job is leased, mark the job succeeded, end the lease and refresh the
-   * holder's heartbeat. It binds the job, attempt, token and now, in the order
+   * holder's heartbeat. It binds the job, attempt, token and now (NULL: the server's
+   * {@code statement_timestamp()}, so the store's clock costs no statement of its own), in the order
    * {@code QueueLeases.completeFast} sets them. Columns: the succeeded job row as in {@link #JOB_COLS} (no
    * lease), then how many leases it ended; no row when the fast path does not apply.
    */
   private String completeSql() {
     return "WITH l AS (SELECT job_id, collector FROM " + leases + " WHERE job_id = ?::bigint AND attempt = ?::int"
-        + " AND token = ?::bigint AND expires_at > ?::timestamptz AND NOT cancel_requested FOR UPDATE),"
+        + " AND token = ?::bigint AND expires_at > " + NOW + " AND NOT cancel_requested FOR UPDATE),"
         // The values Job.succeeded(now) gives: succeeded, finished now, no failure, the rest kept.
-        + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = ?::timestamptz,"
+        + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = " + NOW + ","
         + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL FROM l WHERE j.id = l.job_id"
         + " AND j.state = 'LEASED' AND j.attempt = ?::int RETURNING j.*),"
         + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
-        + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = ?::timestamptz FROM l, done"
-        + " WHERE c.name = l.collector AND c.last_heartbeat_at < ?::timestamptz RETURNING 1)"
+        + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = " + NOW + " FROM l, done"
+        + " WHERE c.name = l.collector AND c.last_heartbeat_at < " + NOW + " RETURNING 1)"
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
@@ -285,7 +291,8 @@ final class QueueSql {
    * three arrays (jobs, attempts, tokens) that {@code unnest} pairs up. Each item whose lease is live, fenced
    * by (job, attempt, token), not flagged for cancellation and whose job is leased is marked succeeded and
    * its lease ended; the holders' heartbeats are refreshed once. Lease rows are locked in job order. It binds
-   * the three arrays, the job ids again and now, in the order {@code QueueLeases.completeAllFast} sets them.
+   * the three arrays, the job ids again and now (NULL: the server's {@code statement_timestamp()}), in the
+   * order {@code QueueLeases.completeAllFast} sets them.
    * Columns: one succeeded job row per applied item as in {@link #JOB_COLS} (no lease), then how many leases
    * it ended in all; no row for an item the fast path did not apply to.
    */
@@ -296,15 +303,15 @@ final class QueueSql {
         // chose a hash join over a sequential scan of the leases, whose heap holds every lease deleted since
         // the last vacuum.
         + " AND x.attempt = b.attempt AND x.token = b.token WHERE x.job_id = ANY (?::bigint[])"
-        + " AND x.expires_at > ?::timestamptz AND NOT x.cancel_requested ORDER BY x.job_id FOR UPDATE OF x),"
+        + " AND x.expires_at > " + NOW + " AND NOT x.cancel_requested ORDER BY x.job_id FOR UPDATE OF x),"
         // The values Job.succeeded(now) gives: succeeded, finished now, no failure, the rest kept.
-        + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = ?::timestamptz,"
+        + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = " + NOW + ","
         + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL FROM l WHERE j.id = l.job_id"
         + " AND j.state = 'LEASED' AND j.attempt = l.attempt RETURNING j.*),"
         + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
-        + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = ?::timestamptz FROM (SELECT DISTINCT"
+        + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = " + NOW + " FROM (SELECT DISTINCT"
         + " l.collector FROM l JOIN done ON done.id = l.job_id) h WHERE c.name = h.collector"
-        + " AND c.last_heartbeat_at < ?::timestamptz RETURNING 1)"
+        + " AND c.last_heartbeat_at < " + NOW + " RETURNING 1)"
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
