@@ -14,6 +14,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +44,7 @@ final class QueueClaims {
   /** Claims at the store's now, read on the operation's connection. */
   ClaimResult claim(ClaimCommand command) {
     String known = collectors.knownTag(command.collector());
-    return ctx.tx.run("claim", known == null ? null : c -> claimFast(c, command, known, ctx.now(c)),
+    return ctx.tx.run("claim", known == null ? null : c -> claimFast(c, command, known, ctx.boundNow()),
         c -> claimFully(c, command));
   }
 
@@ -120,7 +121,7 @@ final class QueueClaims {
    * never make a claim come back short while claimable jobs wait. Null when the fast path does not apply
    * (unknown or inactive collector, another tag, expired leases to process first): it then wrote nothing.
    */
-  private @Nullable ClaimResult claimFast(Connection c, ClaimCommand command, String tag, Instant now)
+  private @Nullable ClaimResult claimFast(Connection c, ClaimCommand command, String tag, @Nullable Instant now)
       throws SQLException {
     List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 64));
     ClaimCommand run = command;
@@ -167,32 +168,34 @@ final class QueueClaims {
    * @param first the index of its first parameter
    * @param command the claim
    * @param tag the collector's tag
-   * @param now the store's now
+   * @param now the store's now, or null for the server's clock read by the statement
    */
-  static void bind(PreparedStatement st, int first, ClaimCommand command, String tag, Instant now)
+  static void bind(PreparedStatement st, int first, ClaimCommand command, String tag, @Nullable Instant now)
       throws SQLException {
     String name = command.collector();
     int i = first;
+    st.setLong(i++, micros(command.leaseDuration()));
+    st.setLong(i++, micros(command.collectorTimeout()));
+    setInstant(st, i++, now);
     st.setString(i++, name);
     st.setString(i++, tag);
     st.setString(i++, tag);
-    setInstant(st, i++, now);
     st.setString(i++, tag);
     st.setString(i++, name);
     st.setInt(i++, command.limit());
     st.setString(i++, tag);
     st.setString(i++, name);
-    setInstant(st, i++, now.minus(command.collectorTimeout()));
     st.setInt(i++, command.limit());
     st.setInt(i++, command.limit());
     st.setString(i++, name);
-    Instant expiresAt = QueueStore.truncate(now.plus(command.leaseDuration()));
-    setInstant(st, i++, expiresAt);
     st.setString(i++, name);
-    setInstant(st, i++, now);
     st.setString(i++, name);
-    setInstant(st, i++, now);
-    setInstant(st, i++, expiresAt);
     st.setString(i, name);
   }
+
+  /** A duration in whole microseconds (truncated), as the claim statement adds it to now. */
+  private static long micros(Duration d) {
+    return d.getSeconds() * 1_000_000L + d.getNano() / 1_000;
+  }
+
 }

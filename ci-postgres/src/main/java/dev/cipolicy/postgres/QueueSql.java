@@ -221,18 +221,23 @@ final class QueueSql {
    * leases and refresh the heartbeat. A locked row whose job is not queued (its state edited by hand) is
    * deleted and its job left alone. The jobs are found by {@code id = ANY (ARRAY(...))}, which the planner
    * serves from the primary key; a join against the picked rows was planned as a hash join over the whole
-   * jobs table. It binds the collector, its tag, now, the limit, the affinity cut-off (now - collector
-   * timeout) and the lease expiry, in the order {@link QueueClaims#bind} sets them. Columns: the claimed job
+   * jobs table. It binds the lease duration and the collector timeout (microseconds), now (NULL: the
+   * server's {@code statement_timestamp()}), the collector, its tag and the limit, in the order
+   * {@link QueueClaims#bind} sets them; the lease expiry and the affinity cut-off are computed from now. Columns: the claimed job
    * rows with their new lease as in {@link #JOB_COLS} (in claim order), then whether the fast path applied,
    * how many leases it inserted and how many queued-jobs rows it locked (more than it claimed when some were
    * stale); one row with null job columns when it claimed none.
    */
   private String claimSql() {
     String notGone = "NOT EXISTS (SELECT 1 FROM " + collectors + " c WHERE c.name = q.affinity AND c.active"
-        + " AND c.last_heartbeat_at > ?::timestamptz)";
-    return "WITH go AS (SELECT 1 FROM " + collectors + " WHERE name = ?::text AND tag = ?::text AND active"
+        + " AND c.last_heartbeat_at > (SELECT cutoff FROM t))";
+    // The store's now, read once: the bound instant (a test clock's) or the server's statement_timestamp();
+    // the lease expiry and the affinity cut-off are derived from it here, in whole microseconds.
+    return "WITH t AS (SELECT n, n + ?::bigint * interval '1 microsecond' AS expiry,"
+        + " n - ?::bigint * interval '1 microsecond' AS cutoff FROM (SELECT " + NOW + " AS n) x),"
+        + " go AS (SELECT 1 FROM " + collectors + " WHERE name = ?::text AND tag = ?::text AND active"
         + " AND NOT EXISTS (SELECT 1 FROM " + leases + " WHERE collector_tag = ?::text"
-        + " AND expires_at <= ?::timestamptz)),"
+        + " AND expires_at <= (SELECT n FROM t))),"
         + " own AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
         + " AND q.collector_tag = ?::text AND q.affinity = ?::text ORDER BY q.job_id LIMIT ?::int"
         + " FOR UPDATE OF q SKIP LOCKED),"
@@ -251,12 +256,12 @@ final class QueueSql {
         + " dequeued AS (DELETE FROM " + queued + " q WHERE q.job_id = ANY (ARRAY(SELECT id FROM picked))"
         + " RETURNING q.job_id),"
         + " leased AS (INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, collector_tag)"
-        + " SELECT id, attempt, token, ?::timestamptz, ?::text, collector_tag FROM claimed RETURNING job_id),"
-        + " touched AS (UPDATE " + collectors + " SET last_heartbeat_at = ?::timestamptz WHERE name = ?::text"
-        + " AND EXISTS (SELECT 1 FROM go) AND last_heartbeat_at < ?::timestamptz RETURNING 1)"
+        + " SELECT id, attempt, token, (SELECT expiry FROM t), ?::text, collector_tag FROM claimed RETURNING job_id),"
+        + " touched AS (UPDATE " + collectors + " SET last_heartbeat_at = (SELECT n FROM t) WHERE name = ?::text"
+        + " AND EXISTS (SELECT 1 FROM go) AND last_heartbeat_at < (SELECT n FROM t) RETURNING 1)"
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
-        + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, ?::timestamptz, ?::text, false,"
+        + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, (SELECT expiry FROM t), ?::text, false,"
         + " j.collector_tag, EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked)"
         + " FROM (SELECT 1) one LEFT JOIN (SELECT c.*, p.pass FROM claimed c JOIN picked p ON p.id = c.id) j"
         + " ON true ORDER BY j.pass, j.id";
