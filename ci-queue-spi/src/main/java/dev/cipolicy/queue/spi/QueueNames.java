@@ -47,7 +47,8 @@ public final class QueueNames {
    * @param what what it names, for the message, e.g. {@code collector name}
    * @return the name
    * @throws InvalidQueueInputException when the name is missing, empty, longer than 200 characters or holds
-   *     white space, a control character or an unpaired surrogate; the message names {@code what}, the value and the rule
+   *     white space, a control character or an unpaired surrogate; the message names {@code what}, the value
+   *     and the rule
    */
   public static String check(@Nullable String value, String what) {
     return Checks.token(value, what);
