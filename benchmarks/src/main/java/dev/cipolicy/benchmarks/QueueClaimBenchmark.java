@@ -83,7 +83,7 @@ public class QueueClaimBenchmark {
     /** Starts one more request with {@value #BATCH} queued jobs. */
     void refill() {
       RequestId id = queue.submit(NewRequest.master("m" + batches.incrementAndGet(), null)).request().id();
-      queue.store().startRequest(new StartCommand(id, SPECS, false, Integer.MAX_VALUE, clock.instant()));
+      queue.store().startRequest(new StartCommand(id, SPECS, false, Integer.MAX_VALUE));
     }
   }
 

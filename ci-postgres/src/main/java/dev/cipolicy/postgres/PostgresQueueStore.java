@@ -13,9 +13,11 @@ import dev.cipolicy.queue.spi.ImpossibleRowException;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.JobResult;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
@@ -23,6 +25,7 @@ import dev.cipolicy.queue.spi.RegisterResult;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.RequestScan;
+import dev.cipolicy.queue.spi.ResultPayload;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
@@ -30,9 +33,11 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The PostgreSQL {@link QueueStore}: every operation is one JDBC transaction of prepared statements on a
@@ -65,8 +70,13 @@ import javax.sql.DataSource;
  * such rows as values and go on with the others. A database that cannot be reached (no connection, or the
  * connection lost) is a {@link QueueStoreUnavailableException} naming the operation and whether it may have
  * committed; serialization failures, deadlocks and unique violations re-run the operation, which then reports
- * the race's outcome as a value. Instants are kept to the microsecond ({@link QueueStore#truncate}); the store
- * never reads a clock.
+ * the race's outcome as a value.
+ *
+ * <p>Time is the database server's: every operation reads {@code clock_timestamp()} once on its own
+ * connection and measures lease expiry, heartbeats, collector liveness and every instant it records on it,
+ * so all processes sharing the schema share one clock whatever their hosts' clocks say. Instants are kept to
+ * the microsecond ({@link QueueStore#truncate}). Results ({@link #complete(LeaseRef, ResultPayload)}) are
+ * kept in a table of their own (schema v7), written in the transaction that marks the job succeeded.
  *
  * <p>This class is the store's public face; its work is done by package-private parts over one shared
  * transaction runner: requests, claims, fenced lease operations, expiry and maintenance, collectors, the SQL
@@ -83,7 +93,7 @@ public final class PostgresQueueStore implements QueueStore {
   private final QueueClaims claims;
   private final QueueLeases leases;
 
-  private PostgresQueueStore(DataSource dataSource, PostgresQueueOptions options) {
+  private PostgresQueueStore(DataSource dataSource, PostgresQueueOptions options, @Nullable InstantSource clock) {
     if (dataSource == null) {
       throw new InvalidQueueInputException("the PostgreSQL queue store needs a DataSource; got none");
     }
@@ -92,7 +102,7 @@ public final class PostgresQueueStore implements QueueStore {
           + " got none");
     }
     this.options = options;
-    this.ctx = new QueueContext(dataSource, options, QueueContext.policy());
+    this.ctx = new QueueContext(dataSource, options, QueueContext.policy(), clock);
     this.requests = new QueueRequests(ctx);
     this.jobs = new QueueJobs(ctx);
     this.collectors = new QueueCollectors(ctx);
@@ -129,7 +139,33 @@ public final class PostgresQueueStore implements QueueStore {
    */
   public static PostgresQueueStore create(DataSource dataSource, PostgresQueueOptions options) {
     PostgresMigrations.migrate(dataSource, options);
-    return new PostgresQueueStore(dataSource, options);
+    return new PostgresQueueStore(dataSource, options, null);
+  }
+
+  /**
+   * A migrated store whose clock is {@code clock} instead of the database server's: for this module's tests,
+   * which move time without waiting (every process on the schema must then use the same clock).
+   */
+  static PostgresQueueStore createOnClock(DataSource dataSource, PostgresQueueOptions options,
+      InstantSource clock) {
+    PostgresMigrations.migrate(dataSource, options);
+    return new PostgresQueueStore(dataSource, options, clock);
+  }
+
+  /** A migrated store on a schema with the default prefix, on {@code clock} (see above). */
+  static PostgresQueueStore createOnClock(DataSource dataSource, String schema, InstantSource clock) {
+    return createOnClock(dataSource, PostgresQueueOptions.inSchema(schema), clock);
+  }
+
+  /** An attached store on a schema with the default prefix, on {@code clock} (see {@link #createOnClock}). */
+  static PostgresQueueStore attachOnClock(DataSource dataSource, String schema, InstantSource clock) {
+    return attachOnClock(dataSource, PostgresQueueOptions.inSchema(schema), clock);
+  }
+
+  /** An attached store on {@code clock} (see {@link #createOnClock}). */
+  static PostgresQueueStore attachOnClock(DataSource dataSource, PostgresQueueOptions options,
+      InstantSource clock) {
+    return new PostgresQueueStore(dataSource, options, clock);
   }
 
   /**
@@ -152,7 +188,7 @@ public final class PostgresQueueStore implements QueueStore {
    * @return the store
    */
   public static PostgresQueueStore attach(DataSource dataSource, PostgresQueueOptions options) {
-    return new PostgresQueueStore(dataSource, options);
+    return new PostgresQueueStore(dataSource, options, null);
   }
 
   /**
@@ -183,26 +219,35 @@ public final class PostgresQueueStore implements QueueStore {
     return expiry.maintenanceProblem();
   }
 
+  /** The database server's {@code clock_timestamp()} (or the test clock), truncated to microseconds. */
+  @Override
+  public Instant now() {
+    return ctx.tx.inTransaction("now", ctx::now);
+  }
+
   // ---------------------------------------------------------------------------------------------- requests
 
   @Override
-  public SubmitResult submit(NewRequest request, Instant now) {
-    return requests.submit(request, QueueStore.truncate(now));
+  public SubmitResult submit(NewRequest request) {
+    return requests.submit(present(request, "request"));
   }
 
   @Override
-  public AttachResult attachArtifacts(RequestId id, String sha, String parentSha, Instant now) {
+  public AttachResult attachArtifacts(RequestId id, String sha, String parentSha) {
+    present(id, "request id");
+    QueueNames.check(sha, "try SHA");
+    QueueNames.check(parentSha, "try parent SHA");
     return requests.attachArtifacts(id, sha, parentSha);
   }
 
   @Override
   public Optional<Request> request(RequestId id) {
-    return requests.request(id);
+    return requests.request(present(id, "request id"));
   }
 
   @Override
   public Optional<Request> requestByTag(String tag) {
-    return requests.requestByTag(tag);
+    return requests.requestByTag(QueueNames.check(tag, "tag"));
   }
 
   @Override
@@ -229,35 +274,39 @@ public final class PostgresQueueStore implements QueueStore {
 
   @Override
   public StartResult startRequest(StartCommand command) {
-    return requests.start(new StartCommand(command.requestId(), command.jobs(), command.backfillParent(),
-        command.maxInProgress(), QueueStore.truncate(command.now())));
+    return requests.start(present(command, "start command"));
   }
 
   @Override
-  public CompletionResult completeIfDone(RequestId id, Instant now) {
-    return requests.completeIfDone(id, QueueStore.truncate(now));
+  public CompletionResult completeIfDone(RequestId id) {
+    return requests.completeIfDone(present(id, "request id"));
   }
 
   @Override
-  public CancelResult cancel(RequestId id, String reason, Instant now) {
-    return requests.cancel(id, reason, QueueStore.truncate(now));
+  public CancelResult cancel(RequestId id, String reason) {
+    present(id, "request id");
+    return requests.cancel(id, QueueNames.text(reason, "cancellation reason"));
   }
 
   // -------------------------------------------------------------------------------------------------- jobs
 
   @Override
   public ClaimResult claim(ClaimCommand command) {
-    return claims.claim(truncated(command));
+    return claims.claim(present(command, "claim command"));
   }
 
   @Override
-  public LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration, Instant now) {
-    return leases.heartbeat(lease, leaseDuration, QueueStore.truncate(now));
+  public LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration) {
+    present(lease, "lease");
+    if (leaseDuration == null || leaseDuration.isNegative() || leaseDuration.isZero()) {
+      throw new InvalidQueueInputException("lease duration is " + leaseDuration + "; expected a positive duration");
+    }
+    return leases.heartbeat(lease, leaseDuration);
   }
 
   @Override
-  public LeaseResult complete(LeaseRef lease, Instant now) {
-    return leases.complete(lease, QueueStore.truncate(now));
+  public LeaseResult complete(LeaseRef lease, @Nullable ResultPayload result) {
+    return leases.complete(present(lease, "lease"), result);
   }
 
   /**
@@ -267,71 +316,91 @@ public final class PostgresQueueStore implements QueueStore {
    * it exactly as completing it alone would. Each item is atomic; the batch is not one transaction.
    */
   @Override
-  public List<LeaseResult> completeAll(List<LeaseRef> refs, Instant now) {
+  public List<LeaseResult> completeAll(List<LeaseRef> refs) {
     List<LeaseRef> batch = LeaseRef.checkedBatch(refs);
-    if (now == null) {
-      throw new InvalidQueueInputException("completion instant is missing");
-    }
-    Instant at = QueueStore.truncate(now);
     if (batch.isEmpty()) {
       return List.of();
     }
     if (batch.size() == 1) {
-      return List.of(leases.complete(batch.get(0), at));
+      return List.of(leases.complete(batch.get(0), null));
     }
-    return leases.completeAll(batch, at);
+    return leases.completeAll(batch);
+  }
+
+  /** Completes each item with its result in a transaction of its own (the default's rule). */
+  @Override
+  public List<LeaseResult> completeAll(List<LeaseRef> refs, List<ResultPayload> results) {
+    return QueueStore.super.completeAll(refs, results);
   }
 
   @Override
-  public LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries, Instant now) {
-    return leases.fail(lease, failure, maxTransientRetries, QueueStore.truncate(now));
+  public Optional<JobResult> result(JobId id) {
+    return leases.result(present(id, "job id"));
   }
 
   @Override
-  public LeaseResult release(LeaseRef lease, Instant now) {
-    return leases.release(lease, QueueStore.truncate(now));
+  public List<JobResult> results(RequestId requestId) {
+    return leases.results(present(requestId, "request id"));
   }
 
   @Override
-  public ExpiryResult expireLeases(Instant now, int maxCrashRescues) {
-    return expiry.expireLeases(QueueStore.truncate(now), maxCrashRescues);
+  public LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries) {
+    return leases.fail(present(lease, "lease"), present(failure, "failure"), maxTransientRetries);
+  }
+
+  @Override
+  public LeaseResult release(LeaseRef lease) {
+    return leases.release(present(lease, "lease"));
+  }
+
+  @Override
+  public ExpiryResult expireLeases(int maxCrashRescues) {
+    return expiry.expireLeases(maxCrashRescues);
   }
 
   @Override
   public Optional<Job> job(JobId id) {
-    return jobs.job(id);
+    return jobs.job(present(id, "job id"));
   }
 
   @Override
   public List<Job> jobs(RequestId requestId) {
-    return jobs.jobs(requestId);
+    return jobs.jobs(present(requestId, "request id"));
   }
 
   // ---------------------------------------------------------------------------------------------- collectors
 
   @Override
-  public RegisterResult registerCollector(String name, String tag, boolean active, Instant now) {
-    return collectors.register(name, tag, active, QueueStore.truncate(now));
+  public RegisterResult registerCollector(String name, String tag, boolean active) {
+    return collectors.register(QueueNames.check(name, "collector name"), QueueNames.check(tag, "collector tag"),
+        active);
   }
 
   @Override
-  public CollectorResult collectorHeartbeat(String name, Instant now) {
-    return collectors.heartbeat(name, QueueStore.truncate(now));
+  public CollectorResult collectorHeartbeat(String name) {
+    return collectors.heartbeat(QueueNames.check(name, "collector name"));
   }
 
   @Override
   public CollectorResult setCollectorActive(String name, boolean active) {
-    return collectors.setActive(name, active);
+    return collectors.setActive(QueueNames.check(name, "collector name"), active);
   }
 
   @Override
   public Optional<Collector> collector(String name) {
-    return collectors.collector(name);
+    return collectors.collector(QueueNames.check(name, "collector name"));
   }
 
   @Override
   public List<Collector> collectors() {
     return collectors.collectors();
+  }
+
+  private static <T> T present(@Nullable T value, String what) {
+    if (value == null) {
+      throw new InvalidQueueInputException(what + " is missing");
+    }
+    return value;
   }
 
   // --------------------------------------------------------------------------------------- for this module
@@ -341,9 +410,10 @@ public final class PostgresQueueStore implements QueueStore {
     return ctx.sql.claim;
   }
 
-  /** Binds the claim fast path's parameters from {@code first} on ({@link #claimStatement()}). */
-  void bindClaim(PreparedStatement st, int first, ClaimCommand command, String tag) throws SQLException {
-    QueueClaims.bind(st, first, truncated(command), tag);
+  /** Binds the claim fast path's parameters from {@code first} on ({@link #claimStatement()}) at {@code now}. */
+  void bindClaim(PreparedStatement st, int first, ClaimCommand command, String tag, Instant now)
+      throws SQLException {
+    QueueClaims.bind(st, first, command, tag, QueueStore.truncate(now));
   }
 
   /** Runs the opportunistic vacuum now if it is due; whether it ran. */
@@ -351,8 +421,4 @@ public final class PostgresQueueStore implements QueueStore {
     return expiry.vacuumIfNeeded();
   }
 
-  private static ClaimCommand truncated(ClaimCommand command) {
-    return new ClaimCommand(command.collector(), QueueStore.truncate(command.now()), command.leaseDuration(),
-        command.collectorTimeout(), command.maxCrashRescues(), command.limit());
-  }
 }

@@ -14,6 +14,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,10 +41,10 @@ final class QueueClaims {
     this.collectors = collectors;
   }
 
-  /** Claims for a command whose instant is already truncated. */
+  /** Claims at the store's now, read on the operation's connection. */
   ClaimResult claim(ClaimCommand command) {
     String known = collectors.knownTag(command.collector());
-    return ctx.tx.run("claim", known == null ? null : c -> claimFast(c, command, known),
+    return ctx.tx.run("claim", known == null ? null : c -> claimFast(c, command, known, ctx.boundNow()),
         c -> claimFully(c, command));
   }
 
@@ -62,7 +63,7 @@ final class QueueClaims {
         }
       }
     }
-    Instant now = command.now();
+    Instant now = ctx.now(c);
     // An impossible expired row is skipped here; the site's expireLeases reports it.
     expiry.expire(c, tag, now, command.maxCrashRescues(), null, new ArrayList<>());
     // With the expired leases processed (unless another claim holds some), the one-statement claim applies;
@@ -70,7 +71,7 @@ final class QueueClaims {
     // it and the claim goes on job by job, skipping that job.
     Savepoint beforeQuick = c.setSavepoint();
     try {
-      ClaimResult quick = claimFast(c, command, tag);
+      ClaimResult quick = claimFast(c, command, tag, now);
       if (quick != null) {
         return quick;
       }
@@ -120,14 +121,15 @@ final class QueueClaims {
    * never make a claim come back short while claimable jobs wait. Null when the fast path does not apply
    * (unknown or inactive collector, another tag, expired leases to process first): it then wrote nothing.
    */
-  private @Nullable ClaimResult claimFast(Connection c, ClaimCommand command, String tag) throws SQLException {
+  private @Nullable ClaimResult claimFast(Connection c, ClaimCommand command, String tag, @Nullable Instant now)
+      throws SQLException {
     List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 64));
     ClaimCommand run = command;
     while (true) {
       long picked;
       int before = claims.size();
       try (PreparedStatement st = c.prepareStatement(ctx.sql.claim)) {
-        bind(st, 1, run, tag);
+        bind(st, 1, run, tag, now);
         try (ResultSet rs = st.executeQuery()) {
           rs.next();
           if (!rs.getBoolean(23)) {
@@ -154,7 +156,7 @@ final class QueueClaims {
       if (picked == claimed || rest == 0) {
         return new ClaimResult(ClaimResult.Status.OK, claims);
       }
-      run = new ClaimCommand(command.collector(), command.now(), command.leaseDuration(), command.collectorTimeout(),
+      run = new ClaimCommand(command.collector(), command.leaseDuration(), command.collectorTimeout(),
           command.maxCrashRescues(), rest);
     }
   }
@@ -166,31 +168,34 @@ final class QueueClaims {
    * @param first the index of its first parameter
    * @param command the claim
    * @param tag the collector's tag
+   * @param now the store's now, or null for the server's clock read by the statement
    */
-  static void bind(PreparedStatement st, int first, ClaimCommand command, String tag) throws SQLException {
-    Instant now = command.now();
+  static void bind(PreparedStatement st, int first, ClaimCommand command, String tag, @Nullable Instant now)
+      throws SQLException {
     String name = command.collector();
     int i = first;
+    st.setLong(i++, micros(command.leaseDuration()));
+    st.setLong(i++, micros(command.collectorTimeout()));
+    setInstant(st, i++, now);
     st.setString(i++, name);
     st.setString(i++, tag);
     st.setString(i++, tag);
-    setInstant(st, i++, now);
     st.setString(i++, tag);
     st.setString(i++, name);
     st.setInt(i++, command.limit());
     st.setString(i++, tag);
     st.setString(i++, name);
-    setInstant(st, i++, now.minus(command.collectorTimeout()));
     st.setInt(i++, command.limit());
     st.setInt(i++, command.limit());
     st.setString(i++, name);
-    Instant expiresAt = QueueStore.truncate(now.plus(command.leaseDuration()));
-    setInstant(st, i++, expiresAt);
     st.setString(i++, name);
-    setInstant(st, i++, now);
     st.setString(i++, name);
-    setInstant(st, i++, now);
-    setInstant(st, i++, expiresAt);
     st.setString(i, name);
   }
+
+  /** A duration in whole microseconds (truncated), as the claim statement adds it to now. */
+  private static long micros(Duration d) {
+    return d.getSeconds() * 1_000_000L + d.getNano() / 1_000;
+  }
+
 }

@@ -47,9 +47,10 @@ final class QueueCollectors {
     tags.put(collector, tag);
   }
 
-  RegisterResult register(String name, String tag, boolean active, Instant now) {
-    Collector fresh = new Collector(name, tag, active, now, now);
+  RegisterResult register(String name, String tag, boolean active) {
     return ctx.tx.inTransaction("registerCollector", c -> {
+      Instant now = ctx.now(c);
+      Collector fresh = new Collector(name, tag, active, now, now);
       try (PreparedStatement st = c.prepareStatement(sql.insertCollector)) {
         st.setString(1, name);
         st.setString(2, tag);
@@ -68,9 +69,9 @@ final class QueueCollectors {
     });
   }
 
-  CollectorResult heartbeat(String name, Instant now) {
+  CollectorResult heartbeat(String name) {
     return ctx.tx.inTransaction("collectorHeartbeat", c -> {
-      touch(c, name, now);
+      touch(c, name, ctx.now(c));
       Optional<Collector> row = load(c, name);
       return new CollectorResult(row.isPresent() ? CollectorResult.Status.OK : CollectorResult.Status.NOT_FOUND, row);
     });

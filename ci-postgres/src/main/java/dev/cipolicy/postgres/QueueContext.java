@@ -1,13 +1,22 @@
 package dev.cipolicy.postgres;
 
+import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the parts of {@link PostgresQueueStore} share: where its tables are, their SQL text, the row mapping,
- * and the transaction runner with the queue's retry policy and its wording of failures.
+ * the transaction runner with the queue's retry policy and its wording of failures, and the store's clock:
+ * the database server's, or in this module's tests a given one.
  */
 final class QueueContext {
 
@@ -17,6 +26,8 @@ final class QueueContext {
   final QueueRows rows;
   final PgTransactions tx;
   final DataSource dataSource;
+  /** The store's clock when a test gives one; null for the database server's clock. */
+  private final @Nullable InstantSource clock;
 
   /**
    * The context of a store.
@@ -25,14 +36,40 @@ final class QueueContext {
    * @param options the schema and table prefix
    * @param policy the runner's policy; the queue's operations re-check their conditions, so a unique
    *     violation (a concurrent writer won) re-runs them too
+   * @param clock the store's clock, or null for the database server's
    */
-  QueueContext(DataSource dataSource, PostgresQueueOptions options, PgTransactions.Policy policy) {
+  QueueContext(DataSource dataSource, PostgresQueueOptions options, PgTransactions.Policy policy,
+      @Nullable InstantSource clock) {
     this.dataSource = dataSource;
+    this.clock = clock;
     this.options = options;
     this.schema = options.schema();
     this.sql = new QueueSql(options);
     this.rows = new QueueRows(options);
     this.tx = new PgTransactions(dataSource, policy, failure -> exception(options, failure));
+  }
+
+  /**
+   * The store's now, read once per operation on the operation's connection: the server's
+   * {@code clock_timestamp()} (microseconds), or the test clock's instant truncated to microseconds.
+   */
+  Instant now(Connection c) throws SQLException {
+    if (clock != null) {
+      return QueueStore.truncate(clock.instant());
+    }
+    try (PreparedStatement st = c.prepareStatement("SELECT clock_timestamp()"); ResultSet rs = st.executeQuery()) {
+      rs.next();
+      return QueueStore.truncate(Objects.requireNonNull(PgValues.instant(rs, 1)));
+    }
+  }
+
+  /**
+   * The now to bind in a one-statement fast path whose SQL reads {@code coalesce(?, statement_timestamp())}:
+   * null for the server's clock (read by the statement itself, without a statement of its own), else the
+   * test clock's instant.
+   */
+  @Nullable Instant boundNow() {
+    return clock == null ? null : QueueStore.truncate(clock.instant());
   }
 
   /** The queue's retry policy: contention and unique violations re-run an operation. */

@@ -41,8 +41,9 @@ final class QueueExpiry {
   }
 
   /** Processes every expired lease in one transaction, then vacuums the churning tables if due. */
-  ExpiryResult expireLeases(Instant now, int maxCrashRescues) {
+  ExpiryResult expireLeases(int maxCrashRescues) {
     ExpiryResult result = ctx.tx.inTransaction("expireLeases", c -> {
+      Instant now = ctx.now(c);
       List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
       List<ImpossibleRow> impossible = new ArrayList<>();
       expire(c, null, now, maxCrashRescues, changes, impossible);

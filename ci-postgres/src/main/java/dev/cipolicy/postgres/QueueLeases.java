@@ -6,12 +6,15 @@ import dev.cipolicy.queue.spi.Failure;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobFailure;
 import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.JobResult;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
+import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.ResultPayload;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -44,14 +47,15 @@ final class QueueLeases {
     this.collectors = collectors;
   }
 
-  /** The work of a fenced update once the fence holds and the job is not flagged. */
+  /** The work of a fenced update once the fence holds and the job is not flagged, at the store's now. */
   @FunctionalInterface
   private interface LeaseWork {
-    LeaseResult run(Connection c, Job current) throws SQLException;
+    LeaseResult run(Connection c, Job current, Instant now) throws SQLException;
   }
 
-  LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration, Instant now) {
+  LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration) {
     return ctx.tx.inTransaction("heartbeat", c -> {
+      Instant now = ctx.now(c);
       // Fast path: one fenced UPDATE of the narrow lease row; the job row is not rewritten.
       String holder = null;
       try (PreparedStatement st = c.prepareStatement(ctx.sql.renewLease)) {
@@ -79,9 +83,49 @@ final class QueueLeases {
     });
   }
 
-  LeaseResult complete(LeaseRef lease, Instant now) {
-    return fenced("complete", lease, now, c -> completeFast(c, lease, now), (c, current) -> completeLocked(c,
-        current, now));
+  /**
+   * Completes a lease; with a result, the full path runs and writes the result in the same transaction as
+   * the job's success, so that neither exists without the other.
+   */
+  LeaseResult complete(LeaseRef lease, @Nullable ResultPayload result) {
+    if (result != null) {
+      return fenced("complete", lease, null, (c, current, now) -> completeLocked(c, current, now, result));
+    }
+    return fenced("complete", lease, c -> completeFast(c, lease, ctx.boundNow()), (c, current, now) ->
+        completeLocked(c, current, now, null));
+  }
+
+  /** The result of a job. */
+  Optional<JobResult> result(JobId id) {
+    return ctx.tx.inTransaction("result", c -> {
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.resultByJob)) {
+        st.setLong(1, id.value());
+        try (ResultSet rs = st.executeQuery()) {
+          return rs.next() ? Optional.of(result(rs)) : Optional.<JobResult>empty();
+        }
+      }
+    });
+  }
+
+  /** The results of a request's jobs, by job id. */
+  List<JobResult> results(RequestId id) {
+    return ctx.tx.inTransaction("results", c -> {
+      List<JobResult> out = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.resultsOfRequest)) {
+        st.setLong(1, id.value());
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            out.add(result(rs));
+          }
+        }
+      }
+      return List.copyOf(out);
+    });
+  }
+
+  private static JobResult result(ResultSet rs) throws SQLException {
+    return new JobResult(JobId.of(rs.getLong(1)), RequestId.of(rs.getLong(2)), rs.getInt(3), rs.getString(4),
+        java.util.Objects.requireNonNull(PgValues.instant(rs, 5)), ResultPayload.ofBytes(rs.getBytes(6)));
   }
 
   /**
@@ -92,23 +136,22 @@ final class QueueLeases {
    * batch is not one transaction.
    *
    * @param batch the checked batch ({@link LeaseRef#checkedBatch}), at least two items
-   * @param now the truncated instant
    */
-  List<LeaseResult> completeAll(List<LeaseRef> batch, Instant now) {
+  List<LeaseResult> completeAll(List<LeaseRef> batch) {
     // The fast statement always answers (possibly with no applied item), so the full work never runs here.
-    Map<JobId, LeaseResult> applied = ctx.tx.run("completeAll", c -> completeAllFast(c, batch, now),
-        c -> completeAllFast(c, batch, now));
+    Map<JobId, LeaseResult> applied = ctx.tx.run("completeAll", c -> completeAllFast(c, batch, ctx.boundNow()),
+        c -> completeAllFast(c, batch, ctx.boundNow()));
     List<LeaseResult> results = new ArrayList<>(batch.size());
     for (LeaseRef ref : batch) {
       LeaseResult fast = applied.get(ref.jobId());
-      results.add(fast != null ? fast : fenced("complete", ref, now, null, (c, current) -> completeLocked(c,
-          current, now)));
+      results.add(fast != null ? fast : fenced("complete", ref, null, (c, current, now) -> completeLocked(c,
+          current, now, null)));
     }
     return List.copyOf(results);
   }
 
-  LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries, Instant now) {
-    return fenced("fail", lease, now, null, (c, current) -> {
+  LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries) {
+    return fenced("fail", lease, null, (c, current, now) -> {
       Lease held = QueueJobs.lease(current);
       Job next;
       if (failure.kind() == Failure.Kind.PERMANENT) {
@@ -125,8 +168,8 @@ final class QueueLeases {
     });
   }
 
-  LeaseResult release(LeaseRef lease, Instant now) {
-    return fenced("release", lease, now, null, (c, current) -> {
+  LeaseResult release(LeaseRef lease) {
+    return fenced("release", lease, null, (c, current, now) -> {
       Job next = current.released();
       jobs.write(c, current, next);
       collectors.touch(c, QueueJobs.lease(current).collector(), now);
@@ -135,10 +178,23 @@ final class QueueLeases {
   }
 
   /** The full completion path once the fence holds and the job is not flagged. */
-  private LeaseResult completeLocked(Connection c, Job current, Instant now) throws SQLException {
+  private LeaseResult completeLocked(Connection c, Job current, Instant now, @Nullable ResultPayload result)
+      throws SQLException {
     Job done = current.succeeded(now);
+    Lease held = QueueJobs.lease(current);
     jobs.write(c, current, done);
-    collectors.touch(c, QueueJobs.lease(current).collector(), now);
+    if (result != null) {
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.insertResult)) {
+        st.setLong(1, current.id().value());
+        st.setLong(2, current.requestId().value());
+        st.setInt(3, held.attempt());
+        st.setString(4, held.collector());
+        setInstant(st, 5, now);
+        st.setBytes(6, result.bytes());
+        st.executeUpdate();
+      }
+    }
+    collectors.touch(c, held.collector(), now);
     return new LeaseResult(LeaseStatus.OK, Optional.of(done));
   }
 
@@ -146,7 +202,8 @@ final class QueueLeases {
    * Runs {@link QueueSql#complete}; null when the fast path does not apply (stale or expired lease, flagged
    * job, or a row that needs the full checks): it then wrote nothing, and the full path runs.
    */
-  private @Nullable LeaseResult completeFast(Connection c, LeaseRef lease, Instant now) throws SQLException {
+  private @Nullable LeaseResult completeFast(Connection c, LeaseRef lease, @Nullable Instant now)
+      throws SQLException {
     try (PreparedStatement st = c.prepareStatement(ctx.sql.complete)) {
       st.setLong(1, lease.jobId().value());
       st.setInt(2, lease.attempt());
@@ -170,7 +227,7 @@ final class QueueLeases {
   }
 
   /** Runs {@link QueueSql#completeAll}: the results of the items it applied to, by job. */
-  private Map<JobId, LeaseResult> completeAllFast(Connection c, List<LeaseRef> batch, Instant now)
+  private Map<JobId, LeaseResult> completeAllFast(Connection c, List<LeaseRef> batch, @Nullable Instant now)
       throws SQLException {
     Long[] ids = new Long[batch.size()];
     Integer[] attempts = new Integer[batch.size()];
@@ -212,10 +269,11 @@ final class QueueLeases {
    * Runs a fenced operation: the optional one-statement attempt, then the full path, which locks the job,
    * checks the fence, cancels a flagged job, and otherwise runs {@code work}.
    */
-  private LeaseResult fenced(String op, LeaseRef lease, Instant now,
-      PgTransactions.@Nullable OneStatement<LeaseResult> fast, LeaseWork work) {
+  private LeaseResult fenced(String op, LeaseRef lease, PgTransactions.@Nullable OneStatement<LeaseResult> fast,
+      LeaseWork work) {
     return ctx.tx.run(op, fast, c -> {
       Optional<Job> row = jobs.load(c, lease.jobId(), true);
+      Instant now = ctx.now(c);
       LeaseResult refused = fence(row, lease, now);
       if (refused != null) {
         return refused;
@@ -223,7 +281,7 @@ final class QueueLeases {
       if (row.get().cancelRequested()) {
         return cancelFlagged(c, row.get(), now);
       }
-      return work.run(c, row.get());
+      return work.run(c, row.get(), now);
     });
   }
 

@@ -53,8 +53,9 @@ final class QueueRequests {
     this.sql = ctx.sql;
   }
 
-  SubmitResult submit(NewRequest request, Instant now) {
+  SubmitResult submit(NewRequest request) {
     return ctx.tx.inTransaction("submit", c -> {
+      Instant now = ctx.now(c);
       if (request.tag().isPresent()) {
         Optional<Request> existing = requestWhere(c, "r.tag = ?", request.tag().get());
         if (existing.isPresent()) {
@@ -143,6 +144,7 @@ final class QueueRequests {
       }
       int inProgress = countInProgress(c);
       Optional<Request> found = requestWhere(c, "r.id = ? FOR UPDATE", command.requestId().value());
+      Instant now = ctx.now(c);
       if (found.isEmpty()) {
         return StartResult.unchanged(StartResult.Status.NOT_FOUND, Optional.empty(), inProgress);
       }
@@ -155,20 +157,21 @@ final class QueueRequests {
       }
       List<Job> created = new ArrayList<>(command.jobs().size());
       for (JobSpec spec : command.jobs()) {
-        Job job = insertJob(c, request.id(), spec, command.now());
+        Job job = insertJob(c, request.id(), spec, now);
         if (job != null) {
           created.add(job);
         }
       }
-      Backfill backfill = backfill(c, request, command);
-      Request started = request.started(command.now(),
+      Backfill backfill = backfill(c, request, command, now);
+      Request started = request.started(now,
           backfill.status() == Backfill.Status.ENQUEUED ? backfill.parent().orElseThrow() : null);
       write(c, started);
       return new StartResult(StartResult.Status.STARTED, Optional.of(started), created, backfill, inProgress + 1);
     });
   }
 
-  private Backfill backfill(Connection c, Request request, StartCommand command) throws SQLException {
+  private Backfill backfill(Connection c, Request request, StartCommand command, Instant now)
+      throws SQLException {
     if (!command.backfillParent()) {
       return Backfill.none(Backfill.Status.NOT_REQUESTED, Optional.empty());
     }
@@ -189,7 +192,7 @@ final class QueueRequests {
     List<Job> created = new ArrayList<>();
     int existing = 0;
     for (JobSpec spec : command.jobs()) {
-      Job job = insertJob(c, parent.id(), spec, command.now());
+      Job job = insertJob(c, parent.id(), spec, now);
       if (job == null) {
         existing++;
       } else {
@@ -213,9 +216,10 @@ final class QueueRequests {
     }
   }
 
-  CompletionResult completeIfDone(RequestId id, Instant now) {
+  CompletionResult completeIfDone(RequestId id) {
     return ctx.tx.inTransaction("completeIfDone", c -> {
       Optional<Request> found = requestWhere(c, "r.id = ? FOR UPDATE", id.value());
+      Instant now = ctx.now(c);
       if (found.isEmpty()) {
         return new CompletionResult(CompletionResult.Status.NOT_FOUND, Optional.empty(), 0);
       }
@@ -248,9 +252,10 @@ final class QueueRequests {
     }
   }
 
-  CancelResult cancel(RequestId id, String reason, Instant now) {
+  CancelResult cancel(RequestId id, String reason) {
     return ctx.tx.inTransaction("cancel", c -> {
       Optional<Request> found = requestWhere(c, "r.id = ? FOR UPDATE", id.value());
+      Instant now = ctx.now(c);
       if (found.isEmpty()) {
         return new CancelResult(CancelResult.Status.NOT_FOUND, Optional.empty(), 0, 0);
       }

@@ -11,6 +11,11 @@ final class QueueSql {
   static final String REQUEST_COLS = QueueRows.REQUEST_COLS;
   /** The job and lease columns {@link QueueRows#job} reads, from jobs {@code j} left-joined to leases {@code l}. */
   static final String JOB_COLS = QueueRows.JOB_COLS;
+  /**
+   * The store's now in a one-statement fast path: the bound instant (a test clock's), or when NULL is bound
+   * the server's {@code statement_timestamp()}, so reading the server's clock costs no statement of its own.
+   */
+  static final String NOW = "coalesce(?::timestamptz, statement_timestamp())";
   /** The states of an open request. */
   static final String OPEN = "('WAITING_FOR_ARTIFACTS', 'ARTIFACTS_READY', 'IN_PROGRESS')";
 
@@ -21,6 +26,7 @@ final class QueueSql {
   final String collectors;
   final String control;
   final String tokens;
+  final String results;
 
   // ------------------------------------------------------------------------------------------------ requests
 
@@ -110,6 +116,15 @@ final class QueueSql {
   /** Moves a collector's heartbeat forward (never backward). */
   final String touchCollector;
 
+  // ------------------------------------------------------------------------------------------------- results
+
+  /** Inserts a job's result (the primary key refuses a second one). */
+  final String insertResult;
+  /** A job's result. */
+  final String resultByJob;
+  /** The results of a request's jobs, by job id. */
+  final String resultsOfRequest;
+
   private final String jobFrom;
 
   QueueSql(PostgresQueueOptions options) {
@@ -120,6 +135,7 @@ final class QueueSql {
     collectors = options.sql("collectors");
     control = options.sql("control");
     tokens = options.sql("lease_tokens");
+    results = options.sql("results");
     jobFrom = " FROM " + jobs + " j LEFT JOIN " + leases + " l ON l.job_id = j.id ";
 
     insertRequest = "INSERT INTO " + requests + " (kind, state, tag, parent_sha, pr, benchmark_groups, created_at)"
@@ -185,6 +201,11 @@ final class QueueSql {
     setCollectorActive = "UPDATE " + collectors + " SET active = ? WHERE name = ? AND active <> ?";
     collectorByName = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " WHERE name = ?";
     allCollectors = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors;
+    String resultCols = "SELECT job_id, request_id, attempt, collector, stored_at, payload FROM " + results;
+    insertResult = "INSERT INTO " + results + " (job_id, request_id, attempt, collector, stored_at, payload)"
+        + " VALUES (?, ?, ?, ?, ?, ?)";
+    resultByJob = resultCols + " WHERE job_id = ?";
+    resultsOfRequest = resultCols + " WHERE request_id = ? ORDER BY job_id";
     touchCollector = "UPDATE " + collectors + " SET last_heartbeat_at = ? WHERE name = ? AND last_heartbeat_at < ?";
   }
 
@@ -200,18 +221,23 @@ final class QueueSql {
    * leases and refresh the heartbeat. A locked row whose job is not queued (its state edited by hand) is
    * deleted and its job left alone. The jobs are found by {@code id = ANY (ARRAY(...))}, which the planner
    * serves from the primary key; a join against the picked rows was planned as a hash join over the whole
-   * jobs table. It binds the collector, its tag, now, the limit, the affinity cut-off (now - collector
-   * timeout) and the lease expiry, in the order {@link QueueClaims#bind} sets them. Columns: the claimed job
+   * jobs table. It binds the lease duration and the collector timeout (microseconds), now (NULL: the
+   * server's {@code statement_timestamp()}), the collector, its tag and the limit, in the order
+   * {@link QueueClaims#bind} sets them; the lease expiry and the affinity cut-off are computed from now. Columns: the claimed job
    * rows with their new lease as in {@link #JOB_COLS} (in claim order), then whether the fast path applied,
    * how many leases it inserted and how many queued-jobs rows it locked (more than it claimed when some were
    * stale); one row with null job columns when it claimed none.
    */
   private String claimSql() {
     String notGone = "NOT EXISTS (SELECT 1 FROM " + collectors + " c WHERE c.name = q.affinity AND c.active"
-        + " AND c.last_heartbeat_at > ?::timestamptz)";
-    return "WITH go AS (SELECT 1 FROM " + collectors + " WHERE name = ?::text AND tag = ?::text AND active"
+        + " AND c.last_heartbeat_at > (SELECT cutoff FROM t))";
+    // The store's now, read once: the bound instant (a test clock's) or the server's statement_timestamp();
+    // the lease expiry and the affinity cut-off are derived from it here, in whole microseconds.
+    return "WITH t AS (SELECT n, n + ?::bigint * interval '1 microsecond' AS expiry,"
+        + " n - ?::bigint * interval '1 microsecond' AS cutoff FROM (SELECT " + NOW + " AS n) x),"
+        + " go AS (SELECT 1 FROM " + collectors + " WHERE name = ?::text AND tag = ?::text AND active"
         + " AND NOT EXISTS (SELECT 1 FROM " + leases + " WHERE collector_tag = ?::text"
-        + " AND expires_at <= ?::timestamptz)),"
+        + " AND expires_at <= (SELECT n FROM t))),"
         + " own AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
         + " AND q.collector_tag = ?::text AND q.affinity = ?::text ORDER BY q.job_id LIMIT ?::int"
         + " FOR UPDATE OF q SKIP LOCKED),"
@@ -230,12 +256,12 @@ final class QueueSql {
         + " dequeued AS (DELETE FROM " + queued + " q WHERE q.job_id = ANY (ARRAY(SELECT id FROM picked))"
         + " RETURNING q.job_id),"
         + " leased AS (INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, collector_tag)"
-        + " SELECT id, attempt, token, ?::timestamptz, ?::text, collector_tag FROM claimed RETURNING job_id),"
-        + " touched AS (UPDATE " + collectors + " SET last_heartbeat_at = ?::timestamptz WHERE name = ?::text"
-        + " AND EXISTS (SELECT 1 FROM go) AND last_heartbeat_at < ?::timestamptz RETURNING 1)"
+        + " SELECT id, attempt, token, (SELECT expiry FROM t), ?::text, collector_tag FROM claimed RETURNING job_id),"
+        + " touched AS (UPDATE " + collectors + " SET last_heartbeat_at = (SELECT n FROM t) WHERE name = ?::text"
+        + " AND EXISTS (SELECT 1 FROM go) AND last_heartbeat_at < (SELECT n FROM t) RETURNING 1)"
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
-        + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, ?::timestamptz, ?::text, false,"
+        + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, (SELECT expiry FROM t), ?::text, false,"
         + " j.collector_tag, EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked)"
         + " FROM (SELECT 1) one LEFT JOIN (SELECT c.*, p.pass FROM claimed c JOIN picked p ON p.id = c.id) j"
         + " ON true ORDER BY j.pass, j.id";
@@ -244,20 +270,21 @@ final class QueueSql {
   /**
    * The completion fast path, one statement: when the lease is live, fenced by (job, attempt, token), not
    * flagged for cancellation and its job is leased, mark the job succeeded, end the lease and refresh the
-   * holder's heartbeat. It binds the job, attempt, token and now, in the order
+   * holder's heartbeat. It binds the job, attempt, token and now (NULL: the server's
+   * {@code statement_timestamp()}, so the store's clock costs no statement of its own), in the order
    * {@code QueueLeases.completeFast} sets them. Columns: the succeeded job row as in {@link #JOB_COLS} (no
    * lease), then how many leases it ended; no row when the fast path does not apply.
    */
   private String completeSql() {
     return "WITH l AS (SELECT job_id, collector FROM " + leases + " WHERE job_id = ?::bigint AND attempt = ?::int"
-        + " AND token = ?::bigint AND expires_at > ?::timestamptz AND NOT cancel_requested FOR UPDATE),"
+        + " AND token = ?::bigint AND expires_at > " + NOW + " AND NOT cancel_requested FOR UPDATE),"
         // The values Job.succeeded(now) gives: succeeded, finished now, no failure, the rest kept.
-        + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = ?::timestamptz,"
+        + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = " + NOW + ","
         + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL FROM l WHERE j.id = l.job_id"
         + " AND j.state = 'LEASED' AND j.attempt = ?::int RETURNING j.*),"
         + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
-        + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = ?::timestamptz FROM l, done"
-        + " WHERE c.name = l.collector AND c.last_heartbeat_at < ?::timestamptz RETURNING 1)"
+        + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = " + NOW + " FROM l, done"
+        + " WHERE c.name = l.collector AND c.last_heartbeat_at < " + NOW + " RETURNING 1)"
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
@@ -269,7 +296,8 @@ final class QueueSql {
    * three arrays (jobs, attempts, tokens) that {@code unnest} pairs up. Each item whose lease is live, fenced
    * by (job, attempt, token), not flagged for cancellation and whose job is leased is marked succeeded and
    * its lease ended; the holders' heartbeats are refreshed once. Lease rows are locked in job order. It binds
-   * the three arrays, the job ids again and now, in the order {@code QueueLeases.completeAllFast} sets them.
+   * the three arrays, the job ids again and now (NULL: the server's {@code statement_timestamp()}), in the
+   * order {@code QueueLeases.completeAllFast} sets them.
    * Columns: one succeeded job row per applied item as in {@link #JOB_COLS} (no lease), then how many leases
    * it ended in all; no row for an item the fast path did not apply to.
    */
@@ -280,15 +308,15 @@ final class QueueSql {
         // chose a hash join over a sequential scan of the leases, whose heap holds every lease deleted since
         // the last vacuum.
         + " AND x.attempt = b.attempt AND x.token = b.token WHERE x.job_id = ANY (?::bigint[])"
-        + " AND x.expires_at > ?::timestamptz AND NOT x.cancel_requested ORDER BY x.job_id FOR UPDATE OF x),"
+        + " AND x.expires_at > " + NOW + " AND NOT x.cancel_requested ORDER BY x.job_id FOR UPDATE OF x),"
         // The values Job.succeeded(now) gives: succeeded, finished now, no failure, the rest kept.
-        + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = ?::timestamptz,"
+        + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = " + NOW + ","
         + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL FROM l WHERE j.id = l.job_id"
         + " AND j.state = 'LEASED' AND j.attempt = l.attempt RETURNING j.*),"
         + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
-        + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = ?::timestamptz FROM (SELECT DISTINCT"
+        + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = " + NOW + " FROM (SELECT DISTINCT"
         + " l.collector FROM l JOIN done ON done.id = l.job_id) h WHERE c.name = h.collector"
-        + " AND c.last_heartbeat_at < ?::timestamptz RETURNING 1)"
+        + " AND c.last_heartbeat_at < " + NOW + " RETURNING 1)"
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"

@@ -21,7 +21,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,7 +69,7 @@ class CollectorKilledTest {
     common.put("timeoutMs", Long.toString(LEASE_MS));
     QueueSettings settings = QueueWorkerMain.settings(common);
     PostgresQueueStore store = PostgresQueueStore.attach(db.dataSource, db.schema);
-    JobQueue queue = JobQueue.of(store, Clock.systemUTC(), settings);
+    JobQueue queue = JobQueue.of(store, settings);
     Request request = queue.submit(NewRequest.master("killsha", null)).request();
     assertThat(queue.tick().started()).hasSize(1);
 
@@ -131,12 +130,12 @@ class CollectorKilledTest {
 
     // The dead holder's lease is fenced off; the rescuer completes once, and only once.
     LeaseRef dead = new LeaseRef(jobId, attempt, token);
-    assertThat(store.heartbeat(dead, settings.leaseDuration(), Instant.now()).status())
+    assertThat(store.heartbeat(dead, settings.leaseDuration()).status())
         .isEqualTo(LeaseStatus.STALE_LEASE);
     LeaseResult done = queue.complete(lease);
     assertThat(done.ok()).isTrue();
     assertThat(queue.complete(lease).ok()).as("a second completion").isFalse();
-    assertThat(store.complete(dead, Instant.now()).ok()).as("the dead holder's completion")
+    assertThat(store.complete(dead).ok()).as("the dead holder's completion")
         .isFalse();
 
     Job finished = store.job(jobId).orElseThrow();

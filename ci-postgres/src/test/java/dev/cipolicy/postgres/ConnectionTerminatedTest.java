@@ -60,7 +60,7 @@ class ConnectionTerminatedTest {
   @BeforeEach
   void setUp() {
     db = PgTestDatabase.open("terminated", 4);
-    PostgresQueueStore.create(db.dataSource, db.schema);
+    PostgresQueueStore.createOnClock(db.dataSource, db.schema, clock);
     db.exec("CREATE TABLE " + db.schema + ".job_audit (job_id bigint NOT NULL, old_state text NOT NULL,"
         + " new_state text NOT NULL, attempt integer NOT NULL)");
     db.exec("CREATE FUNCTION " + db.schema + ".audit_job() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
@@ -77,9 +77,9 @@ class ConnectionTerminatedTest {
     config.setPoolName(application);
     config.addDataSourceProperty("ApplicationName", application);
     collectorPool = new HikariDataSource(config);
-    store = PostgresQueueStore.attach(db.dataSource, db.schema);
-    site = JobQueue.of(store, clock, settings);
-    collector = JobQueue.of(PostgresQueueStore.attach(collectorPool, db.schema), clock, settings);
+    store = PostgresQueueStore.attachOnClock(db.dataSource, db.schema, clock);
+    site = JobQueue.of(store, settings);
+    collector = JobQueue.of(PostgresQueueStore.attachOnClock(collectorPool, db.schema, clock), settings);
   }
 
   @AfterEach

@@ -11,7 +11,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -67,7 +66,7 @@ class CrossProcessQueueTest {
     common.put("durationMs", "50000");
     common.put("maxIterations", "200000");
     QueueSettings settings = QueueWorkerMain.settings(common);
-    JobQueue queue = JobQueue.of(PostgresQueueStore.attach(db.dataSource, db.schema), Clock.systemUTC(), settings);
+    JobQueue queue = JobQueue.of(PostgresQueueStore.attach(db.dataSource, db.schema), settings);
     for (int i = 0; i < REQUESTS; i++) {
       SubmitResult submitted = queue.submit(NewRequest.master(String.format("sha%04d", i), null));
       assertThat(submitted.status()).isEqualTo(SubmitResult.Status.CREATED);

@@ -84,12 +84,11 @@ class DatabaseRestartTest {
         COLLECTORS + 2, false)) {
       PostgresQueueStore.create(sitePool, schema);
       audit(sitePool, schema);
-      JobQueue site = JobQueue.of(PostgresQueueStore.attach(sitePool, schema), Clock.systemUTC(), settings);
+      JobQueue site = JobQueue.of(PostgresQueueStore.attach(sitePool, schema), settings);
       for (int i = 0; i < REQUESTS; i++) {
         site.submit(NewRequest.master(String.format("sha%02d", i), null));
       }
-      JobQueue collectors = JobQueue.of(PostgresQueueStore.attach(collectorPool, schema), Clock.systemUTC(),
-          settings);
+      JobQueue collectors = JobQueue.of(PostgresQueueStore.attach(collectorPool, schema), settings);
 
       AtomicBoolean done = new AtomicBoolean();
       AtomicLong restartedAt = new AtomicLong(Long.MAX_VALUE);
@@ -254,10 +253,10 @@ class DatabaseRestartTest {
     ExecutorService executor = Executors.newSingleThreadExecutor();
     try (HikariDataSource sitePool = pool("site", 3, true);
         HikariDataSource collectorPool = pool("collector-" + schema, 2, false)) {
-      PostgresQueueStore store = PostgresQueueStore.create(sitePool, schema);
+      PostgresQueueStore store = PostgresQueueStore.createOnClock(sitePool, schema, clock);
       audit(sitePool, schema);
-      JobQueue site = JobQueue.of(store, clock, settings);
-      JobQueue collector = JobQueue.of(PostgresQueueStore.attach(collectorPool, schema), clock, settings);
+      JobQueue site = JobQueue.of(store, settings);
+      JobQueue collector = JobQueue.of(PostgresQueueStore.attachOnClock(collectorPool, schema, clock), settings);
       Request request = site.submit(NewRequest.master("sha1", null)).request();
       site.registerCollector("c1", "x86", true);
       site.tick();
@@ -284,7 +283,7 @@ class DatabaseRestartTest {
       assertThat(reclaimed.job().id()).isEqualTo(job.id());
       assertThat(reclaimed.lease().attempt()).isEqualTo(2);
       assertThat(reclaimed.job().crashRescues()).isEqualTo(1);
-      assertThat(store.complete(new LeaseRef(job.id(), lostLease.attempt(), lostLease.token()), clock.instant()).status())
+      assertThat(store.complete(new LeaseRef(job.id(), lostLease.attempt(), lostLease.token())).status())
           .as("the lost lease is fenced off").isEqualTo(LeaseStatus.STALE_LEASE);
       clock.advance(Duration.ofSeconds(1));
 

@@ -55,8 +55,8 @@ class ImpossibleRowTest {
       db = PgTestDatabase.open("impossible", 4);
       strict = PostgresQueueOptions.inSchema(db.schema);
       loose = strict.withTablePrefix("loose_");
-      PostgresQueueStore.create(db.dataSource, strict);
-      PostgresQueueStore.create(db.dataSource, loose);
+      PostgresQueueStore.createOnClock(db.dataSource, strict, clock);
+      PostgresQueueStore.createOnClock(db.dataSource, loose, clock);
       // The loose tables stand for a schema a host migrated with its own tool and without our CHECKs.
       db.exec("DO $$ DECLARE c record; BEGIN FOR c IN SELECT conrelid::regclass AS t, conname FROM pg_constraint"
           + " WHERE contype = 'c' AND connamespace = '" + db.schema + "'::regnamespace"
@@ -65,11 +65,11 @@ class ImpossibleRowTest {
     }
     for (String prefix : List.of("queue_", "loose_")) {
       String t = db.schema + "." + prefix;
-      db.exec("TRUNCATE " + t + "queued, " + t + "leases, " + t + "jobs, " + t + "requests, " + t + "collectors"
-          + " RESTART IDENTITY");
+      db.exec("TRUNCATE " + t + "results, " + t + "queued, " + t + "leases, " + t + "jobs, " + t + "requests, "
+          + t + "collectors RESTART IDENTITY");
     }
-    store = PostgresQueueStore.attach(db.dataSource, strict);
-    queue = JobQueue.of(store, clock, settings);
+    store = PostgresQueueStore.attachOnClock(db.dataSource, strict, clock);
+    queue = JobQueue.of(store, settings);
   }
 
   @AfterAll
@@ -196,8 +196,8 @@ class ImpossibleRowTest {
 
   @Test
   void whereTheConstraintsAreMissingTheReaderNamesColumnAndValue() {
-    PostgresQueueStore looseStore = PostgresQueueStore.attach(db.dataSource, loose);
-    JobQueue q = JobQueue.of(looseStore, clock, settings);
+    PostgresQueueStore looseStore = PostgresQueueStore.attachOnClock(db.dataSource, loose, clock);
+    JobQueue q = JobQueue.of(looseStore, settings);
     Request r = q.submit(NewRequest.master("m1", null)).request();
     Request v = q.submit(NewRequest.release("v1")).request();
     q.registerCollector("c1", "x86", true);
@@ -228,8 +228,8 @@ class ImpossibleRowTest {
 
   @Test
   void theSiteLoopReportsImpossibleRequestsAsValuesAndServesTheOthers() {
-    PostgresQueueStore looseStore = PostgresQueueStore.attach(db.dataSource, loose);
-    JobQueue q = JobQueue.of(looseStore, clock, settings);
+    PostgresQueueStore looseStore = PostgresQueueStore.attachOnClock(db.dataSource, loose, clock);
+    JobQueue q = JobQueue.of(looseStore, settings);
     q.registerCollector("c1", "x86", true);
     Request r1 = q.submit(NewRequest.master("a1", null)).request();
     Request r2 = q.submit(NewRequest.master("a2", "a1")).request();

@@ -106,8 +106,9 @@ final class PgTestDatabase implements AutoCloseable {
 
   /** Empties every queue table and restarts ids and tokens, as for a fresh store. */
   void truncate() {
-    exec("TRUNCATE " + schema + ".queue_queued, " + schema + ".queue_leases, " + schema + ".queue_jobs, " + schema
-        + ".queue_requests, " + schema + ".queue_collectors RESTART IDENTITY; ALTER SEQUENCE " + schema
+    exec("TRUNCATE " + schema + ".queue_results, " + schema + ".queue_queued, " + schema + ".queue_leases, "
+        + schema + ".queue_jobs, " + schema + ".queue_requests, " + schema
+        + ".queue_collectors RESTART IDENTITY; ALTER SEQUENCE " + schema
         + ".queue_lease_tokens RESTART");
   }
 

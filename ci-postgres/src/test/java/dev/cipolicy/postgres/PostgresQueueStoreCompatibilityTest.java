@@ -2,22 +2,27 @@ package dev.cipolicy.postgres;
 
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.tck.QueueStoreCompatibilityKit;
+import java.time.InstantSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 
-/** The compatibility kit, unchanged, against {@link PostgresQueueStore} on a real PostgreSQL server. */
+/**
+ * The compatibility kit, unchanged, against {@link PostgresQueueStore} on a real PostgreSQL server. The kit
+ * moves time with its own clock, so the store here reads that clock instead of the server's (the one
+ * test-only difference; {@code ServerClockTest} covers the server's clock).
+ */
 class PostgresQueueStoreCompatibilityTest extends QueueStoreCompatibilityKit {
 
   private static @Nullable PgTestDatabase db;
 
   @Override
-  protected QueueStore newStore() {
+  protected QueueStore newStore(InstantSource clock) {
     if (db == null) {
       db = PgTestDatabase.open("compat", 16);
-      return PostgresQueueStore.create(db.dataSource, db.schema);
+      return PostgresQueueStore.createOnClock(db.dataSource, db.schema, clock);
     }
     db.truncate();
-    return PostgresQueueStore.attach(db.dataSource, db.schema);
+    return PostgresQueueStore.attachOnClock(db.dataSource, db.schema, clock);
   }
 
   /** Fewer random scenarios than in memory: each command is a few round trips to the server. */

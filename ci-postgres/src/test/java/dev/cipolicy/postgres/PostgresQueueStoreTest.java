@@ -20,7 +20,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,7 +32,6 @@ import org.junit.jupiter.api.Test;
 /** What only the PostgreSQL store has: migrations, schema names, a missing control row (impossible rows: {@link ImpossibleRowTest}). */
 class PostgresQueueStoreTest {
 
-  private static final Instant NOW = Instant.parse("2026-01-05T09:00:00Z");
   private static @Nullable PgTestDatabase db;
   private PostgresQueueStore store;
 
@@ -72,41 +70,40 @@ class PostgresQueueStoreTest {
 
   @Test
   void duplicateJobKeysAreNoOps() {
-    Request r = store.submit(NewRequest.master("a1", null), NOW).request();
+    Request r = store.submit(NewRequest.master("a1", null)).request();
     StartResult started = store.startRequest(new StartCommand(r.id(),
-        List.of(JobSpec.required("compile", "x86")), false, 1, NOW));
+        List.of(JobSpec.required("compile", "x86")), false, 1));
     assertThat(started.jobs()).hasSize(1);
     assertThat(store.jobs(r.id())).hasSize(1);
   }
 
   @Test
   void aBatchOfLiveLeasesCompletesWithOneStatementAndOnlyTheOthersFallBack() {
-    Request r = store.submit(NewRequest.master("c1", null), NOW).request();
+    Request r = store.submit(NewRequest.master("c1", null)).request();
     List<JobSpec> specs = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       specs.add(JobSpec.required("g" + i, "x86"));
     }
-    store.startRequest(new StartCommand(r.id(), specs, false, 1, NOW));
-    store.registerCollector("c1", "x86", true, NOW);
+    store.startRequest(new StartCommand(r.id(), specs, false, 1));
+    store.registerCollector("c1", "x86", true);
     Duration lease = Duration.ofMinutes(1);
-    List<LeaseRef> refs = store.claim(new ClaimCommand("c1", NOW, lease, lease, 2, 6)).claims().stream()
+    List<LeaseRef> refs = store.claim(new ClaimCommand("c1", lease, lease, 2, 6)).claims().stream()
         .map(Claim::lease).map(LeaseRef::of).toList();
     assertThat(refs).hasSize(6);
     AtomicInteger connections = new AtomicInteger();
     AtomicInteger statements = new AtomicInteger();
     PostgresQueueStore counted = PostgresQueueStore.attach(counting(db.dataSource, connections, statements),
         db.schema);
-    Instant later = NOW.plusSeconds(5);
-
-    List<LeaseResult> live = counted.completeAll(refs.subList(0, 4), later);
+    List<LeaseResult> live = counted.completeAll(refs.subList(0, 4));
     assertThat(live).extracting(LeaseResult::status).containsOnly(LeaseStatus.OK);
     assertThat(live).extracting(x -> x.job().orElseThrow().state()).containsOnly(JobState.SUCCEEDED);
     assertThat(connections.get()).as("connections for four live leases").isEqualTo(1);
+    // One statement: it reads the server's clock itself (statement_timestamp()).
     assertThat(statements.get()).as("statements for four live leases").isEqualTo(1);
 
     connections.set(0);
     LeaseRef wrong = new LeaseRef(refs.get(5).jobId(), refs.get(5).attempt(), refs.get(5).token() + 7);
-    List<LeaseResult> mixed = counted.completeAll(List.of(refs.get(4), wrong, refs.get(0)), later);
+    List<LeaseResult> mixed = counted.completeAll(List.of(refs.get(4), wrong, refs.get(0)));
     assertThat(mixed).extracting(LeaseResult::status).containsExactly(LeaseStatus.OK, LeaseStatus.STALE_LEASE,
         LeaseStatus.STALE_LEASE);
     assertThat(connections.get()).as("one statement for the batch, one fallback transaction per other item")
@@ -144,10 +141,10 @@ class PostgresQueueStoreTest {
 
   @Test
   void aMissingControlRowIsReportedClearly() {
-    Request r = store.submit(NewRequest.master("b1", null), NOW).request();
+    Request r = store.submit(NewRequest.master("b1", null)).request();
     db.exec("DELETE FROM " + db.schema + ".queue_control");
     try {
-      assertThatThrownBy(() -> store.startRequest(new StartCommand(r.id(), List.of(), false, 1, NOW)))
+      assertThatThrownBy(() -> store.startRequest(new StartCommand(r.id(), List.of(), false, 1)))
           .isInstanceOf(QueueStoreException.class).hasMessageContaining("control row");
     } finally {
       db.exec("INSERT INTO " + db.schema + ".queue_control (id) VALUES (1)");

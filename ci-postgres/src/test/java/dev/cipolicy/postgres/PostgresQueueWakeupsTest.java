@@ -38,9 +38,8 @@ class PostgresQueueWakeupsTest {
   void setUp() {
     db = PgTestDatabase.open("wakeups", 6);
     PostgresQueueOptions options = PostgresQueueOptions.inSchema(db.schema);
-    queue = JobQueue.of(PostgresQueueStore.create(db.dataSource, options), clock, settings("x86", "arm"));
-    other = JobQueue.of(PostgresQueueStore.create(db.dataSource, options.withTablePrefix("other_")), clock,
-        settings("x86"));
+    queue = JobQueue.of(PostgresQueueStore.createOnClock(db.dataSource, options, clock), settings("x86", "arm"));
+    other = JobQueue.of(PostgresQueueStore.createOnClock(db.dataSource, options.withTablePrefix("other_"), clock), settings("x86"));
     wakeups = PostgresQueueWakeups.start(db.dataSource, options, Duration.ofMillis(100));
     awaitTrue(wakeups::listening, "the listener connects");
   }
@@ -74,7 +73,7 @@ class PostgresQueueWakeupsTest {
   @Test
   void otherTagsAndOtherStoresTablesDoNotWakeIt() throws Exception {
     long seen = wakeups.generation("x86");
-    JobQueue armOnly = JobQueue.of(PostgresQueueStore.attach(db.dataSource, db.schema), clock, settings("arm"));
+    JobQueue armOnly = JobQueue.of(PostgresQueueStore.attachOnClock(db.dataSource, db.schema, clock), settings("arm"));
     armOnly.submit(NewRequest.master("a1", null));
     armOnly.tick();
     other.submit(NewRequest.master("o1", null));

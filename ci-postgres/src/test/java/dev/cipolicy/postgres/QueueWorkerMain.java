@@ -15,7 +15,6 @@ import dev.cipolicy.queue.spi.QueueStoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -76,7 +75,7 @@ public final class QueueWorkerMain {
     try (HikariDataSource ds = new HikariDataSource(config)) {
       String schema = a.get("schema");
       PostgresQueueStore store = PostgresQueueStore.attach(ds, schema);
-      JobQueue queue = JobQueue.of(store, Clock.systemUTC(), settings(a));
+      JobQueue queue = JobQueue.of(store, settings(a));
       long deadline = System.nanoTime() + Duration.ofMillis(Long.parseLong(a.getOrDefault("durationMs", "45000")))
           .toNanos();
       int maxIterations = Integer.parseInt(a.getOrDefault("maxIterations", "100000"));

@@ -51,8 +51,8 @@ class QueuedJobsTableTest {
   @BeforeEach
   void setUp() {
     db = PgTestDatabase.open("queued", 4);
-    store = PostgresQueueStore.create(db.dataSource, db.schema);
-    queue = JobQueue.of(store, clock, settings);
+    store = PostgresQueueStore.createOnClock(db.dataSource, db.schema, clock);
+    queue = JobQueue.of(store, settings);
     s = db.schema;
   }
 
@@ -112,7 +112,7 @@ class QueuedJobsTableTest {
     queue.tick();
     db.exec("UPDATE " + s + ".queue_jobs SET state = 'CANCELLED', finished_at = now() WHERE id = 1");
     // A fresh store has not learnt c1's tag, so its first claim takes the full transaction.
-    JobQueue fresh = JobQueue.of(PostgresQueueStore.attach(db.dataSource, s), clock, settings);
+    JobQueue fresh = JobQueue.of(PostgresQueueStore.attachOnClock(db.dataSource, s, clock), settings);
     assertThat(fresh.claim("c1", 1).claims()).extracting(c -> c.job().id().value()).containsExactly(2L);
     assertThat(longs("SELECT job_id FROM " + s + ".queue_queued ORDER BY 1")).containsExactly(3L);
   }
@@ -225,14 +225,14 @@ class QueuedJobsTableTest {
     }
     assertThat(longs("SELECT count(*) FROM " + s + ".queue_queued")).containsExactly(10L);
 
-    ClaimCommand command = new ClaimCommand("c1", clock.instant(), Duration.ofMinutes(1), Duration.ofMinutes(5), 3,
+    ClaimCommand command = new ClaimCommand("c1", Duration.ofMinutes(1), Duration.ofMinutes(5), 3,
         5);
     String plan;
     try (Connection c = db.dataSource.getConnection()) {
       c.setAutoCommit(false);
       try (PreparedStatement st = c.prepareStatement("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "
           + store.claimStatement())) {
-        store.bindClaim(st, 1, command, "x86");
+        store.bindClaim(st, 1, command, "x86", clock.instant());
         try (ResultSet rs = st.executeQuery()) {
           rs.next();
           plan = rs.getString(1);
@@ -287,7 +287,7 @@ class QueuedJobsTableTest {
     for (int i = 0; i < jobs; i++) {
       specs.add(JobSpec.required("g" + i, "x86"));
     }
-    return store.startRequest(new StartCommand(id, specs, false, 2, clock.instant()));
+    return store.startRequest(new StartCommand(id, specs, false, 2));
   }
 
   private List<Long> longs(String sql) {

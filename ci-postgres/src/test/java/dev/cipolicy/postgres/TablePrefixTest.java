@@ -12,7 +12,6 @@ import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.SubmitResult;
-import dev.cipolicy.queue.tck.SettableClock;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,13 +48,14 @@ class TablePrefixTest {
 
     assertThat(strings("SELECT table_name FROM information_schema.tables WHERE table_schema = '" + db.schema
         + "' ORDER BY table_name")).containsExactly("alpha_collectors", "alpha_control", "alpha_jobs", "alpha_leases",
-            "alpha_queued", "alpha_requests", "alpha_schema_version", "beta_q_collectors", "beta_q_control",
-            "beta_q_jobs", "beta_q_leases", "beta_q_queued", "beta_q_requests", "beta_q_schema_version");
+            "alpha_queued", "alpha_requests", "alpha_results", "alpha_schema_version", "beta_q_collectors",
+            "beta_q_control", "beta_q_jobs", "beta_q_leases", "beta_q_queued", "beta_q_requests", "beta_q_results",
+            "beta_q_schema_version");
     assertThat(strings("SELECT indexname FROM pg_indexes WHERE schemaname = '" + db.schema + "'"
         + " AND indexname NOT LIKE '%pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname"))
         .containsExactly("alpha_leases_expiry", "alpha_queued_affinity", "alpha_queued_claim", "alpha_requests_open",
-            "alpha_requests_open_pr", "beta_q_leases_expiry", "beta_q_queued_affinity", "beta_q_queued_claim",
-            "beta_q_requests_open", "beta_q_requests_open_pr");
+            "alpha_requests_open_pr", "alpha_results_request", "beta_q_leases_expiry", "beta_q_queued_affinity",
+            "beta_q_queued_claim", "beta_q_requests_open", "beta_q_requests_open_pr", "beta_q_results_request");
     assertThat(strings("SELECT event_object_table || ' ' || trigger_name FROM information_schema.triggers"
         + " WHERE trigger_schema = '" + db.schema + "' GROUP BY 1 ORDER BY 1"))
         .containsExactly("alpha_jobs alpha_jobs_list_inserted", "alpha_jobs alpha_jobs_list_requeued",
@@ -67,13 +67,12 @@ class TablePrefixTest {
     assertThat(strings("SELECT version || ' ' || script FROM " + db.schema + ".beta_q_schema_version ORDER BY 1"))
         .containsExactly("1 V1__queue.sql", "2 V2__row_checks.sql", "3 V3__claim_affinity_index.sql",
             "4 V4__queued_table.sql", "5 V5__queued_notify.sql",
-            "6 V6__churn_autovacuum.sql");
+            "6 V6__churn_autovacuum.sql", "7 V7__job_results.sql");
 
-    SettableClock clock = SettableClock.at("2026-01-05T09:00:00Z");
     QueueSettings settings = QueueSettings.builder().maxInProgress(1).backfill(false).addBenchmarkGroups("compile")
         .addCollectorTargets(CollectorTarget.required("x86")).build();
-    JobQueue alpha = JobQueue.of(alphaStore, clock, settings);
-    JobQueue beta = JobQueue.of(betaStore, clock, settings);
+    JobQueue alpha = JobQueue.of(alphaStore, settings);
+    JobQueue beta = JobQueue.of(betaStore, settings);
 
     // The same tag, collector name and PR in both: no duplicate, no clash.
     Request a = alpha.submit(NewRequest.master("sha1", null).withPr(7)).request();
@@ -131,7 +130,7 @@ class TablePrefixTest {
   void aStoreAttachedToTablesThatDoNotExistSaysWhichOnes() {
     PostgresQueueStore missing = PostgresQueueStore.attach(db.dataSource,
         PostgresQueueOptions.inSchema(db.schema).withTablePrefix("nowhere_"));
-    assertThatThrownBy(() -> missing.submit(NewRequest.release("v1"), java.time.Instant.EPOCH))
+    assertThatThrownBy(() -> missing.submit(NewRequest.release("v1")))
         .isInstanceOf(QueueStoreException.class)
         .hasMessageStartingWith("submit on " + db.schema + ".nowhere_* failed (SQLSTATE 42P01)")
         .hasMessageContaining("nowhere_requests");

@@ -21,10 +21,8 @@ import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.StartCommand;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -65,26 +63,28 @@ class UnreachableDatabaseTest {
   @Test
   void everyQueueStoreOperationRaisesQueueStoreUnavailable() {
     PostgresQueueStore store = PostgresQueueStore.attach(nowhere, "ci_queue");
-    queueUnavailable("submit", () -> store.submit(NewRequest.master("m1", null), NOW));
-    queueUnavailable("attachArtifacts", () -> store.attachArtifacts(RequestId.of(1), "t1", "m1", NOW));
+    queueUnavailable("submit", () -> store.submit(NewRequest.master("m1", null)));
+    queueUnavailable("attachArtifacts", () -> store.attachArtifacts(RequestId.of(1), "t1", "m1"));
     queueUnavailable("request", () -> store.request(RequestId.of(1)));
     queueUnavailable("openRequests", store::openRequests);
     queueUnavailable("scanInProgressRequests", store::scanInProgressRequests);
     queueUnavailable("startRequest", () -> store.startRequest(new StartCommand(RequestId.of(1), List.of(), false,
-        1, NOW)));
-    queueUnavailable("completeIfDone", () -> store.completeIfDone(RequestId.of(1), NOW));
-    queueUnavailable("cancel", () -> store.cancel(RequestId.of(1), "gone", NOW));
-    queueUnavailable("claim", () -> store.claim(new ClaimCommand("c1", NOW, MINUTE, MINUTE, 2, 4)));
-    queueUnavailable("heartbeat", () -> store.heartbeat(LEASE, MINUTE, NOW));
-    queueUnavailable("complete", () -> store.complete(LEASE, NOW));
-    queueUnavailable("completeAll", () -> store.completeAll(List.of(LEASE, new LeaseRef(JobId.of(2), 1, 2)),
-        NOW));
-    queueUnavailable("fail", () -> store.fail(LEASE, Failure.permanent("x"), 2, NOW));
-    queueUnavailable("release", () -> store.release(LEASE, NOW));
-    queueUnavailable("expireLeases", () -> store.expireLeases(NOW, 2));
+        1)));
+    queueUnavailable("completeIfDone", () -> store.completeIfDone(RequestId.of(1)));
+    queueUnavailable("cancel", () -> store.cancel(RequestId.of(1), "gone"));
+    queueUnavailable("claim", () -> store.claim(new ClaimCommand("c1", MINUTE, MINUTE, 2, 4)));
+    queueUnavailable("heartbeat", () -> store.heartbeat(LEASE, MINUTE));
+    queueUnavailable("complete", () -> store.complete(LEASE));
+    queueUnavailable("completeAll", () -> store.completeAll(List.of(LEASE, new LeaseRef(JobId.of(2), 1, 2))));
+    queueUnavailable("now", store::now);
+    queueUnavailable("result", () -> store.result(JobId.of(1)));
+    queueUnavailable("results", () -> store.results(RequestId.of(1)));
+    queueUnavailable("fail", () -> store.fail(LEASE, Failure.permanent("x"), 2));
+    queueUnavailable("release", () -> store.release(LEASE));
+    queueUnavailable("expireLeases", () -> store.expireLeases(2));
     queueUnavailable("job", () -> store.job(JobId.of(1)));
-    queueUnavailable("registerCollector", () -> store.registerCollector("c1", "x86", true, NOW));
-    queueUnavailable("collectorHeartbeat", () -> store.collectorHeartbeat("c1", NOW));
+    queueUnavailable("registerCollector", () -> store.registerCollector("c1", "x86", true));
+    queueUnavailable("collectorHeartbeat", () -> store.collectorHeartbeat("c1"));
     queueUnavailable("collectors", store::collectors);
     assertThat(store.vacuumIfNeeded()).isFalse();
     assertThat(store.maintenanceProblem()).hasValueSatisfying(problem -> assertThat(problem)
@@ -93,7 +93,7 @@ class UnreachableDatabaseTest {
 
   @Test
   void aSiteTickOnAnUnreachableDatabaseEndsWithQueueStoreUnavailable() {
-    JobQueue site = JobQueue.of(PostgresQueueStore.attach(nowhere, "ci_queue"), Clock.fixed(NOW, ZoneOffset.UTC),
+    JobQueue site = JobQueue.of(PostgresQueueStore.attach(nowhere, "ci_queue"),
         QueueSettings.withoutJobs());
     assertThatThrownBy(site::tick).isInstanceOf(QueueStoreUnavailableException.class);
   }
@@ -137,7 +137,7 @@ class UnreachableDatabaseTest {
       DataSource lostCommit = PgTestDatabase.commitFailsWith(db.dataSource, "08006");
 
       PostgresQueueStore queue = PostgresQueueStore.attach(lostCommit, db.schema);
-      assertThatThrownBy(() -> queue.submit(NewRequest.master("m1", null), NOW))
+      assertThatThrownBy(() -> queue.submit(NewRequest.master("m1", null)))
           .isInstanceOfSatisfying(QueueStoreUnavailableException.class, e -> {
             assertThat(e.mayHaveCommitted()).isTrue();
             assertThat(e).hasMessageStartingWith("submit on " + db.schema + ".queue_*: the database connection was"

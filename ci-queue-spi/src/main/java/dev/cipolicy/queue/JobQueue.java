@@ -13,6 +13,8 @@ import dev.cipolicy.queue.spi.Failure;
 import dev.cipolicy.queue.spi.ImpossibleRow;
 import dev.cipolicy.queue.spi.ImpossibleRowException;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
+import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.JobResult;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
@@ -25,14 +27,16 @@ import dev.cipolicy.queue.spi.RegisterResult;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.RequestScan;
+import dev.cipolicy.queue.spi.ResultPayload;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
-import java.time.Clock;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -40,44 +44,43 @@ import org.jspecify.annotations.Nullable;
  * The job-queue engine a site and its collectors drive: it submits and cancels requests, runs the site
  * tick, hands out and fences job leases, and tracks collectors. It holds no state of its own: every
  * change is one atomic operation of its {@link QueueStore}, so any number of engines (sites, collectors,
- * threads or processes) may share one store. Time comes only from the given {@link Clock}, read at the
- * stores' precision (whole microseconds, {@link QueueStore#truncate}), so every instant the engine reports
- * equals what its store keeps; the engine owns no thread. Bad arguments raise
- * {@link InvalidQueueInputException}; every domain outcome is a result value.
+ * threads or processes) may share one store. The engine has no clock: every instant it reports (the tick's,
+ * the status view's, a collector's online status) is the store's ({@link QueueStore#now()}), the one clock
+ * that lease expiry and heartbeats are measured on, so engines on hosts whose clocks disagree still agree on
+ * every lease. The engine owns no thread. Bad arguments raise {@link InvalidQueueInputException}; every
+ * domain outcome is a result value.
  */
 public final class JobQueue {
 
   private final QueueStore store;
-  private final Clock clock;
   private final QueueSettings settings;
 
-  private JobQueue(QueueStore store, Clock clock, QueueSettings settings) {
+  private JobQueue(QueueStore store, QueueSettings settings) {
     this.store = store;
-    this.clock = clock;
     this.settings = settings;
   }
 
   /**
-   * An engine over a store.
+   * An engine over a store; time is the store's.
    *
    * @param store the store, shared by every site and collector
-   * @param clock the only source of time
    * @param settings the queue's rules
    * @return the engine
    */
-  public static JobQueue of(QueueStore store, Clock clock, QueueSettings settings) {
-    return new JobQueue(present(store, "store"), present(clock, "clock"), present(settings, "settings"));
+  public static JobQueue of(QueueStore store, QueueSettings settings) {
+    return new JobQueue(present(store, "store"), present(settings, "settings"));
   }
 
   /**
-   * An engine over a new {@link InMemoryQueueStore}, the embedded default.
+   * An engine over a new {@link InMemoryQueueStore}, the embedded default, on the given clock.
    *
-   * @param clock the only source of time
+   * @param clock the store's clock, the only source of time (e.g. {@code Clock.systemUTC()}, or a settable
+   *     clock in a test)
    * @param settings the queue's rules
    * @return the engine
    */
-  public static JobQueue inMemory(Clock clock, QueueSettings settings) {
-    return of(new InMemoryQueueStore(), clock, settings);
+  public static JobQueue inMemory(InstantSource clock, QueueSettings settings) {
+    return of(new InMemoryQueueStore(present(clock, "clock")), settings);
   }
 
   /**
@@ -107,7 +110,7 @@ public final class JobQueue {
    * @return created, or the duplicate
    */
   public SubmitResult submit(NewRequest request) {
-    return store.submit(present(request, "request"), now());
+    return store.submit(present(request, "request"));
   }
 
   /**
@@ -125,7 +128,7 @@ public final class JobQueue {
     if (sha.equals(parentSha)) {
       throw new InvalidQueueInputException("try SHA '" + sha + "' of " + id + " cannot be its own parent SHA");
     }
-    return store.attachArtifacts(id, sha, parentSha, now());
+    return store.attachArtifacts(id, sha, parentSha);
   }
 
   /**
@@ -141,7 +144,7 @@ public final class JobQueue {
     if (reason == null || reason.isBlank()) {
       throw new InvalidQueueInputException("cancelling " + id + " needs a reason, e.g. 'PR closed'");
     }
-    return store.cancel(id, reason, now());
+    return store.cancel(id, QueueNames.text(reason, "cancellation reason"));
   }
 
   /**
@@ -169,12 +172,12 @@ public final class JobQueue {
    * @return what the tick did and why
    */
   public TickResult tick() {
-    Instant now = now();
+    Instant now = store.now();
     List<Explanation.Reason> reasons = new ArrayList<>();
     List<ImpossibleRow> impossible = new ArrayList<>();
     ExpiryResult expired;
     try {
-      expired = store.expireLeases(now, settings.maxCrashRescues());
+      expired = store.expireLeases(settings.maxCrashRescues());
     } catch (ImpossibleRowException e) {
       expired = new ExpiryResult(List.of(), List.of(), List.of(), List.of(e.row()));
     }
@@ -190,7 +193,7 @@ public final class JobQueue {
     RequestScan inProgress = scan(store::scanInProgressRequests, "the request is not completed",
         "no request in progress is completed this tick", impossible, reasons);
     for (Request r : inProgress.requests()) {
-      if (!tryComplete(r, now, completed, events, reasons, impossible)) {
+      if (!tryComplete(r, completed, events, reasons, impossible)) {
         running++;
       }
     }
@@ -219,7 +222,7 @@ public final class JobQueue {
         StartResult result;
         try {
           result = store.startRequest(new StartCommand(candidate.id(), jobs,
-              settings.backfill() && !jobs.isEmpty(), cap, now));
+              settings.backfill() && !jobs.isEmpty(), cap));
         } catch (ImpossibleRowException e) {
           impossible(e.row(), candidate.label() + " is not started", impossible, reasons);
           continue;
@@ -230,7 +233,7 @@ public final class JobQueue {
               + result.jobs().size() + " jobs; backfill " + result.backfill().status().name().toLowerCase(Locale.ROOT)
               + " (" + result.backfill().created().size() + " new, " + result.backfill().existing() + " existing)"));
           Request startedRequest = result.request().orElseThrow();
-          if (result.jobs().isEmpty() && tryComplete(startedRequest, now, completed, events, reasons, impossible)) {
+          if (result.jobs().isEmpty() && tryComplete(startedRequest, completed, events, reasons, impossible)) {
             continue;
           }
           running++;
@@ -278,11 +281,11 @@ public final class JobQueue {
     }
   }
 
-  private boolean tryComplete(Request r, Instant now, List<Request> completed, List<ComparisonEvent> events,
+  private boolean tryComplete(Request r, List<Request> completed, List<ComparisonEvent> events,
       List<Explanation.Reason> reasons, List<ImpossibleRow> impossible) {
     CompletionResult result;
     try {
-      result = store.completeIfDone(r.id(), now);
+      result = store.completeIfDone(r.id());
     } catch (ImpossibleRowException e) {
       impossible(e.row(), r.label() + " is not completed", impossible, reasons);
       return false;
@@ -327,7 +330,7 @@ public final class JobQueue {
    */
   public QueueStatus status() {
     RequestScan open = store.scanOpenRequests();
-    return QueueOrder.of(open.requests()).status(now(), settings.expectedRequestDuration(),
+    return QueueOrder.of(open.requests()).status(store.now(), settings.expectedRequestDuration(),
         settings.maxInProgress()).withImpossibleRows(open.impossibleRows());
   }
 
@@ -342,7 +345,7 @@ public final class JobQueue {
    * @return what happened
    */
   public RegisterResult registerCollector(String name, String tag, boolean active) {
-    return store.registerCollector(token(name, "collector name"), token(tag, "collector tag"), active, now());
+    return store.registerCollector(token(name, "collector name"), token(tag, "collector tag"), active);
   }
 
   /**
@@ -352,7 +355,7 @@ public final class JobQueue {
    * @return {@code OK} or {@code NOT_FOUND}
    */
   public CollectorResult collectorHeartbeat(String name) {
-    return store.collectorHeartbeat(token(name, "collector name"), now());
+    return store.collectorHeartbeat(token(name, "collector name"));
   }
 
   /**
@@ -376,12 +379,12 @@ public final class JobQueue {
   }
 
   /**
-   * Every collector with its online, offline or inactive status now.
+   * Every collector with its online, offline or inactive status now, on the store's clock.
    *
    * @return the statuses, by name
    */
   public List<CollectorStatus> collectors() {
-    Instant now = now();
+    Instant now = store.now();
     return store.collectors().stream().map(c -> CollectorStatus.of(c, now, settings.collectorTimeout())).toList();
   }
 
@@ -405,7 +408,7 @@ public final class JobQueue {
    * @return the claims (possibly none)
    */
   public ClaimResult claim(String collector, int limit) {
-    return store.claim(new ClaimCommand(collector, now(), settings.leaseDuration(), settings.collectorTimeout(),
+    return store.claim(new ClaimCommand(collector, settings.leaseDuration(), settings.collectorTimeout(),
         settings.maxCrashRescues(), limit));
   }
 
@@ -418,18 +421,51 @@ public final class JobQueue {
    */
   public LeaseResult heartbeat(Lease lease) {
     present(lease, "lease");
-    return store.heartbeat(LeaseRef.of(lease), settings.leaseDuration(), now());
+    return store.heartbeat(LeaseRef.of(lease), settings.leaseDuration());
   }
 
   /**
-   * Completes the job of a lease.
+   * Completes the job of a lease, without a result.
    *
    * @param lease the lease
    * @return what happened
    */
   public LeaseResult complete(Lease lease) {
     present(lease, "lease");
-    return store.complete(LeaseRef.of(lease), now());
+    return store.complete(LeaseRef.of(lease));
+  }
+
+  /**
+   * Completes the job of a lease and keeps its result in the same step: the result is kept exactly when this
+   * lease's completion succeeds, never for a stale attempt.
+   *
+   * @param lease the lease
+   * @param result the job's result
+   * @return what happened
+   */
+  public LeaseResult complete(Lease lease, ResultPayload result) {
+    present(lease, "lease");
+    return store.complete(LeaseRef.of(lease), present(result, "result"));
+  }
+
+  /**
+   * The result kept for a job.
+   *
+   * @param job the job
+   * @return the result, if the job succeeded with one
+   */
+  public Optional<JobResult> result(JobId job) {
+    return store.result(present(job, "job id"));
+  }
+
+  /**
+   * The results kept for the jobs of a request (its own and those backfilled to it), by job id.
+   *
+   * @param request the request
+   * @return the results
+   */
+  public List<JobResult> results(RequestId request) {
+    return store.results(present(request, "request id"));
   }
 
   /**
@@ -444,6 +480,33 @@ public final class JobQueue {
    * @throws InvalidQueueInputException when the list or a lease is missing, or two leases name one job
    */
   public List<LeaseResult> completeAll(List<Lease> leases) {
+    List<LeaseRef> refs = refs(leases);
+    if (refs.isEmpty()) {
+      return List.of();
+    }
+    return store.completeAll(LeaseRef.checkedBatch(refs));
+  }
+
+  /**
+   * Completes the jobs of several leases, each with its result, in one store call: item {@code i} is
+   * completed as {@code complete(leases.get(i), results.get(i))} would complete it.
+   *
+   * @param leases the leases, each job at most once; empty does nothing
+   * @param results one result per lease, in the same order
+   * @return one result per lease, in order
+   * @throws InvalidQueueInputException when a list or an item is missing, two leases name one job, or the
+   *     sizes differ
+   */
+  public List<LeaseResult> completeAll(List<Lease> leases, List<ResultPayload> results) {
+    List<LeaseRef> refs = refs(leases);
+    List<ResultPayload> payloads = ResultPayload.checkedBatch(results, refs.size());
+    if (refs.isEmpty()) {
+      return List.of();
+    }
+    return store.completeAll(LeaseRef.checkedBatch(refs), payloads);
+  }
+
+  private static List<LeaseRef> refs(@Nullable List<Lease> leases) {
     if (leases == null) {
       throw new InvalidQueueInputException("the leases to complete are missing; expected a list (possibly empty)");
     }
@@ -455,10 +518,7 @@ public final class JobQueue {
       }
       refs.add(LeaseRef.of(lease));
     }
-    if (refs.isEmpty()) {
-      return List.of();
-    }
-    return store.completeAll(LeaseRef.checkedBatch(refs), now());
+    return refs;
   }
 
   /**
@@ -471,7 +531,7 @@ public final class JobQueue {
   public LeaseResult fail(Lease lease, Failure failure) {
     present(lease, "lease");
     present(failure, "failure");
-    return store.fail(LeaseRef.of(lease), failure, settings.maxTransientRetries(), now());
+    return store.fail(LeaseRef.of(lease), failure, settings.maxTransientRetries());
   }
 
   /**
@@ -482,12 +542,7 @@ public final class JobQueue {
    */
   public LeaseResult release(Lease lease) {
     present(lease, "lease");
-    return store.release(LeaseRef.of(lease), now());
-  }
-
-  /** The clock's instant at the stores' precision ({@link QueueStore#truncate}). */
-  private Instant now() {
-    return QueueStore.truncate(clock.instant());
+    return store.release(LeaseRef.of(lease));
   }
 
   private static <T> T present(@Nullable T value, String what) {

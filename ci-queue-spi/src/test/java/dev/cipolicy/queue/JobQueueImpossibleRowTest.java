@@ -19,6 +19,8 @@ import dev.cipolicy.queue.spi.ImpossibleRow;
 import dev.cipolicy.queue.spi.ImpossibleRowException;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.JobResult;
+import dev.cipolicy.queue.spi.ResultPayload;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.NewRequest;
@@ -40,6 +42,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,8 +54,8 @@ class JobQueueImpossibleRowTest {
 
   private static final Instant NOW = Instant.parse("2026-01-05T09:00:00Z");
 
-  private final FaultyStore store = new FaultyStore(new InMemoryQueueStore());
-  private final JobQueue queue = JobQueue.of(store, Clock.fixed(NOW, ZoneOffset.UTC), QueueSettings.builder()
+  private final FaultyStore store = new FaultyStore(new InMemoryQueueStore(Clock.fixed(NOW, ZoneOffset.UTC)));
+  private final JobQueue queue = JobQueue.of(store, QueueSettings.builder()
       .maxInProgress(2).addBenchmarkGroups("compile").addCollectorTargets(CollectorTarget.required("x86"))
       .backfill(false).build());
 
@@ -155,7 +158,7 @@ class JobQueueImpossibleRowTest {
     }
 
     @Override
-    public ExpiryResult expireLeases(Instant now, int maxCrashRescues) {
+    public ExpiryResult expireLeases(int maxCrashRescues) {
       if (unavailable) {
         throw new QueueStoreUnavailableException("expireLeases", false, "expireLeases: no connection",
             new IllegalStateException("down"));
@@ -163,26 +166,26 @@ class JobQueueImpossibleRowTest {
       if (throwOnExpire != null) {
         throw new ImpossibleRowException(throwOnExpire);
       }
-      return delegate.expireLeases(now, maxCrashRescues);
+      return delegate.expireLeases(maxCrashRescues);
     }
 
     @Override
-    public CompletionResult completeIfDone(RequestId id, Instant now) {
+    public CompletionResult completeIfDone(RequestId id) {
       ImpossibleRow row = impossibleOnComplete.get(id);
       if (row != null) {
         throw new ImpossibleRowException(row);
       }
-      return delegate.completeIfDone(id, now);
+      return delegate.completeIfDone(id);
     }
 
     @Override
-    public SubmitResult submit(NewRequest request, Instant now) {
-      return delegate.submit(request, now);
+    public SubmitResult submit(NewRequest request) {
+      return delegate.submit(request);
     }
 
     @Override
-    public AttachResult attachArtifacts(RequestId id, String sha, String parentSha, Instant now) {
-      return delegate.attachArtifacts(id, sha, parentSha, now);
+    public AttachResult attachArtifacts(RequestId id, String sha, String parentSha) {
+      return delegate.attachArtifacts(id, sha, parentSha);
     }
 
     @Override
@@ -211,8 +214,8 @@ class JobQueueImpossibleRowTest {
     }
 
     @Override
-    public CancelResult cancel(RequestId id, String reason, Instant now) {
-      return delegate.cancel(id, reason, now);
+    public CancelResult cancel(RequestId id, String reason) {
+      return delegate.cancel(id, reason);
     }
 
     @Override
@@ -221,23 +224,38 @@ class JobQueueImpossibleRowTest {
     }
 
     @Override
-    public LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration, Instant now) {
-      return delegate.heartbeat(lease, leaseDuration, now);
+    public LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration) {
+      return delegate.heartbeat(lease, leaseDuration);
     }
 
     @Override
-    public LeaseResult complete(LeaseRef lease, Instant now) {
-      return delegate.complete(lease, now);
+    public LeaseResult complete(LeaseRef lease, @Nullable ResultPayload result) {
+      return delegate.complete(lease, result);
     }
 
     @Override
-    public LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries, Instant now) {
-      return delegate.fail(lease, failure, maxTransientRetries, now);
+    public Optional<JobResult> result(JobId id) {
+      return delegate.result(id);
     }
 
     @Override
-    public LeaseResult release(LeaseRef lease, Instant now) {
-      return delegate.release(lease, now);
+    public List<JobResult> results(RequestId requestId) {
+      return delegate.results(requestId);
+    }
+
+    @Override
+    public Instant now() {
+      return delegate.now();
+    }
+
+    @Override
+    public LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries) {
+      return delegate.fail(lease, failure, maxTransientRetries);
+    }
+
+    @Override
+    public LeaseResult release(LeaseRef lease) {
+      return delegate.release(lease);
     }
 
     @Override
@@ -251,13 +269,13 @@ class JobQueueImpossibleRowTest {
     }
 
     @Override
-    public RegisterResult registerCollector(String name, String tag, boolean active, Instant now) {
-      return delegate.registerCollector(name, tag, active, now);
+    public RegisterResult registerCollector(String name, String tag, boolean active) {
+      return delegate.registerCollector(name, tag, active);
     }
 
     @Override
-    public CollectorResult collectorHeartbeat(String name, Instant now) {
-      return delegate.collectorHeartbeat(name, now);
+    public CollectorResult collectorHeartbeat(String name) {
+      return delegate.collectorHeartbeat(name);
     }
 
     @Override

@@ -13,7 +13,6 @@ import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,8 +77,7 @@ public final class PgWakeupLatency {
     HikariDataSource pool = db.pool("wakeup", 4);
     try {
       PostgresQueueOptions options = PostgresQueueOptions.inSchema(schema);
-      JobQueue queue = JobQueue.of(PostgresQueueStore.create(pool, options), Clock.systemUTC(),
-          QueueSettings.withoutJobs());
+      JobQueue queue = JobQueue.of(PostgresQueueStore.create(pool, options), QueueSettings.withoutJobs());
       queue.registerCollector("c0", TAG, true);
       PostgresQueueWakeups wakeups = notify ? PostgresQueueWakeups.start(pool, options) : null;
       long listenDeadline = System.nanoTime() + 10_000_000_000L;
@@ -124,7 +122,7 @@ public final class PgWakeupLatency {
         RequestId id = queue.submit(NewRequest.master("r" + i, null)).request().id();
         enqueuedAt.put(id, System.nanoTime());
         StartResult started = queue.store().startRequest(new StartCommand(id, List.of(JobSpec.required("g", TAG)),
-            false, Integer.MAX_VALUE, Clock.systemUTC().instant()));
+            false, Integer.MAX_VALUE));
         if (started.status() != StartResult.Status.STARTED) {
           throw new IllegalStateException("could not start request " + id + ": " + started.status());
         }

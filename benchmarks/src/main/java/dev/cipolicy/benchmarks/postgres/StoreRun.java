@@ -14,7 +14,6 @@ import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -51,7 +50,7 @@ final class StoreRun {
     try {
       QueueSettings settings = QueueSettings.withoutJobs();
       try (HikariDataSource setup = db.pool("setup", 2)) {
-        JobQueue queue = JobQueue.of(PostgresQueueStore.create(setup, schema), Clock.systemUTC(), settings);
+        JobQueue queue = JobQueue.of(PostgresQueueStore.create(setup, schema), settings);
         for (int t = 0; t < threads; t++) {
           queue.registerCollector(collector(t), TAG, true);
         }
@@ -60,8 +59,7 @@ final class StoreRun {
         for (int i = 0; i < total; i++) {
           specs.add(JobSpec.required("g" + i, TAG));
         }
-        StartResult started = queue.store().startRequest(new StartCommand(id, specs, false, Integer.MAX_VALUE,
-            Clock.systemUTC().instant()));
+        StartResult started = queue.store().startRequest(new StartCommand(id, specs, false, Integer.MAX_VALUE));
         if (started.status() != StartResult.Status.STARTED || started.jobs().size() != total) {
           throw new IllegalStateException("could not enqueue " + total + " jobs: " + started.status());
         }
@@ -69,7 +67,7 @@ final class StoreRun {
       }
       HikariDataSource pool = db.pool("store", threads + 2);
       CountingDataSource counting = new CountingDataSource(pool);
-      JobQueue queue = JobQueue.of(PostgresQueueStore.attach(counting, schema), Clock.systemUTC(), settings);
+      JobQueue queue = JobQueue.of(PostgresQueueStore.attach(counting, schema), settings);
       BenchDatabase.ServerStats serverBefore = db.stats(schema);
       double loadBefore = Load.now();
       CountDownLatch start = new CountDownLatch(1);

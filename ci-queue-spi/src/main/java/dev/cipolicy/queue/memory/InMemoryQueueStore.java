@@ -15,6 +15,7 @@ import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobFailure;
 import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.JobResult;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.Lease;
@@ -23,16 +24,19 @@ import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.Outcome;
+import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.RegisterResult;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.RequestState;
+import dev.cipolicy.queue.spi.ResultPayload;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -48,8 +52,10 @@ import org.jspecify.annotations.Nullable;
  * queued jobs of the collector's tag (plus the pool's collectors with requeued jobs); completion checks
  * are O(1) through per-request counters; open requests are listed in O(n) from an array.
  *
- * <p>It keeps every request and job for the life of the store, and every instant to the microsecond, as every
- * store does ({@link QueueStore#truncate}). It owns no thread and reads no clock.
+ * <p>It keeps every request, job and result for the life of the store, and every instant to the microsecond,
+ * as every store does ({@link QueueStore#truncate}). Time comes from the clock it is given when it is built,
+ * read once per operation under the monitor: it is the one clock of every engine that shares this store.
+ * It owns no thread.
  */
 public final class InMemoryQueueStore implements QueueStore {
 
@@ -71,19 +77,39 @@ public final class InMemoryQueueStore implements QueueStore {
   private final Map<String, Pool> pools = new HashMap<>();
   private final Map<String, CollectorRow> collectors = new HashMap<>();
 
+  /** The results by job id. */
+  private final Map<Long, JobResult> results = new HashMap<>();
+
+  private final InstantSource clock;
   private long lastRequestId;
   private long lastJobId;
   private long lastToken;
 
-  /** Creates an empty store. */
-  public InMemoryQueueStore() {}
+  /**
+   * Creates an empty store on a clock.
+   *
+   * @param clock the store's clock, the only source of time of every operation (for example
+   *     {@code Clock.systemUTC()} in a host, a settable clock in a test)
+   * @throws InvalidQueueInputException when the clock is missing
+   */
+  public InMemoryQueueStore(InstantSource clock) {
+    if (clock == null) {
+      throw new InvalidQueueInputException("the in-memory queue store needs a clock; got none");
+    }
+    this.clock = clock;
+  }
+
+  @Override
+  public Instant now() {
+    return QueueStore.truncate(clock.instant());
+  }
 
   // ---------------------------------------------------------------------------------------------- requests
 
   @Override
-  public SubmitResult submit(NewRequest request, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public SubmitResult submit(NewRequest request) {
     synchronized (lock) {
+      Instant now = now();
       if (request.tag().isPresent()) {
         RequestRow existing = byTag.get(request.tag().get());
         if (existing != null) {
@@ -109,7 +135,9 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public AttachResult attachArtifacts(RequestId id, String sha, String parentSha, Instant now) {
+  public AttachResult attachArtifacts(RequestId id, String sha, String parentSha) {
+    QueueNames.check(sha, "try SHA");
+    QueueNames.check(parentSha, "try parent SHA");
     synchronized (lock) {
       RequestRow row = requests.get(id.value());
       if (row == null) {
@@ -137,6 +165,7 @@ public final class InMemoryQueueStore implements QueueStore {
 
   @Override
   public Optional<Request> requestByTag(String tag) {
+    QueueNames.check(tag, "tag");
     synchronized (lock) {
       RequestRow row = byTag.get(tag);
       return row == null ? Optional.empty() : Optional.of(row.request);
@@ -176,7 +205,7 @@ public final class InMemoryQueueStore implements QueueStore {
       if (inProgress.size() >= command.maxInProgress()) {
         return StartResult.unchanged(StartResult.Status.CAP_REACHED, Optional.of(row.request), inProgress.size());
       }
-      Instant now = QueueStore.truncate(command.now());
+      Instant now = now();
       List<Job> created = new ArrayList<>(command.jobs().size());
       for (JobSpec spec : command.jobs()) {
         JobRow job = createJob(row, spec, now);
@@ -242,9 +271,9 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public CompletionResult completeIfDone(RequestId id, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public CompletionResult completeIfDone(RequestId id) {
     synchronized (lock) {
+      Instant now = now();
       RequestRow row = requests.get(id.value());
       if (row == null) {
         return new CompletionResult(CompletionResult.Status.NOT_FOUND, Optional.empty(), 0);
@@ -271,9 +300,10 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public CancelResult cancel(RequestId id, String reason, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public CancelResult cancel(RequestId id, String reason) {
+    QueueNames.text(reason, "cancellation reason");
     synchronized (lock) {
+      Instant now = now();
       RequestRow row = requests.get(id.value());
       if (row == null) {
         return new CancelResult(CancelResult.Status.NOT_FOUND, Optional.empty(), 0, 0);
@@ -324,7 +354,7 @@ public final class InMemoryQueueStore implements QueueStore {
       if (!collector.active) {
         return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
       }
-      Instant now = QueueStore.truncate(command.now());
+      Instant now = now();
       collector.heartbeat(now);
       Pool pool = pools.get(collector.tag);
       if (pool == null) {
@@ -461,10 +491,11 @@ public final class InMemoryQueueStore implements QueueStore {
   /**
    * Runs {@code action} on a job under the store's lock once the lease fence passed: a wrong attempt or
    * token (or an expired lease) changes nothing and says so, and a job flagged for cancellation ends its
-   * lease as cancelled instead. {@code now} is already truncated.
+   * lease as cancelled instead. The action gets the store's {@code now}, read under the lock.
    */
-  private LeaseResult fenced(LeaseRef lease, Instant now, java.util.function.Function<JobRow, LeaseResult> action) {
+  private LeaseResult fenced(LeaseRef lease, java.util.function.BiFunction<JobRow, Instant, LeaseResult> action) {
     synchronized (lock) {
+      Instant now = now();
       JobRow row = row(lease.jobId());
       if (row == null) {
         return new LeaseResult(LeaseStatus.NOT_FOUND, Optional.empty());
@@ -476,14 +507,13 @@ public final class InMemoryQueueStore implements QueueStore {
       if (row.job.cancelRequested()) {
         return cancelFlagged(row, now);
       }
-      return action.apply(row);
+      return action.apply(row, now);
     }
   }
 
   @Override
-  public LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration, Instant at) {
-    Instant now = QueueStore.truncate(at);
-    return fenced(lease, now, row -> {
+  public LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration) {
+    return fenced(lease, (row, now) -> {
       Instant expiry = QueueStore.truncate(now.plus(leaseDuration));
       row.job = row.job.renewed(expiry);
       row.leaseExpiry = expiry;
@@ -494,39 +524,73 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public LeaseResult complete(LeaseRef lease, Instant at) {
-    return completeAt(lease, QueueStore.truncate(at));
-  }
-
-  private LeaseResult completeAt(LeaseRef lease, Instant now) {
-    return fenced(lease, now, row -> {
-      endLease(row, now);
+  public LeaseResult complete(LeaseRef lease, @Nullable ResultPayload result) {
+    return fenced(lease, (row, now) -> {
+      Lease ended = endLease(row, now);
       finish(row, row.job.succeeded(now));
+      if (result != null) {
+        results.put(row.id, new JobResult(row.job.id(), row.job.requestId(), ended.attempt(), ended.collector(),
+            now, result));
+      }
       return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
     });
   }
 
   /** Completes the whole batch under one acquisition of the store's monitor: atomic as a whole. */
   @Override
-  public List<LeaseResult> completeAll(List<LeaseRef> leases, Instant now) {
+  public List<LeaseResult> completeAll(List<LeaseRef> leases) {
     List<LeaseRef> batch = LeaseRef.checkedBatch(leases);
-    if (now == null) {
-      throw new InvalidQueueInputException("completion instant is missing");
-    }
-    Instant at = QueueStore.truncate(now);
-    List<LeaseResult> results = new ArrayList<>(batch.size());
+    List<LeaseResult> out = new ArrayList<>(batch.size());
     synchronized (lock) {
       for (LeaseRef ref : batch) {
-        results.add(completeAt(ref, at));
+        out.add(complete(ref, null));
       }
     }
-    return List.copyOf(results);
+    return List.copyOf(out);
+  }
+
+  /** Completes the whole batch with its results under one acquisition of the store's monitor. */
+  @Override
+  public List<LeaseResult> completeAll(List<LeaseRef> leases, List<ResultPayload> payloads) {
+    List<LeaseRef> batch = LeaseRef.checkedBatch(leases);
+    List<ResultPayload> checked = ResultPayload.checkedBatch(payloads, batch.size());
+    List<LeaseResult> out = new ArrayList<>(batch.size());
+    synchronized (lock) {
+      for (int i = 0; i < batch.size(); i++) {
+        out.add(complete(batch.get(i), checked.get(i)));
+      }
+    }
+    return List.copyOf(out);
   }
 
   @Override
-  public LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries, Instant at) {
-    Instant now = QueueStore.truncate(at);
-    return fenced(lease, now, row -> {
+  public Optional<JobResult> result(JobId id) {
+    synchronized (lock) {
+      return Optional.ofNullable(results.get(id.value()));
+    }
+  }
+
+  @Override
+  public List<JobResult> results(RequestId requestId) {
+    synchronized (lock) {
+      RequestRow row = requests.get(requestId.value());
+      if (row == null) {
+        return List.of();
+      }
+      List<JobResult> out = new ArrayList<>();
+      for (JobRow job : row.jobs) {
+        JobResult result = results.get(job.id);
+        if (result != null) {
+          out.add(result);
+        }
+      }
+      return out;
+    }
+  }
+
+  @Override
+  public LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries) {
+    return fenced(lease, (row, now) -> {
       Lease ended = endLease(row, now);
       Job current = row.job;
       if (failure.kind() == Failure.Kind.PERMANENT) {
@@ -543,9 +607,8 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public LeaseResult release(LeaseRef lease, Instant at) {
-    Instant now = QueueStore.truncate(at);
-    return fenced(lease, now, row -> {
+  public LeaseResult release(LeaseRef lease) {
+    return fenced(lease, (row, now) -> {
       endLease(row, now);
       row.job = row.job.released();
       enqueue(row);
@@ -587,9 +650,9 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public ExpiryResult expireLeases(Instant at, int maxCrashRescues) {
-    Instant now = QueueStore.truncate(at);
+  public ExpiryResult expireLeases(int maxCrashRescues) {
     synchronized (lock) {
+      Instant now = now();
       List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
       for (Pool pool : pools.values()) {
         expire(pool, now, maxCrashRescues, changes);
@@ -626,9 +689,11 @@ public final class InMemoryQueueStore implements QueueStore {
   // ---------------------------------------------------------------------------------------------- collectors
 
   @Override
-  public RegisterResult registerCollector(String name, String tag, boolean active, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public RegisterResult registerCollector(String name, String tag, boolean active) {
+    QueueNames.check(name, "collector name");
+    QueueNames.check(tag, "collector tag");
     synchronized (lock) {
+      Instant now = now();
       CollectorRow existing = collectors.get(name);
       if (existing != null) {
         return new RegisterResult(existing.tag.equals(tag) ? RegisterResult.Status.ALREADY_REGISTERED
@@ -642,9 +707,10 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public CollectorResult collectorHeartbeat(String name, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public CollectorResult collectorHeartbeat(String name) {
+    QueueNames.check(name, "collector name");
     synchronized (lock) {
+      Instant now = now();
       CollectorRow row = collectors.get(name);
       if (row == null) {
         return new CollectorResult(CollectorResult.Status.NOT_FOUND, Optional.empty());
@@ -656,6 +722,7 @@ public final class InMemoryQueueStore implements QueueStore {
 
   @Override
   public CollectorResult setCollectorActive(String name, boolean active) {
+    QueueNames.check(name, "collector name");
     synchronized (lock) {
       CollectorRow row = collectors.get(name);
       if (row == null) {
@@ -671,6 +738,7 @@ public final class InMemoryQueueStore implements QueueStore {
 
   @Override
   public Optional<Collector> collector(String name) {
+    QueueNames.check(name, "collector name");
     synchronized (lock) {
       CollectorRow row = collectors.get(name);
       return row == null ? Optional.empty() : Optional.of(row.toCollector());

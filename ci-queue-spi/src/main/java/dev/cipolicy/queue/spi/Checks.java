@@ -40,6 +40,30 @@ final class Checks {
             + " control character at index " + i + "; expected a name without white space");
       }
     }
+    return storable(value, what);
+  }
+
+  /**
+   * Returns a text every store can keep: no NUL character (U+0000, which PostgreSQL's text types refuse) and
+   * no unpaired surrogate (a UTF-16 half that has no UTF-8 form, which a database would replace, so that
+   * two different texts would be kept as one).
+   */
+  static String storable(String value, String what) {
+    int n = value.length();
+    for (int i = 0; i < n; i++) {
+      char c = value.charAt(i);
+      if (c == 0) {
+        throw new InvalidQueueInputException(what + " '" + printable(value) + "' contains a NUL character"
+            + " (U+0000) at index " + i + "; expected text without NUL");
+      }
+      if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(value.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new InvalidQueueInputException(what + " '" + printable(value) + "' contains an unpaired"
+            + " surrogate (U+" + String.format("%04X", (int) c) + ") at index " + i
+            + "; expected well-formed Unicode text");
+      }
+    }
     return value;
   }
 
@@ -58,15 +82,22 @@ final class Checks {
     return true;
   }
 
-  /** Returns a free text (a failure detail, a cancellation reason): present, at most 4,000 characters. */
+  /** The most characters of a free text (a failure detail, a cancellation reason). */
+  static final int MAX_TEXT = 4000; // QueueNames.MAX_TEXT
+
+  /**
+   * Returns a free text (a failure detail, a cancellation reason): present, at most {@link #MAX_TEXT}
+   * characters, storable ({@link #storable}).
+   */
   static String text(@Nullable String value, String what) {
     if (value == null) {
       throw new InvalidQueueInputException(what + " is missing");
     }
-    if (value.length() > 4000) {
-      throw new InvalidQueueInputException(what + " has " + value.length() + " characters; expected at most 4000");
+    if (value.length() > MAX_TEXT) {
+      throw new InvalidQueueInputException(what + " has " + value.length() + " characters; expected at most "
+          + MAX_TEXT);
     }
-    return value;
+    return storable(value, what);
   }
 
   static long positive(long value, String what) {
@@ -107,7 +138,7 @@ final class Checks {
     StringBuilder sb = new StringBuilder();
     for (int i = 0; i < value.length() && i < 60; i++) {
       char c = value.charAt(i);
-      if (Character.isISOControl(c) || (Character.isWhitespace(c) && c != ' ')) {
+      if (Character.isISOControl(c) || Character.isSurrogate(c) || (Character.isWhitespace(c) && c != ' ')) {
         sb.append(String.format("\\u%04x", (int) c));
       } else {
         sb.append(c);

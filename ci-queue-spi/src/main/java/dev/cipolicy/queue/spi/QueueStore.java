@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The storage port of the job queue: every state change of requests, jobs and collectors, each one an
@@ -15,26 +16,35 @@ import java.util.Optional;
  * <ul>
  *   <li><b>Atomicity.</b> Each method is one transaction: it reads, checks its condition and writes as one
  *       step, linearizable with every other call on the same store. {@link #completeAll} is atomic per item
- *       (each item as one {@link #complete}).
+ *       (each item as one {@link #complete(LeaseRef, ResultPayload)}).
  *   <li><b>Outcomes are values.</b> A condition that does not hold (a duplicate, a stale lease, a reached
  *       cap) is reported in the result and changes nothing; methods throw only
  *       {@link InvalidQueueInputException} for unusable arguments and {@link QueueStoreException} when the
  *       store itself fails: {@link QueueStoreUnavailableException} when its database cannot be reached,
  *       {@link ImpossibleRowException} when a row the operation needs was edited into a state no
  *       operation produces.
- *   <li><b>Time is an argument, kept to the microsecond.</b> Stores never read a clock; {@code now} comes from
- *       the engine's clock. Every instant a store keeps, compares or returns is a whole microsecond
- *       ({@link #PRECISION}, what PostgreSQL's {@code timestamptz} holds): a store first truncates each
- *       instant it is given ({@code now}, the {@code now} of a command) with {@link #truncate}, and truncates
- *       each instant it derives from one (a lease's expiry, {@code now + leaseDuration}) the same way. So the
- *       value a call returns equals what the store reads back later, and two stores given the same calls
- *       return equal values whatever the clock's resolution. The engine ({@code JobQueue}) passes
- *       instants already truncated. Heartbeat instants only move forward ({@link Collector#heartbeatAt}).
+ *   <li><b>One clock: the store's own, kept to the microsecond.</b> No method takes an instant: every
+ *       operation reads the time from the store's clock ({@link #now()}), once, inside its step, and uses it
+ *       for everything it records and compares: creation, start and finish instants, lease expiry
+ *       ({@code now + leaseDuration}; durations are the caller's), heartbeats and a collector's liveness.
+ *       So a caller whose clock is wrong (a site or collector running ahead) cannot expire a live lease,
+ *       spend a crash budget or take a live collector's jobs: the processes sharing a store share its
+ *       clock. An embedded store is given a clock when it is built; a database store uses the database
+ *       server's time. Every instant a store keeps, compares or returns is a whole microsecond
+ *       ({@link #PRECISION}, what PostgreSQL's {@code timestamptz} holds): a store truncates each instant
+ *       it reads or derives with {@link #truncate}, so the value a call returns equals what the store reads
+ *       back later. Heartbeat instants only move forward ({@link Collector#heartbeatAt}).
+ *   <li><b>Text.</b> Every name and free text a store keeps passes {@link QueueNames} (no NUL character,
+ *       no unpaired surrogate, bounded length) before anything is written, so every store accepts and
+ *       refuses the same text.
+ *   <li><b>Results.</b> {@link #complete(LeaseRef, ResultPayload)} keeps a job's result in the same step
+ *       that marks it succeeded: a job has a result only if it succeeded by that completion, a stale
+ *       attempt's result is never kept, and a kept result never changes.
  *   <li><b>Identity.</b> Request and job ids increase in creation order; lease tokens are never reused.
- *   <li><b>Fencing.</b> {@link #heartbeat}, {@link #complete} (and each item of {@link #completeAll}),
+ *   <li><b>Fencing.</b> {@link #heartbeat}, {@link #complete(LeaseRef, ResultPayload)} (and each item of {@link #completeAll}),
  *       {@link #fail} and {@link #release} name the lease by its fence, a {@link LeaseRef} (job, attempt,
  *       token), and act only when the job is leased, its lease has this attempt and token, and the lease is
- *       live at {@code now}; otherwise they return {@link LeaseStatus#STALE_LEASE} and change nothing.
+ *       live on the store's clock; otherwise they return {@link LeaseStatus#STALE_LEASE} and change nothing.
  *   <li><b>Transitions.</b> State changes use the transition methods of {@link Request} and {@link Job}
  *       (or write the same values), so that every store records the same thing.
  * </ul>
@@ -45,8 +55,17 @@ public interface QueueStore {
   ChronoUnit PRECISION = ChronoUnit.MICROS;
 
   /**
+   * The instant on the store's clock, the one every operation of the store measures time on, truncated to
+   * {@link #PRECISION}. Reports (the status view, a collector's online status) read it, never the caller's
+   * clock.
+   *
+   * @return the store's current instant
+   */
+  Instant now();
+
+  /**
    * An instant as every store keeps it: truncated to {@link #PRECISION}, toward the past. A store applies it
-   * to each instant it is given or derives before it compares or keeps it.
+   * to each instant it reads or derives before it compares or keeps it.
    *
    * @param instant any instant
    * @return the instant without its sub-microsecond part
@@ -63,10 +82,9 @@ public interface QueueStore {
    * checked first. Invariants: tags are unique; at most one open request per (PR, kind).
    *
    * @param request the request
-   * @param now the submission instant (the request's creation time)
-   * @return created, or the duplicate
+   * @return created, or the duplicate (the creation instant is the store's now)
    */
-  SubmitResult submit(NewRequest request, Instant now);
+  SubmitResult submit(NewRequest request);
 
   /**
    * Attaches a try request's SHA and parent: a compare-and-set that moves it from waiting for artifacts to
@@ -75,10 +93,9 @@ public interface QueueStore {
    * @param id the try request
    * @param sha the head SHA, its new tag
    * @param parentSha the SHA it is compared with
-   * @param now the instant of the operation
    * @return what happened
    */
-  AttachResult attachArtifacts(RequestId id, String sha, String parentSha, Instant now);
+  AttachResult attachArtifacts(RequestId id, String sha, String parentSha);
 
   /**
    * The request with this id.
@@ -150,10 +167,9 @@ public interface QueueStore {
    * callers sees {@link CompletionResult.Status#COMPLETED}. Invariant: completed is absorbing.
    *
    * @param id the request
-   * @param now the completion instant
    * @return what happened
    */
-  CompletionResult completeIfDone(RequestId id, Instant now);
+  CompletionResult completeIfDone(RequestId id);
 
   /**
    * Cancels an open request: its queued jobs become cancelled, its leased jobs are flagged (their holders
@@ -161,15 +177,16 @@ public interface QueueStore {
    * requests do not change.
    *
    * @param id the request
-   * @param reason why, e.g. {@code PR closed}
-   * @param now the cancellation instant
+   * @param reason why, e.g. {@code PR closed}; a free text ({@link QueueNames#text})
    * @return what happened
+   * @throws InvalidQueueInputException when the reason is not a storable text
    */
-  CancelResult cancel(RequestId id, String reason, Instant now);
+  CancelResult cancel(RequestId id, String reason);
 
   /**
    * Claims up to {@code limit} jobs of the collector's registered tag. An unknown or inactive collector gets
-   * nothing and changes nothing. Otherwise, as one step: the collector's heartbeat becomes {@code now};
+   * nothing and changes nothing. Otherwise, as one step, at the store's {@code now}: the collector's heartbeat
+   * becomes {@code now};
    * every expired lease on a job of that tag is processed as {@link #expireLeases} would; then queued jobs
    * of that tag are leased (next attempt, fresh token, expiry {@code now + leaseDuration}, affinity to the
    * claimer) in this order: jobs with affinity to the claimer, by id; then, by id, jobs without affinity and
@@ -177,35 +194,48 @@ public interface QueueStore {
    * Concurrent claims never lease the same job twice (with SQL: {@code FOR UPDATE SKIP LOCKED}).
    * Invariant: at most one live lease per job.
    *
-   * @param command who claims, when and how much
+   * @param command who claims, for how long and how much
    * @return the claims
    */
   ClaimResult claim(ClaimCommand command);
 
   /**
-   * Renews a live lease until {@code now + leaseDuration} (same attempt and token) and refreshes its
+   * Renews a live lease until the store's {@code now + leaseDuration} (same attempt and token) and refreshes its
    * holder's heartbeat. If the job is flagged for cancellation it is cancelled instead and the result is
    * {@link LeaseStatus#CANCELLED}.
    *
    * @param lease the fence of the lease
    * @param leaseDuration the renewal
-   * @param now the instant
    * @return what happened
    */
-  LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration, Instant now);
+  LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration);
 
   /**
-   * Marks the job of a live lease succeeded (or cancelled, if flagged). Invariant: a job completes once.
+   * Marks the job of a live lease succeeded (or cancelled, if flagged), without a result. Invariant: a job
+   * completes once.
    *
    * @param lease the fence of the lease
-   * @param now the instant
    * @return what happened
    */
-  LeaseResult complete(LeaseRef lease, Instant now);
+  default LeaseResult complete(LeaseRef lease) {
+    return complete(lease, null);
+  }
+
+  /**
+   * Marks the job of a live lease succeeded (or cancelled, if flagged) and keeps its result, in one step:
+   * the result is kept exactly when the job becomes succeeded by this call, so a crash cannot separate the
+   * two, and a stale, expired, unknown or flagged lease keeps no result. A kept result never changes.
+   * Invariant: a job completes once and has at most one result.
+   *
+   * @param lease the fence of the lease
+   * @param result the job's result, or null for none
+   * @return what happened
+   */
+  LeaseResult complete(LeaseRef lease, @Nullable ResultPayload result);
 
   /**
    * Completes several leases at once, for a collector that ran several jobs: each item is fenced and applied
-   * exactly as {@link #complete} would apply it at {@code now}, and the result lists one {@link LeaseResult}
+   * exactly as {@link #complete(LeaseRef)} would apply it, and the result lists one {@link LeaseResult}
    * per item, in the given order, equal to what completing the items one by one in that order returns. A
    * stale, expired, unknown or cancel-flagged item gets its own result and does not affect the others.
    *
@@ -215,22 +245,59 @@ public interface QueueStore {
    * {@link InvalidQueueInputException} and changes nothing. An empty batch does nothing. When the store
    * fails part-way (a {@link QueueStoreException}), earlier items may have been applied; completing the
    * same batch again is safe, since an applied item then reports {@link LeaseStatus#STALE_LEASE} with its
-   * succeeded job. The default calls {@link #complete} for each item; stores override it to save round
-   * trips and commits.
+   * succeeded job. The default calls {@link #complete(LeaseRef)} for each item; stores override it to save
+   * round trips and commits.
    *
    * @param leases the fences of the leases to complete, each job at most once
-   * @param now the instant
    * @return one result per item, in order
    */
-  default List<LeaseResult> completeAll(List<LeaseRef> leases, Instant now) {
+  default List<LeaseResult> completeAll(List<LeaseRef> leases) {
     List<LeaseRef> batch = LeaseRef.checkedBatch(leases);
-    Checks.present(now, "completion instant");
     List<LeaseResult> results = new java.util.ArrayList<>(batch.size());
     for (LeaseRef ref : batch) {
-      results.add(complete(ref, now));
+      results.add(complete(ref));
     }
     return List.copyOf(results);
   }
+
+  /**
+   * Completes several leases at once, each with its result: item {@code i} is applied exactly as
+   * {@code complete(leases.get(i), results.get(i))} would apply it, with the rules of
+   * {@link #completeAll(List)}. The two lists must have the same size; that and the batch are checked
+   * before anything changes. The default calls {@link #complete(LeaseRef, ResultPayload)} for each item.
+   *
+   * @param leases the fences of the leases to complete, each job at most once
+   * @param results the result of each item, in the same order
+   * @return one result per item, in order
+   * @throws InvalidQueueInputException when a list or an item is missing, a job is listed twice, or the
+   *     sizes differ
+   */
+  default List<LeaseResult> completeAll(List<LeaseRef> leases, List<ResultPayload> results) {
+    List<LeaseRef> batch = LeaseRef.checkedBatch(leases);
+    List<ResultPayload> payloads = ResultPayload.checkedBatch(results, batch.size());
+    List<LeaseResult> out = new java.util.ArrayList<>(batch.size());
+    for (int i = 0; i < batch.size(); i++) {
+      out.add(complete(batch.get(i), payloads.get(i)));
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * The result kept for a job, if it succeeded with one.
+   *
+   * @param id the job
+   * @return the result, if any
+   */
+  Optional<JobResult> result(JobId id);
+
+  /**
+   * The results kept for the jobs of a request (its own and those backfilled to it), by job id; jobs
+   * without a result are left out. They stay readable after the request completes.
+   *
+   * @param requestId the request
+   * @return the results; empty for an unknown request
+   */
+  List<JobResult> results(RequestId requestId);
 
   /**
    * Records a failure of the job of a live lease (or cancels it, if flagged): a permanent failure fails it;
@@ -241,34 +308,31 @@ public interface QueueStore {
    * @param lease the fence of the lease
    * @param failure the failure
    * @param maxTransientRetries the transient-failure budget
-   * @param now the instant
    * @return what happened
    */
-  LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries, Instant now);
+  LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries);
 
   /**
    * Hands the job of a live lease back: queued again, no budget spent, no affinity (or cancelled, if
    * flagged).
    *
    * @param lease the fence of the lease
-   * @param now the instant
    * @return what happened
    */
-  LeaseResult release(LeaseRef lease, Instant now);
+  LeaseResult release(LeaseRef lease);
 
   /**
-   * Processes every lease expired at {@code now} (expiry not after {@code now}): a flagged job is
+   * Processes every lease expired on the store's clock (expiry not after the store's {@code now}): a flagged job is
    * cancelled; a job with fewer than {@code maxCrashRescues} rescues is queued again with one more rescue
    * and its affinity kept; any other fails with {@link JobFailure.Reason#CRASH_BUDGET_EXHAUSTED}.
    * Invariant: the crash-rescue budget is never exceeded. A store that can hold impossible rows leaves an
    * expired one unchanged and reports it in {@link ExpiryResult#impossibleRows()}, so it cannot block the
    * others.
    *
-   * @param now the instant
    * @param maxCrashRescues the crash-rescue budget
    * @return the jobs changed, each list by id
    */
-  ExpiryResult expireLeases(Instant now, int maxCrashRescues);
+  ExpiryResult expireLeases(int maxCrashRescues);
 
   /**
    * The job with this id.
@@ -287,25 +351,23 @@ public interface QueueStore {
   List<Job> jobs(RequestId requestId);
 
   /**
-   * Registers a collector, active or not, with {@code now} as registration and heartbeat instant, unless
+   * Registers a collector, active or not, with the store's {@code now} as registration and heartbeat instant, unless
    * the name is taken; then nothing changes.
    *
    * @param name the unique name
    * @param tag the tag of the jobs it runs
    * @param active whether it may claim
-   * @param now the instant
    * @return what happened
    */
-  RegisterResult registerCollector(String name, String tag, boolean active, Instant now);
+  RegisterResult registerCollector(String name, String tag, boolean active);
 
   /**
-   * Records a collector's sign of life.
+   * Records a collector's sign of life at the store's {@code now}.
    *
    * @param name the collector
-   * @param now the instant
    * @return {@code OK} or {@code NOT_FOUND}
    */
-  CollectorResult collectorHeartbeat(String name, Instant now);
+  CollectorResult collectorHeartbeat(String name);
 
   /**
    * Activates or deactivates a collector. A deactivated collector claims nothing; its requeued jobs lose

@@ -1,6 +1,5 @@
 package dev.cipolicy.queue.spi;
 
-import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -13,10 +12,9 @@ import java.util.Set;
  * @param jobs the jobs to create, in order; unique by group and tag
  * @param backfillParent whether to enqueue the same jobs for the parent request
  * @param maxInProgress the cap K: start only if fewer requests are in progress
- * @param now the start instant
  */
-public record StartCommand(RequestId requestId, List<JobSpec> jobs, boolean backfillParent, int maxInProgress,
-    Instant now) {
+public record StartCommand(RequestId requestId, List<JobSpec> jobs, boolean backfillParent,
+    int maxInProgress) {
 
   /** Checks the components and copies the list. */
   public StartCommand {
@@ -30,6 +28,5 @@ public record StartCommand(RequestId requestId, List<JobSpec> jobs, boolean back
       }
     }
     Checks.atLeast(maxInProgress, 1, "maximum of requests in progress");
-    Checks.present(now, "start instant");
   }
 }

@@ -73,8 +73,7 @@ abstract class AffinityContract extends KitGroup {
   @DisplayName("a collector takes its own requeued jobs before older jobs")
   void ownFirst() {
     Request second = submit(NewRequest.master("m2", null).withPr(2).withBenchmarkGroups("h"));
-    store.startRequest(new StartCommand(second.id(), List.of(JobSpec.required("h", "x86")), false, 5,
-        clock.instant()));
+    store.startRequest(new StartCommand(second.id(), List.of(JobSpec.required("h", "x86")), false, 5));
     Claim newer = claimOne("c2");
     assertThat(newer.job().requestId()).isEqualTo(second.id());
     queue.fail(newer.lease(), Failure.transientFailure("network"));

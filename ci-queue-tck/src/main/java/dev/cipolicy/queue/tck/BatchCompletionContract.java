@@ -42,7 +42,7 @@ abstract class BatchCompletionContract extends KitGroup {
 
   @BeforeEach
   void twoInProgress() {
-    two = JobQueue.of(store, clock, QueueSettings.builder().from(settings()).maxInProgress(2).build());
+    two = JobQueue.of(store, QueueSettings.builder().from(settings()).maxInProgress(2).build());
   }
 
   /** A job's state with its request named by tag (ids and tokens are the store's own). */
@@ -186,7 +186,7 @@ abstract class BatchCompletionContract extends KitGroup {
   @DisplayName("an empty batch does nothing")
   void empty() {
     assertThat(queue.completeAll(List.of())).isEmpty();
-    assertThat(store.completeAll(List.of(), clock.instant())).isEmpty();
+    assertThat(store.completeAll(List.of())).isEmpty();
   }
 
   @Test
@@ -199,7 +199,7 @@ abstract class BatchCompletionContract extends KitGroup {
     Lease first = leases.get(0);
     assertThatThrownBy(() -> queue.completeAll(null)).isInstanceOf(InvalidQueueInputException.class)
         .hasMessageContaining("the leases to complete are missing");
-    assertThatThrownBy(() -> store.completeAll(null, clock.instant()))
+    assertThatThrownBy(() -> store.completeAll(null))
         .isInstanceOf(InvalidQueueInputException.class).hasMessageContaining("the leases to complete are missing");
     assertThatThrownBy(() -> queue.completeAll(java.util.Arrays.asList(first, null)))
         .isInstanceOf(InvalidQueueInputException.class).hasMessageContaining("lease 1 of 2 to complete is missing");
@@ -208,7 +208,7 @@ abstract class BatchCompletionContract extends KitGroup {
         .hasMessageContaining("list " + first.jobId() + " twice (items 1 and 2)");
     List<LeaseRef> refs = List.of(LeaseRef.of(first), LeaseRef.of(leases.get(1)),
         new LeaseRef(first.jobId(), first.attempt() + 1, first.token()));
-    assertThatThrownBy(() -> store.completeAll(refs, clock.instant()))
+    assertThatThrownBy(() -> store.completeAll(refs))
         .isInstanceOf(InvalidQueueInputException.class).hasMessageContaining("twice (items 0 and 2)");
     for (Lease lease : leases) {
       assertThat(reload(store.job(lease.jobId()).orElseThrow()).state()).isEqualTo(JobState.LEASED);

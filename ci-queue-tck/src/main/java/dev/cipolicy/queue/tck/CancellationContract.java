@@ -85,7 +85,7 @@ abstract class CancellationContract extends KitGroup {
   void expiredFlagged() {
     queue.cancel(request.id(), "PR closed");
     clock.advance(LEASE);
-    ExpiryResult expiry = store.expireLeases(clock.instant(), 2);
+    ExpiryResult expiry = store.expireLeases(2);
     assertThat(expiry.cancelled()).extracting(Job::id).containsExactly(leased.job().id());
     assertThat(expiry.rescued()).isEmpty();
   }

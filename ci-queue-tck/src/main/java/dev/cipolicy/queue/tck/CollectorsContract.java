@@ -102,7 +102,7 @@ abstract class CollectorsContract extends KitGroup {
     register("c1", "x86");
     clock.advance(Duration.ofMinutes(5));
     queue.collectorHeartbeat("c1");
-    store.collectorHeartbeat("c1", START);
+    store.collectorHeartbeat("c1");
     assertThat(store.collector("c1").orElseThrow().lastHeartbeatAt()).isEqualTo(START.plus(Duration.ofMinutes(5)));
   }
 }

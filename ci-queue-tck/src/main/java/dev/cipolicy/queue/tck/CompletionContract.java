@@ -48,7 +48,7 @@ abstract class CompletionContract extends KitGroup {
     Request r = running(NewRequest.master("m1", null));
     Claim first = claimOne("c1");
     queue.complete(first.lease());
-    assertThat(store.completeIfDone(r.id(), clock.instant()).pendingJobs()).isEqualTo(1);
+    assertThat(store.completeIfDone(r.id()).pendingJobs()).isEqualTo(1);
     assertThat(queue.tick().completed()).isEmpty();
     completeAll("c1");
     clock.advance(Duration.ofMinutes(2));
@@ -100,7 +100,7 @@ abstract class CompletionContract extends KitGroup {
     assertThat(own.job().requestId()).isEqualTo(child.id());
     queue.complete(own.lease());
     queue.complete(claimOne("c1").lease());
-    CompletionResult pending = store.completeIfDone(child.id(), clock.instant());
+    CompletionResult pending = store.completeIfDone(child.id());
     assertThat(pending.status()).isEqualTo(CompletionResult.Status.NOT_DONE);
     assertThat(pending.pendingJobs()).isEqualTo(1);
     completeAll("c1");
@@ -110,7 +110,7 @@ abstract class CompletionContract extends KitGroup {
   @Test
   @DisplayName("master and try completions emit one comparison event; releases emit none")
   void events() {
-    JobQueue bare = JobQueue.of(store, clock, QueueSettings.withoutJobs());
+    JobQueue bare = JobQueue.of(store, QueueSettings.withoutJobs());
     Request release = submit(NewRequest.release("1.0"));
     TickResult first = bare.tick();
     assertThat(first.completed()).extracting(Request::id).containsExactly(release.id());
@@ -126,12 +126,12 @@ abstract class CompletionContract extends KitGroup {
   void once() {
     Request r = running(NewRequest.master("m1", null));
     completeAll("c1");
-    JobQueue other = JobQueue.of(store, clock, settings());
+    JobQueue other = JobQueue.of(store, settings());
     int completions = queue.tick().completed().size() + other.tick().completed().size();
     assertThat(completions).isEqualTo(1);
-    assertThat(store.completeIfDone(r.id(), clock.instant()).status())
+    assertThat(store.completeIfDone(r.id()).status())
         .isEqualTo(CompletionResult.Status.NOT_IN_PROGRESS);
-    assertThat(store.completeIfDone(RequestId.of(999), clock.instant()).status())
+    assertThat(store.completeIfDone(RequestId.of(999)).status())
         .isEqualTo(CompletionResult.Status.NOT_FOUND);
   }
 

@@ -19,6 +19,6 @@ abstract class ConcurrencyContract extends KitGroup {
   @Timeout(120)
   @DisplayName("collectors and two sites on many threads: every job reaches exactly one terminal state")
   void manyThreads() throws InterruptedException {
-    new QueueConcurrencyCheck(newStore(), concurrentRequests()).run();
+    new QueueConcurrencyCheck(this::newStore, concurrentRequests()).run();
   }
 }

@@ -87,13 +87,13 @@ abstract class FailuresContract extends KitGroup {
   void crashRescue() {
     Claim claim = claimOne("c1");
     clock.advance(LEASE);
-    ExpiryResult expiry = store.expireLeases(clock.instant(), 2);
+    ExpiryResult expiry = store.expireLeases(2);
     assertThat(expiry.rescued()).extracting(Job::id).containsExactly(claim.job().id());
     Job job = reload(claim.job());
     assertThat(job.state()).isEqualTo(JobState.QUEUED);
     assertThat(job.crashRescues()).isEqualTo(1);
     assertThat(job.affinity()).contains("c1");
-    assertThat(store.expireLeases(clock.instant(), 2).isEmpty()).isTrue();
+    assertThat(store.expireLeases(2).isEmpty()).isTrue();
   }
 
   @Test
@@ -101,9 +101,9 @@ abstract class FailuresContract extends KitGroup {
   void expiryBoundary() {
     claimOne("c1");
     clock.advance(LEASE.minusMillis(1));
-    assertThat(store.expireLeases(clock.instant(), 2).isEmpty()).isTrue();
+    assertThat(store.expireLeases(2).isEmpty()).isTrue();
     clock.advance(Duration.ofMillis(1));
-    assertThat(store.expireLeases(clock.instant(), 2).rescued()).hasSize(1);
+    assertThat(store.expireLeases(2).rescued()).hasSize(1);
   }
 
   @Test

@@ -51,10 +51,10 @@ abstract class FencingContract extends KitGroup {
   void wrongToken() {
     Lease l = claim.lease();
     LeaseRef bad = new LeaseRef(l.jobId(), l.attempt(), l.token() + 1);
-    assertStale(() -> store.heartbeat(bad, LEASE, clock.instant()));
-    assertStale(() -> store.complete(bad, clock.instant()));
-    assertStale(() -> store.fail(bad, Failure.permanent("x"), 2, clock.instant()));
-    assertStale(() -> store.release(bad, clock.instant()));
+    assertStale(() -> store.heartbeat(bad, LEASE));
+    assertStale(() -> store.complete(bad));
+    assertStale(() -> store.fail(bad, Failure.permanent("x"), 2));
+    assertStale(() -> store.release(bad));
   }
 
   @Test
@@ -62,8 +62,8 @@ abstract class FencingContract extends KitGroup {
   void wrongAttempt() {
     Lease l = claim.lease();
     LeaseRef bad = new LeaseRef(l.jobId(), l.attempt() + 1, l.token());
-    assertStale(() -> store.complete(bad, clock.instant()));
-    assertStale(() -> store.heartbeat(bad, LEASE, clock.instant()));
+    assertStale(() -> store.complete(bad));
+    assertStale(() -> store.heartbeat(bad, LEASE));
   }
 
   @Test
@@ -97,7 +97,7 @@ abstract class FencingContract extends KitGroup {
   @Test
   @DisplayName("an unknown job id is not found")
   void notFound() {
-    LeaseResult result = store.complete(new LeaseRef(JobId.of(999_999), 1, 1), clock.instant());
+    LeaseResult result = store.complete(new LeaseRef(JobId.of(999_999), 1, 1));
     assertThat(result.status()).isEqualTo(LeaseStatus.NOT_FOUND);
     assertThat(result.job()).isEmpty();
   }

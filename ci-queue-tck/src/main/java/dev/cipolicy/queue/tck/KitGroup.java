@@ -9,6 +9,7 @@ import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.Request;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -59,9 +60,9 @@ abstract class KitGroup {
     return QueueStoreCompatibilityKit.settings();
   }
 
-  /** A new, empty store of the kind under test. */
-  final QueueStore newStore() {
-    return kit.newStore();
+  /** A new, empty store of the kind under test, on the given clock. */
+  final QueueStore newStore(InstantSource clock) {
+    return kit.newStore(clock);
   }
 
   /** How many scenarios the model-based tests run. */

@@ -23,6 +23,7 @@ import dev.cipolicy.queue.spi.RequestState;
 import dev.cipolicy.queue.spi.SubmitResult;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * The concurrency test of a store: six collector threads (four on the required tag, two on the optional
@@ -63,8 +65,8 @@ final class QueueConcurrencyCheck {
   private final AtomicBoolean done = new AtomicBoolean();
   private final AtomicInteger operations = new AtomicInteger();
 
-  QueueConcurrencyCheck(QueueStore store, int masters) {
-    this.store = store;
+  QueueConcurrencyCheck(Function<InstantSource, QueueStore> stores, int masters) {
+    this.store = stores.apply(clock);
     this.masters = masters;
     this.settings = QueueSettings.builder().maxInProgress(MAX_IN_PROGRESS).leaseDuration(LEASE).collectorTimeout(LEASE)
         .maxCrashRescues(1).maxTransientRetries(2)
@@ -73,7 +75,7 @@ final class QueueConcurrencyCheck {
   }
 
   void run() throws InterruptedException {
-    JobQueue admin = JobQueue.of(store, clock, settings);
+    JobQueue admin = JobQueue.of(store, settings);
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       String name = "collector-" + i;
@@ -147,7 +149,7 @@ final class QueueConcurrencyCheck {
   }
 
   private void site(int index, AtomicInteger sitesSubmitting) {
-    JobQueue queue = JobQueue.of(store, clock, settings);
+    JobQueue queue = JobQueue.of(store, settings);
     Random random = new Random(seed + 100 + index);
     try {
       for (int i = 0; i < masters && !done.get(); i++) {
@@ -227,7 +229,7 @@ final class QueueConcurrencyCheck {
   // An idle collector yields its core: the check runs more collector threads than the machine has cores.
   @SuppressWarnings("ThreadPriorityCheck")
   private void collect(String name, int index) {
-    JobQueue queue = JobQueue.of(store, clock, settings);
+    JobQueue queue = JobQueue.of(store, settings);
     Random random = new Random(seed + index);
     while (!done.get()) {
       try {

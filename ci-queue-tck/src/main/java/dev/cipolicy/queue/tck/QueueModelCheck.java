@@ -31,11 +31,13 @@ import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.RequestState;
+import dev.cipolicy.queue.spi.ResultPayload;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -47,7 +49,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.quicktheories.core.Gen;
@@ -111,17 +112,17 @@ final class QueueModelCheck {
   private static final String[] COLLECTORS = {"c0", "c1", "c2", "c3"};
   private static final String[] TAGS = {"x", "x", "y", "x"};
 
-  private final Supplier<QueueStore> stores;
+  private final Function<InstantSource, QueueStore> stores;
   private final int examples;
   private final boolean nanosecondClock;
 
   /**
    * A check on a clock that starts at a whole second and moves in steps of 20 seconds.
    *
-   * @param stores new, empty stores under test
+   * @param stores new, empty stores under test, on the given clock
    * @param examples how many scenarios to run
    */
-  QueueModelCheck(Supplier<QueueStore> stores, int examples) {
+  QueueModelCheck(Function<InstantSource, QueueStore> stores, int examples) {
     this(stores, examples, false);
   }
 
@@ -130,11 +131,11 @@ final class QueueModelCheck {
    * of 20 seconds plus an odd number of nanoseconds, so that the instants the engines read are rarely whole
    * microseconds: a store that kept them at another precision than the reference model would differ from it.
    *
-   * @param stores new, empty stores under test
+   * @param stores new, empty stores under test, on the given clock
    * @param examples how many scenarios to run
    * @param nanosecondClock whether the clock ticks in nanoseconds
    */
-  QueueModelCheck(Supplier<QueueStore> stores, int examples, boolean nanosecondClock) {
+  QueueModelCheck(Function<InstantSource, QueueStore> stores, int examples, boolean nanosecondClock) {
     this.stores = stores;
     this.examples = examples;
     this.nanosecondClock = nanosecondClock;
@@ -155,8 +156,8 @@ final class QueueModelCheck {
     private final Scenario scenario;
     private final SettableClock clock = new SettableClock(nanosecondClock
         ? Instant.parse("2026-01-05T09:00:00.123456789Z") : Instant.parse("2026-01-05T09:00:00Z"));
-    private final QueueStore real = stores.get();
-    private final ReferenceQueueStore model = new ReferenceQueueStore();
+    private final QueueStore real = stores.apply(clock);
+    private final ReferenceQueueStore model = new ReferenceQueueStore(clock);
     private final QueueSettings settings;
     private final List<JobQueue> realSites = new ArrayList<>();
     private final List<JobQueue> modelSites = new ArrayList<>();
@@ -181,8 +182,8 @@ final class QueueModelCheck {
           .maxTransientRetries(scenario.transientBudget()).addBenchmarkGroups("g1", "g2")
           .addCollectorTargets(CollectorTarget.required("x"), CollectorTarget.optional("y")).build();
       for (int i = 0; i < 3; i++) {
-        realSites.add(JobQueue.of(real, clock, settings));
-        modelSites.add(JobQueue.of(model, clock, settings));
+        realSites.add(JobQueue.of(real, settings));
+        modelSites.add(JobQueue.of(model, settings));
       }
       for (int i = 0; i < COLLECTORS.length; i++) {
         realSites.get(0).registerCollector(COLLECTORS[i], TAGS[i], true);
@@ -239,11 +240,10 @@ final class QueueModelCheck {
           }
           RequestId[] pair = known.get(cmd.a() % known.size());
           Request request = model.request(pair[1]).orElseThrow();
-          Instant now = clock.instant();
           StartResult rs = real.startRequest(new StartCommand(pair[0], settings.jobsFor(request), true,
-              scenario.maxInProgress(), now));
+              scenario.maxInProgress()));
           StartResult ms = model.startRequest(new StartCommand(pair[1], settings.jobsFor(request), true,
-              scenario.maxInProgress(), now));
+              scenario.maxInProgress()));
           assertThat(render(rs, this::mapped)).as(at(cmd)).isEqualTo(render(ms, RequestId::toString));
         }
         case CLAIM -> {
@@ -368,8 +368,14 @@ final class QueueModelCheck {
           mr = m.heartbeat(lease[1]);
         }
         case COMPLETE -> {
-          rr = r.complete(lease[0]);
-          mr = m.complete(lease[1]);
+          if (cmd.b() % 2 == 1) {
+            ResultPayload result = ResultPayload.ofText("result " + cmd.c());
+            rr = r.complete(lease[0], result);
+            mr = m.complete(lease[1], result);
+          } else {
+            rr = r.complete(lease[0]);
+            mr = m.complete(lease[1]);
+          }
         }
         case FAIL -> {
           Failure failure = cmd.b() % 2 == 0 ? Failure.transientFailure("t" + cmd.c()) : Failure.permanent("p" + cmd.c());
@@ -421,10 +427,15 @@ final class QueueModelCheck {
       if (realBatch.isEmpty()) {
         return;
       }
-      List<LeaseResult> rr = r.completeAll(realBatch);
+      boolean withResults = cmd.c() % 2 == 1;
+      List<ResultPayload> payloads = new ArrayList<>();
+      for (int i = 0; i < realBatch.size(); i++) {
+        payloads.add(ResultPayload.ofText("batch " + cmd.a() + "/" + i));
+      }
+      List<LeaseResult> rr = withResults ? r.completeAll(realBatch, payloads) : r.completeAll(realBatch);
       List<LeaseResult> mr = new ArrayList<>();
-      for (Lease lease : modelBatch) {
-        mr.add(m.complete(lease));
+      for (int i = 0; i < modelBatch.size(); i++) {
+        mr.add(withResults ? m.complete(modelBatch.get(i), payloads.get(i)) : m.complete(modelBatch.get(i)));
       }
       assertThat(rr.stream().map(x -> render(x, this::mapped)).toList()).as(at(cmd))
           .isEqualTo(mr.stream().map(x -> render(x, RequestId::toString)).toList());
@@ -452,12 +463,12 @@ final class QueueModelCheck {
         return;
       }
       Map<String, String> before = snapshot();
-      Instant now = clock.instant();
-      LeaseResult result = switch (cmd.b() % 4) {
-        case 0 -> real.heartbeat(LeaseRef.of(lease), LEASE, now);
-        case 1 -> real.complete(LeaseRef.of(lease), now);
-        case 2 -> real.fail(LeaseRef.of(lease), Failure.permanent("stale"), 2, now);
-        default -> real.release(LeaseRef.of(lease), now);
+      LeaseResult result = switch (cmd.b() % 5) {
+        case 0 -> real.heartbeat(LeaseRef.of(lease), LEASE);
+        case 1 -> real.complete(LeaseRef.of(lease));
+        case 2 -> real.fail(LeaseRef.of(lease), Failure.permanent("stale"), 2);
+        case 3 -> real.complete(LeaseRef.of(lease), ResultPayload.ofText("zombie " + cmd.c()));
+        default -> real.release(LeaseRef.of(lease));
       };
       assertThat(result.status()).as(at(cmd) + " with " + lease).isEqualTo(LeaseStatus.STALE_LEASE);
       assertThat(snapshot()).as(at(cmd) + ": a stale lease changed the store").isEqualTo(before);
@@ -569,7 +580,13 @@ final class QueueModelCheck {
         out.put("request " + ids.apply(request.id()), render(request, ids));
         for (Job job : store.jobs(pair[side])) {
           out.put("job " + key(job, ids), render(job, ids));
+          store.result(job.id()).ifPresent(result -> out.put("result " + key(job, ids), "attempt "
+              + result.attempt() + " by " + result.collector() + " at " + result.storedAt() + ": "
+              + result.payload().text()));
         }
+        out.put("results of request " + ids.apply(request.id()), store.results(pair[side]).stream()
+            .map(result -> key(store.job(result.jobId()).orElseThrow(), ids) + "=" + result.payload().text())
+            .toList().toString());
       }
       for (Collector c : store.collectors()) {
         out.put("collector " + c.name(), c.toString());

@@ -70,7 +70,7 @@ abstract class QueueOrderContract extends KitGroup {
     List<Request> before = queue.order().ready();
     completeAll("c1");
     clock.advance(Duration.ofSeconds(1));
-    assertThat(store.completeIfDone(head.id(), clock.instant()).status())
+    assertThat(store.completeIfDone(head.id()).status())
         .isEqualTo(CompletionResult.Status.COMPLETED);
     assertThat(queue.order().ready()).isEqualTo(before);
   }

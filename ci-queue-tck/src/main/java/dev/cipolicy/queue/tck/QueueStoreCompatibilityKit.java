@@ -17,6 +17,7 @@ import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.SubmitResult;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -28,16 +29,18 @@ import org.junit.jupiter.api.Nested;
  * completion and outcomes, cancellation, collectors, batch completion, bad input, a model-based test
  * against {@link ReferenceQueueStore}, a multi-threaded test, a liveness scenario and the precision of
  * instants (on clocks with nanoseconds, including a second model-based run). A store runs it through a
- * one-line subclass that implements {@link #newStore()}:
+ * one-line subclass that implements {@link #newStore(InstantSource)}:
  *
  * <pre>{@code
- * class PostgresQueueStoreCompatibilityTest extends QueueStoreCompatibilityKit {
- *   @Override protected QueueStore newStore() { return PostgresQueueStore.create(freshSchema()); }
+ * class InMemoryQueueStoreCompatibilityTest extends QueueStoreCompatibilityKit {
+ *   @Override protected QueueStore newStore(InstantSource clock) { return new InMemoryQueueStore(clock); }
  * }
  * }</pre>
  *
- * <p>Every test gets a fresh, empty store and a {@link SettableClock}. The tests drive the store through
- * the real engine ({@link JobQueue}) and, where the contract is about one operation, directly.
+ * <p>Every test gets a fresh, empty store on a {@link SettableClock}: the kit moves time by moving the
+ * store's clock, never by passing instants (a store measures time on its own clock). The tests drive the
+ * store through the real engine ({@link JobQueue}) and, where the contract is about one operation,
+ * directly.
  *
  * <p>Each group of tests is an abstract class of its own in this package ({@code RequestsContract},
  * {@code FencingContract}, {@code TimePrecisionContract}, ...); this class declares one {@code @Nested}
@@ -51,19 +54,22 @@ public abstract class QueueStoreCompatibilityKit {
   /** The kit's start instant. */
   protected static final Instant START = Instant.parse("2026-01-05T09:00:00Z");
 
-  /** The test's clock, standing at {@link #START} until a test moves it. */
+  /** The store's clock, standing at {@link #START} until a test moves it. */
   protected SettableClock clock = new SettableClock(START);
   /** The store under test, fresh for each test. */
-  protected QueueStore store = new ReferenceQueueStore();
+  protected QueueStore store = new ReferenceQueueStore(clock);
   /** The engine over {@link #store} with {@link #settings()}. */
-  protected JobQueue queue = JobQueue.of(store, clock, settings());
+  protected JobQueue queue = JobQueue.of(store, settings());
 
   /**
-   * A new, empty store; called once per test (the model-based and concurrency tests call it more often).
+   * A new, empty store whose clock is {@code clock}: every instant it records or compares is read from it.
+   * Called once per test (the model-based and concurrency tests call it more often). A store whose
+   * production clock is elsewhere (a database server's) takes this clock in a test-only way.
    *
+   * @param clock the store's clock, set and advanced by the kit
    * @return the store under test
    */
-  protected abstract QueueStore newStore();
+  protected abstract QueueStore newStore(InstantSource clock);
 
   /**
    * The kit's settings: K = 1, one-minute leases and collector timeout, two crash rescues and two
@@ -103,8 +109,8 @@ public abstract class QueueStoreCompatibilityKit {
   @BeforeEach
   void setUpKit() {
     clock = new SettableClock(START);
-    store = newStore();
-    queue = JobQueue.of(store, clock, settings());
+    store = newStore(clock);
+    queue = JobQueue.of(store, settings());
   }
 
   // ------------------------------------------------------------------------------------------------ helpers
@@ -315,7 +321,25 @@ public abstract class QueueStoreCompatibilityKit {
     }
   }
 
-  /** Instants at the stores' precision, on clocks and arguments with nanoseconds. */
+  /** Callers whose clocks are wrong cannot expire leases: time is the store's. */
+  @Nested
+  @DisplayName("Caller clocks")
+  class CallerClocks extends CallerClocksContract {
+    CallerClocks() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
+  /** Results kept with the completion, fenced, readable per job and per request. */
+  @Nested
+  @DisplayName("Results")
+  class Results extends ResultsContract {
+    Results() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
+  /** Instants at the stores' precision, on clocks with nanoseconds. */
   @Nested
   @DisplayName("Time precision")
   class TimePrecision extends TimePrecisionContract {

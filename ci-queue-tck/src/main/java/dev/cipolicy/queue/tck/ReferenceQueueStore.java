@@ -23,6 +23,9 @@ import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.Outcome;
 import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.spi.QueueNames;
+import dev.cipolicy.queue.spi.ResultPayload;
+import dev.cipolicy.queue.spi.JobResult;
 import dev.cipolicy.queue.spi.RegisterResult;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
@@ -32,18 +35,22 @@ import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The reference model of the {@link QueueStore} contract: the same rules as the real stores, written as
  * plainly as possible (lists scanned in full, no indexes, no counters), for the model-based test to compare
- * a store against after every step. Like every store it keeps instants to the microsecond: each method
- * truncates its {@code now} (and the expiries it derives) with {@link QueueStore#truncate} first.
- * Synchronized, but meant for one thread.
+ * a store against after every step. Like every store it measures time on its own clock, given when it is
+ * built, and keeps instants to the microsecond: each method reads its {@code now} once from the clock,
+ * truncated with {@link QueueStore#truncate} (as are the expiries it derives). Synchronized, but meant for
+ * one thread.
  */
 public final class ReferenceQueueStore implements QueueStore {
   /** Requests by id: request {@code i} is at index {@code i - 1}. */
@@ -51,14 +58,28 @@ public final class ReferenceQueueStore implements QueueStore {
   /** Jobs by id: job {@code i} is at index {@code i - 1}. */
   private final List<Job> jobs = new ArrayList<>();
   private final TreeMap<String, Collector> collectors = new TreeMap<>();
+  /** Results by job id. */
+  private final TreeMap<Long, JobResult> results = new TreeMap<>();
+  private final InstantSource clock;
   private long tokens;
 
-  /** Creates an empty model. */
-  public ReferenceQueueStore() {}
+  /**
+   * Creates an empty model on a clock.
+   *
+   * @param clock the model's clock
+   */
+  public ReferenceQueueStore(InstantSource clock) {
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
 
   @Override
-  public synchronized SubmitResult submit(NewRequest request, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public synchronized Instant now() {
+    return QueueStore.truncate(clock.instant());
+  }
+
+  @Override
+  public synchronized SubmitResult submit(NewRequest request) {
+    Instant now = now();
     for (Request r : requests) {
       if (request.tag().isPresent() && r.tag().equals(request.tag())) {
         return new SubmitResult(SubmitResult.Status.DUPLICATE_TAG, r);
@@ -76,7 +97,9 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized AttachResult attachArtifacts(RequestId id, String sha, String parentSha, Instant now) {
+  public synchronized AttachResult attachArtifacts(RequestId id, String sha, String parentSha) {
+    QueueNames.check(sha, "try SHA");
+    QueueNames.check(parentSha, "try parent SHA");
     Optional<Request> r = request(id);
     if (r.isEmpty()) {
       return new AttachResult(AttachResult.Status.NOT_FOUND, r);
@@ -97,6 +120,7 @@ public final class ReferenceQueueStore implements QueueStore {
 
   @Override
   public synchronized Optional<Request> requestByTag(String tag) {
+    QueueNames.check(tag, "tag");
     return requests.stream().filter(r -> r.tag().equals(Optional.of(tag))).findFirst();
   }
 
@@ -123,7 +147,7 @@ public final class ReferenceQueueStore implements QueueStore {
     if (running >= command.maxInProgress()) {
       return StartResult.unchanged(StartResult.Status.CAP_REACHED, r, running);
     }
-    Instant now = QueueStore.truncate(command.now());
+    Instant now = now();
     List<Job> created = new ArrayList<>();
     for (JobSpec spec : command.jobs()) {
       createJob(r.get().id(), spec, now).ifPresent(created::add);
@@ -178,8 +202,8 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized CompletionResult completeIfDone(RequestId id, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public synchronized CompletionResult completeIfDone(RequestId id) {
+    Instant now = now();
     Optional<Request> r = request(id);
     if (r.isEmpty()) {
       return new CompletionResult(CompletionResult.Status.NOT_FOUND, r, 0);
@@ -217,8 +241,9 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized CancelResult cancel(RequestId id, String reason, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public synchronized CancelResult cancel(RequestId id, String reason) {
+    QueueNames.text(reason, "cancellation reason");
+    Instant now = now();
     Optional<Request> r = request(id);
     if (r.isEmpty()) {
       return new CancelResult(CancelResult.Status.NOT_FOUND, r, 0, 0);
@@ -250,7 +275,7 @@ public final class ReferenceQueueStore implements QueueStore {
     if (!me.active()) {
       return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
     }
-    Instant now = QueueStore.truncate(command.now());
+    Instant now = now();
     collectors.put(me.name(), me.heartbeatAt(now));
     for (Job j : new ArrayList<>(jobs)) {
       if (j.spec().collectorTag().equals(me.tag())) {
@@ -301,8 +326,8 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public synchronized LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration) {
+    Instant now = now();
     Optional<LeaseResult> refused = refuse(lease, now);
     if (refused.isPresent()) {
       return refused.get();
@@ -314,20 +339,35 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized LeaseResult complete(LeaseRef lease, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public synchronized LeaseResult complete(LeaseRef lease, @Nullable ResultPayload result) {
+    Instant now = now();
     Optional<LeaseResult> refused = refuse(lease, now);
     if (refused.isPresent()) {
       return refused.get();
     }
     Job j = jobs.get((int) lease.jobId().value() - 1);
     touch(j, now);
+    Lease held = j.lease().orElseThrow();
+    if (result != null) {
+      results.put(j.id().value(), new JobResult(j.id(), j.requestId(), held.attempt(), held.collector(), now,
+          result));
+    }
     return new LeaseResult(LeaseStatus.OK, Optional.of(put(j.succeeded(now))));
   }
 
   @Override
-  public synchronized LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public synchronized Optional<JobResult> result(JobId id) {
+    return Optional.ofNullable(results.get(id.value()));
+  }
+
+  @Override
+  public synchronized List<JobResult> results(RequestId requestId) {
+    return results.values().stream().filter(x -> x.requestId().equals(requestId)).toList();
+  }
+
+  @Override
+  public synchronized LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries) {
+    Instant now = now();
     Optional<LeaseResult> refused = refuse(lease, now);
     if (refused.isPresent()) {
       return refused.get();
@@ -347,8 +387,8 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized LeaseResult release(LeaseRef lease, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public synchronized LeaseResult release(LeaseRef lease) {
+    Instant now = now();
     Optional<LeaseResult> refused = refuse(lease, now);
     if (refused.isPresent()) {
       return refused.get();
@@ -384,8 +424,8 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized ExpiryResult expireLeases(Instant at, int maxCrashRescues) {
-    Instant now = QueueStore.truncate(at);
+  public synchronized ExpiryResult expireLeases(int maxCrashRescues) {
+    Instant now = now();
     List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
     for (int i = 0; i < jobs.size(); i++) {
       int list = expire(jobs.get(i), now, maxCrashRescues);
@@ -407,8 +447,10 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized RegisterResult registerCollector(String name, String tag, boolean active, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public synchronized RegisterResult registerCollector(String name, String tag, boolean active) {
+    QueueNames.check(name, "collector name");
+    QueueNames.check(tag, "collector tag");
+    Instant now = now();
     Collector existing = collectors.get(name);
     if (existing != null) {
       return new RegisterResult(existing.tag().equals(tag) ? RegisterResult.Status.ALREADY_REGISTERED
@@ -420,8 +462,9 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized CollectorResult collectorHeartbeat(String name, Instant at) {
-    Instant now = QueueStore.truncate(at);
+  public synchronized CollectorResult collectorHeartbeat(String name) {
+    QueueNames.check(name, "collector name");
+    Instant now = now();
     Collector c = collectors.get(name);
     if (c == null) {
       return new CollectorResult(CollectorResult.Status.NOT_FOUND, Optional.empty());
@@ -432,6 +475,7 @@ public final class ReferenceQueueStore implements QueueStore {
 
   @Override
   public synchronized CollectorResult setCollectorActive(String name, boolean active) {
+    QueueNames.check(name, "collector name");
     Collector c = collectors.get(name);
     if (c == null) {
       return new CollectorResult(CollectorResult.Status.NOT_FOUND, Optional.empty());
@@ -445,6 +489,7 @@ public final class ReferenceQueueStore implements QueueStore {
 
   @Override
   public synchronized Optional<Collector> collector(String name) {
+    QueueNames.check(name, "collector name");
     return Optional.ofNullable(collectors.get(name));
   }
 

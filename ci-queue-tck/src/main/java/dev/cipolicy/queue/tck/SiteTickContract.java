@@ -75,7 +75,7 @@ abstract class SiteTickContract extends KitGroup {
   @Test
   @DisplayName("with K = 2 two requests run at once, never three")
   void capOfTwo() {
-    JobQueue two = JobQueue.of(store, clock, QueueSettings.builder().from(settings()).maxInProgress(2).build());
+    JobQueue two = JobQueue.of(store, QueueSettings.builder().from(settings()).maxInProgress(2).build());
     for (int i = 1; i <= 4; i++) {
       submit(NewRequest.master("m" + i, null).withPr(i));
     }
@@ -90,9 +90,9 @@ abstract class SiteTickContract extends KitGroup {
     Request a = submit(NewRequest.master("a", null));
     Request b = submit(NewRequest.master("b", null).withPr(2));
     List<JobSpec> jobs = List.of(JobSpec.required("g", "x86"));
-    assertThat(store.startRequest(new StartCommand(a.id(), jobs, false, 1, START)).status())
+    assertThat(store.startRequest(new StartCommand(a.id(), jobs, false, 1)).status())
         .isEqualTo(StartResult.Status.STARTED);
-    StartResult refused = store.startRequest(new StartCommand(b.id(), jobs, false, 1, START));
+    StartResult refused = store.startRequest(new StartCommand(b.id(), jobs, false, 1));
     assertThat(refused.status()).isEqualTo(StartResult.Status.CAP_REACHED);
     assertThat(refused.inProgress()).isEqualTo(1);
     assertThat(reload(b).state()).isEqualTo(RequestState.ARTIFACTS_READY);
@@ -102,7 +102,7 @@ abstract class SiteTickContract extends KitGroup {
   @Test
   @DisplayName("two sites ticking the same store never exceed K")
   void twoSites() {
-    JobQueue other = JobQueue.of(store, clock, settings());
+    JobQueue other = JobQueue.of(store, settings());
     submit(NewRequest.master("m1", null));
     submit(NewRequest.master("m2", null).withPr(2));
     TickResult first = queue.tick();
@@ -115,20 +115,20 @@ abstract class SiteTickContract extends KitGroup {
   @DisplayName("starting a request that is not ready, or unknown, changes nothing and says so")
   void startNotReady() {
     Request waiting = submit(NewRequest.tryAwaitingArtifacts(3));
-    StartCommand command = new StartCommand(waiting.id(), List.of(JobSpec.required("g", "x86")), true, 1, START);
+    StartCommand command = new StartCommand(waiting.id(), List.of(JobSpec.required("g", "x86")), true, 1);
     assertThat(store.startRequest(command).status()).isEqualTo(StartResult.Status.NOT_READY);
     assertThat(store.jobs(waiting.id())).isEmpty();
     Request started = running(NewRequest.master("m1", null));
-    assertThat(store.startRequest(new StartCommand(started.id(), List.of(), false, 5, START)).status())
+    assertThat(store.startRequest(new StartCommand(started.id(), List.of(), false, 5)).status())
         .isEqualTo(StartResult.Status.NOT_READY);
-    assertThat(store.startRequest(new StartCommand(RequestId.of(999), List.of(), false, 5, START)).status())
+    assertThat(store.startRequest(new StartCommand(RequestId.of(999), List.of(), false, 5)).status())
         .isEqualTo(StartResult.Status.NOT_FOUND);
   }
 
   @Test
   @DisplayName("a request with no jobs completes in the tick that starts it")
   void noJobs() {
-    JobQueue bare = JobQueue.of(store, clock, QueueSettings.withoutJobs());
+    JobQueue bare = JobQueue.of(store, QueueSettings.withoutJobs());
     Request r = submit(NewRequest.master("m1", null));
     TickResult tick = bare.tick();
     assertThat(tick.started()).hasSize(1);
@@ -174,12 +174,12 @@ abstract class SiteTickContract extends KitGroup {
     Request r = submit(NewRequest.release("1.0"));
     Request ready = submit(NewRequest.master("m3", null).withPr(50));
     Request t = submit(NewRequest.tryWithArtifacts(6, "t6", "m3"));
-    StartCommand command = new StartCommand(t.id(), List.of(JobSpec.required("g", "x86")), true, 9, START);
+    StartCommand command = new StartCommand(t.id(), List.of(JobSpec.required("g", "x86")), true, 9);
     StartResult start = store.startRequest(command);
     assertThat(start.backfill().status()).isEqualTo(Backfill.Status.PARENT_NOT_STARTED);
     assertThat(start.backfill().parent()).contains(ready.id());
     assertThat(start.request().orElseThrow().parentRequest()).isEmpty();
-    StartResult release = store.startRequest(new StartCommand(r.id(), List.of(), true, 9, START));
+    StartResult release = store.startRequest(new StartCommand(r.id(), List.of(), true, 9));
     assertThat(release.backfill().status()).isEqualTo(Backfill.Status.NO_PARENT);
   }
 

@@ -22,6 +22,7 @@ import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.ResultPayload;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import java.time.Duration;
@@ -37,7 +38,7 @@ import org.junit.jupiter.api.Timeout;
  * microseconds ({@link QueueStore#PRECISION}), truncating what it is given and what it derives, so that a
  * value a call returns equals what the store reads back and every store returns the same values, on a clock
  * of any resolution. The other groups run on a clock of whole seconds, which never shows a difference; these
- * tests run on clocks and arguments with odd nanoseconds.
+ * tests run the store on clocks with odd nanoseconds.
  *
  * <p>{@link QueueStoreCompatibilityKit} runs it as its "Time precision" group.
  */
@@ -78,34 +79,36 @@ abstract class TimePrecisionContract extends KitGroup {
   }
 
   @Test
-  @DisplayName("a store called with nanoseconds keeps whole microseconds, and returns what it keeps")
-  void storeTruncatesWhatItIsGiven() {
-    Collector registered = store.registerCollector("c1", "x86", true, ODD).collector();
+  @DisplayName("a store whose clock reads nanoseconds keeps whole microseconds, and returns what it keeps")
+  void storeTruncatesItsClock() {
+    clock.set(ODD);
+    Collector registered = store.registerCollector("c1", "x86", true).collector();
     assertThat(registered.registeredAt()).isEqualTo(micros(ODD));
     assertThat(registered.lastHeartbeatAt()).isEqualTo(micros(ODD));
     assertThat(store.collector("c1")).contains(registered);
+    assertThat(store.now()).isEqualTo(micros(ODD));
 
-    Instant submittedAt = ODD.plusNanos(1_001);
-    Request submitted = store.submit(NewRequest.master("m1", null), submittedAt).request();
+    Instant submittedAt = clock.advance(Duration.ofNanos(1_001));
+    Request submitted = store.submit(NewRequest.master("m1", null)).request();
     assertThat(submitted.createdAt()).isEqualTo(micros(submittedAt));
     assertThat(store.request(submitted.id())).contains(submitted);
-    Request waiting = store.submit(NewRequest.tryAwaitingArtifacts(5), submittedAt).request();
-    Request attached = store.attachArtifacts(waiting.id(), "t5", "m1", submittedAt.plusNanos(3)).request()
-        .orElseThrow();
+    Request waiting = store.submit(NewRequest.tryAwaitingArtifacts(5)).request();
+    clock.advance(Duration.ofNanos(3));
+    Request attached = store.attachArtifacts(waiting.id(), "t5", "m1").request().orElseThrow();
     assertThat(store.request(waiting.id())).contains(attached);
 
-    Instant t = submittedAt.plusNanos(20_002);
+    Instant t = clock.advance(Duration.ofNanos(20_002));
     List<JobSpec> specs = List.of(JobSpec.required("a", "x86"), JobSpec.required("b", "x86"),
         JobSpec.required("c", "x86"), JobSpec.required("d", "x86"));
-    StartResult start = store.startRequest(new StartCommand(submitted.id(), specs, false, 2, t));
+    StartResult start = store.startRequest(new StartCommand(submitted.id(), specs, false, 2));
     Request running = start.request().orElseThrow();
     assertThat(running.startedAt()).contains(micros(t));
     assertThat(store.request(running.id())).contains(running);
     assertThat(start.jobs()).allSatisfy(j -> assertThat(j.createdAt()).isEqualTo(micros(t)));
     assertThat(store.jobs(running.id())).isEqualTo(start.jobs());
 
-    Instant claimedAt = t.plusNanos(300_003);
-    ClaimResult claimed = store.claim(new ClaimCommand("c1", claimedAt, LEASE.plusNanos(777), LEASE, 2, 4));
+    Instant claimedAt = clock.advance(Duration.ofNanos(300_003));
+    ClaimResult claimed = store.claim(new ClaimCommand("c1", LEASE.plusNanos(777), LEASE, 2, 4));
     assertThat(claimed.claims()).hasSize(4);
     for (Claim claim : claimed.claims()) {
       assertThat(claim.lease().expiresAt()).as("now and now + lease duration truncated")
@@ -115,42 +118,47 @@ abstract class TimePrecisionContract extends KitGroup {
     assertThat(store.collector("c1").orElseThrow().lastHeartbeatAt()).isEqualTo(micros(claimedAt));
     List<LeaseRef> refs = claimed.claims().stream().map(c -> LeaseRef.of(c.lease())).toList();
 
-    Instant beat = claimedAt.plusNanos(4_000_005);
-    Job renewed = store.heartbeat(refs.get(0), LEASE.plusNanos(1_500), beat).job().orElseThrow();
+    Instant beat = clock.advance(Duration.ofNanos(4_000_005));
+    Job renewed = store.heartbeat(refs.get(0), LEASE.plusNanos(1_500)).job().orElseThrow();
     assertThat(renewed.lease().orElseThrow().expiresAt()).isEqualTo(micros(beat).plus(LEASE).plusNanos(1_000));
     assertThat(store.job(renewed.id())).contains(renewed);
 
-    Instant end = beat.plusNanos(5_000_007);
-    Job succeeded = store.complete(refs.get(0), end).job().orElseThrow();
+    Instant end = clock.advance(Duration.ofNanos(5_000_007));
+    Job succeeded = store.complete(refs.get(0), ResultPayload.ofText("ok")).job().orElseThrow();
     assertThat(succeeded.finishedAt()).contains(micros(end));
     assertThat(store.job(succeeded.id())).contains(succeeded);
-    Job failed = store.fail(refs.get(1), Failure.permanent("broken"), 2, end.plusNanos(11)).job().orElseThrow();
-    assertThat(failed.failure().orElseThrow().at()).isEqualTo(micros(end.plusNanos(11)));
-    assertThat(failed.finishedAt()).contains(micros(end.plusNanos(11)));
+    assertThat(store.result(succeeded.id()).orElseThrow().storedAt()).isEqualTo(micros(end));
+    Instant failedAt = clock.advance(Duration.ofNanos(11));
+    Job failed = store.fail(refs.get(1), Failure.permanent("broken"), 2).job().orElseThrow();
+    assertThat(failed.failure().orElseThrow().at()).isEqualTo(micros(failedAt));
+    assertThat(failed.finishedAt()).contains(micros(failedAt));
     assertThat(store.job(failed.id())).contains(failed);
-    Job released = store.release(refs.get(2), end.plusNanos(13)).job().orElseThrow();
+    clock.advance(Duration.ofNanos(2));
+    Job released = store.release(refs.get(2)).job().orElseThrow();
     assertThat(store.job(released.id())).contains(released);
-    List<LeaseResult> batch = store.completeAll(List.of(refs.get(3)), end.plusNanos(2_017));
+    Instant batchAt = clock.advance(Duration.ofNanos(2_004));
+    List<LeaseResult> batch = store.completeAll(List.of(refs.get(3)));
     Job batched = batch.get(0).job().orElseThrow();
-    assertThat(batched.finishedAt()).contains(micros(end.plusNanos(2_017)));
+    assertThat(batched.finishedAt()).contains(micros(batchAt));
     assertThat(store.job(batched.id())).contains(batched);
 
-    Instant beat2 = end.plusNanos(6_000_019);
-    Collector alive = store.collectorHeartbeat("c1", beat2).collector().orElseThrow();
+    Instant beat2 = clock.advance(Duration.ofNanos(6_000_019));
+    Collector alive = store.collectorHeartbeat("c1").collector().orElseThrow();
     assertThat(alive.lastHeartbeatAt()).isEqualTo(micros(beat2));
     assertThat(store.collector("c1")).contains(alive);
 
-    Instant again = beat2.plusNanos(23);
-    Claim second = store.claim(new ClaimCommand("c1", again, LEASE, LEASE, 2, 1)).claims().get(0);
-    store.complete(LeaseRef.of(second.lease()), again.plusNanos(29));
-    Instant completedAt = again.plusNanos(7_000_031);
-    CompletionResult completion = store.completeIfDone(running.id(), completedAt);
+    clock.advance(Duration.ofNanos(23));
+    Claim second = store.claim(new ClaimCommand("c1", LEASE, LEASE, 2, 1)).claims().get(0);
+    clock.advance(Duration.ofNanos(29));
+    store.complete(LeaseRef.of(second.lease()));
+    Instant completedAt = clock.advance(Duration.ofNanos(7_000_031));
+    CompletionResult completion = store.completeIfDone(running.id());
     assertThat(completion.status()).isEqualTo(CompletionResult.Status.COMPLETED);
     assertThat(completion.request().orElseThrow().finishedAt()).contains(micros(completedAt));
     assertThat(store.request(running.id())).isEqualTo(completion.request());
 
-    Instant cancelledAt = completedAt.plusNanos(37);
-    CancelResult cancel = store.cancel(attached.id(), "superseded", cancelledAt);
+    Instant cancelledAt = clock.advance(Duration.ofNanos(37));
+    CancelResult cancel = store.cancel(attached.id(), "superseded");
     assertThat(cancel.request().orElseThrow().finishedAt()).contains(micros(cancelledAt));
     assertThat(store.request(attached.id())).isEqualTo(cancel.request());
   }
@@ -161,24 +169,27 @@ abstract class TimePrecisionContract extends KitGroup {
     register("c1", "x86");
     running(NewRequest.master("m1", null).withBenchmarkGroups("g"));
     Instant claimedAt = ODD;
-    Claim claim = store.claim(new ClaimCommand("c1", claimedAt, LEASE, LEASE, 2, 1)).claims().get(0);
+    clock.set(claimedAt);
+    Claim claim = store.claim(new ClaimCommand("c1", LEASE, LEASE, 2, 1)).claims().get(0);
     Instant expiry = micros(claimedAt).plus(LEASE);
     assertThat(claim.lease().expiresAt()).isEqualTo(expiry);
     LeaseRef ref = LeaseRef.of(claim.lease());
 
     Instant lastNano = expiry.minusNanos(1);
-    LeaseResult beat = store.heartbeat(ref, LEASE, lastNano);
+    clock.set(lastNano);
+    LeaseResult beat = store.heartbeat(ref, LEASE);
     assertThat(beat.status()).as("live in the last nanosecond before its expiry").isEqualTo(LeaseStatus.OK);
     Instant renewed = micros(lastNano).plus(LEASE);
     assertThat(beat.job().orElseThrow().lease().map(Lease::expiresAt)).contains(renewed);
 
     Instant withinTheMicrosecond = renewed.plusNanos(500);
+    clock.set(withinTheMicrosecond);
     Job before = store.job(claim.job().id()).orElseThrow();
-    LeaseResult late = store.complete(ref, withinTheMicrosecond);
+    LeaseResult late = store.complete(ref);
     assertThat(late.status()).as("expired from the first nanosecond of its expiry's microsecond")
         .isEqualTo(LeaseStatus.STALE_LEASE);
     assertThat(store.job(claim.job().id())).contains(before);
-    ExpiryResult expired = store.expireLeases(withinTheMicrosecond, 2);
+    ExpiryResult expired = store.expireLeases(2);
     assertThat(expired.rescued()).extracting(Job::id).containsExactly(claim.job().id());
     assertThat(store.job(claim.job().id()).orElseThrow().state()).isEqualTo(JobState.QUEUED);
   }
@@ -187,7 +198,8 @@ abstract class TimePrecisionContract extends KitGroup {
   @DisplayName("an engine on a clock ticking in odd nanoseconds reports only instants the store keeps")
   void tickingClock() {
     SettableClock ticking = SettableClock.ticking(ODD, Duration.ofNanos(1_001));
-    JobQueue engine = JobQueue.of(store, ticking, settings());
+    QueueStore store = newStore(ticking);
+    JobQueue engine = JobQueue.of(store, settings());
     engine.registerCollector("c1", "x86", true);
     engine.registerCollector("a1", "arm", true);
     List<Instant> seen = new ArrayList<>();
@@ -216,7 +228,7 @@ abstract class TimePrecisionContract extends KitGroup {
     TickResult completed = engine.tick();
     Request done = completed.completed().get(0);
     seen.add(done.finishedAt().orElseThrow());
-    assertThat(reload(done)).isEqualTo(done);
+    assertThat(store.request(done.id())).contains(done);
     assertThat(completed.events().get(0).completedAt()).isEqualTo(done.finishedAt().orElseThrow());
     for (Collector c : store.collectors()) {
       seen.add(c.lastHeartbeatAt());

@@ -1,12 +1,13 @@
 package dev.cipolicy.queue.tck;
 
 import dev.cipolicy.queue.spi.QueueStore;
+import java.time.InstantSource;
 
 /** The compatibility kit run against the reference model itself, so that the model meets the contract too. */
 class ReferenceQueueStoreCompatibilityTest extends QueueStoreCompatibilityKit {
   @Override
-  protected QueueStore newStore() {
-    return new ReferenceQueueStore();
+  protected QueueStore newStore(InstantSource clock) {
+    return new ReferenceQueueStore(clock);
   }
 
   @Override
