@@ -62,9 +62,11 @@ import javax.sql.DataSource;
  * no legal sequence of operations produces (edited by hand past the CHECK constraints, or across rows where
  * no constraint reaches) is reported as an {@link ImpossibleRowException} naming the table, row key, column
  * and value; {@link #scanOpenRequests()}, {@link #scanInProgressRequests()} and {@link #expireLeases} report
- * such rows as values and go on with the others. A database that cannot be reached (no connection, or the
- * connection lost) is a {@link QueueStoreUnavailableException} naming the operation and whether it may have
- * committed; serialization failures, deadlocks and unique violations re-run the operation, which then reports
+ * such rows as values and go on with the others. Every operation runs under a lock, a statement and an
+ * idle-in-transaction timeout ({@link PostgresQueueOptions#timeouts()}, defaults 2 s, 10 s, 10 s), so a
+ * session that stalled holding a lock (the control row, a job) blocks nobody for longer. A database that
+ * cannot be reached (no connection, or the connection lost) or a reached time limit is the retryable
+ * {@link QueueStoreUnavailableException} naming the operation and whether it may have committed; serialization failures, deadlocks and unique violations re-run the operation, which then reports
  * the race's outcome as a value. Instants are kept to the microsecond ({@link QueueStore#truncate}); the store
  * never reads a clock.
  *
