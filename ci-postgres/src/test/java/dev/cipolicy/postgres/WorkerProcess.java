@@ -65,7 +65,9 @@ final class WorkerProcess {
 
   /** Lets a paused process go on (SIGCONT). */
   void resume() throws IOException, InterruptedException {
-    signal("CONT");
+    if (process.isAlive()) {
+      signal("CONT");
+    }
   }
 
   private void signal(String name) throws IOException, InterruptedException {
