@@ -1,12 +1,17 @@
 package dev.cipolicy.gate;
 
 /**
- * A {@link MetricHistoryStore} operation could not reach its database: no connection could be had, or the
- * connection was lost (terminated by an administrator, the server restarted, the network failed). The
- * message names the operation and the database error. {@link #mayHaveCommitted()} tells whether the change
- * may have been applied: false when the connection was lost before the commit was sent (the database rolled
- * the transaction back, so a retry is safe), true when it was lost while committing (re-read before writing
- * again: a run written twice is stored twice).
+ * The retryable history-store failure: a {@link MetricHistoryStore} operation could not reach its database in
+ * time. No connection could be had; the connection was lost (terminated by an administrator, the server
+ * restarted, the network failed, or the server ended a session that sat idle in its transaction because its
+ * process stalled); or the operation reached a time limit of its store (a lock held by a stalled session, a
+ * statement that ran too long). The message names the operation and the database error.
+ *
+ * <p><b>Contract: every instance is transient and the operation may be tried again later</b>, unlike the base
+ * {@link MetricStoreException}. {@link #mayHaveCommitted()} tells how: false when the database certainly rolled
+ * the operation back (no connection, lost before the commit was sent, a reached time limit), so a retry is
+ * safe; true when the connection was lost while committing (re-read before writing again). Stores retry
+ * nothing of this kind themselves.
  */
 public final class MetricStoreUnavailableException extends MetricStoreException {
   private static final long serialVersionUID = 1L;

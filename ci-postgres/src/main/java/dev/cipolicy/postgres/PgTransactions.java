@@ -21,14 +21,19 @@ import org.jspecify.annotations.Nullable;
  *       operation again on a fresh connection, up to the policy's number of tries. After a failed
  *       auto-committed statement the re-run goes straight to the transaction.
  *   <li><b>A lost connection</b> (no connection to be had; SQLSTATE class 08, or the server ending the
- *       session, 57P01 to 57P03; an I/O error of the driver) is never re-run: the runner reports when it
- *       happened, so the store can say whether the change may have been committed. Lost during the commit,
- *       or during an auto-committed statement (its own commit), the outcome is unknown; lost earlier, the
- *       server rolled the transaction back.
- *   <li><b>Time limits.</b> The policy names a lock and a statement timeout per operation (none by
- *       default); the runner sets them with {@code SET LOCAL} at the start of the transaction, so they end
- *       with it and never leak into the pool. An operation with a limit runs its auto-committed statement
- *       inside that transaction. A reached limit (55P03, 57014) is reported, not re-run.
+ *       session, 57P01 to 57P03, 25P03, 57P05; an I/O error of the driver) is never re-run: the runner reports
+ *       when it happened, so the store can say whether the change may have been committed. Lost during the
+ *       commit, or during an auto-committed statement (its own commit), the outcome is unknown; lost earlier,
+ *       or ended by the server because the session sat idle (25P03 idle in transaction, 57P05 idle session:
+ *       nothing of it can have committed), the server rolled the transaction back.
+ *   <li><b>Time limits.</b> The policy names a lock, a statement and an idle-in-transaction timeout per
+ *       operation ({@link PostgresTimeouts}); the runner sets them with {@code SET LOCAL} at the start of the
+ *       transaction (one statement, sent with the {@code BEGIN}), so they end with it and never leak into the
+ *       pool. An operation with a limit runs its auto-committed statement inside that transaction (one commit
+ *       still, two more round trips). A reached lock or statement limit (55P03, 57014) is reported as
+ *       {@link Failure.Kind#TIMED_OUT} after one try, never re-run here: the wait that hit its limit was
+ *       behind a stalled holder, and re-running at once would only wait again; the store's caller retries
+ *       on its next iteration ({@link Failure#retryable()}).
  * </ul>
  *
  * <p>Every failure is handed to the store's {@link Failures} as a {@link Failure}, which the store words in
@@ -42,8 +47,14 @@ final class PgTransactions {
   static final Set<String> CONTENTION = Set.of("40001", "40P01");
   /** Unique violation: re-run by stores whose operations re-check their condition and report the race. */
   static final String UNIQUE_VIOLATION = "23505";
-  /** The server ended the session: administrator command (e.g. pg_terminate_backend), crash, starting up. */
-  private static final Set<String> SESSION_ENDED = Set.of("57P01", "57P02", "57P03");
+  /**
+   * The server ended the session: administrator command (e.g. pg_terminate_backend), crash, starting up; idle
+   * in transaction past {@code idle_in_transaction_session_timeout} (25P03), idle past
+   * {@code idle_session_timeout} (57P05).
+   */
+  private static final Set<String> SESSION_ENDED = Set.of("57P01", "57P02", "57P03", "25P03", "57P05");
+  /** The server ended an idle session: it was waiting for the client, so nothing of it was committed. */
+  private static final Set<String> ENDED_IDLE = Set.of("25P03", "57P05");
   /** Lock timeout (lock_not_available) and statement timeout (query_canceled). */
   private static final Set<String> TIMED_OUT = Set.of("55P03", "57014");
 
@@ -60,17 +71,24 @@ final class PgTransactions {
   }
 
   /**
-   * The time limits of one operation: how long a statement may wait for a lock, and how long it may run.
+   * The time limits of one operation: how long a statement may wait for a lock, how long it may run, and how
+   * long the transaction may sit idle between statements.
    *
    * @param lock the lock timeout, or null for the server's setting
    * @param statement the statement timeout, or null for the server's setting
+   * @param idleInTransaction the idle-in-transaction session timeout, or null for the server's setting
    */
-  record Timeouts(@Nullable Duration lock, @Nullable Duration statement) {
+  record Timeouts(@Nullable Duration lock, @Nullable Duration statement, @Nullable Duration idleInTransaction) {
     /** No limit beyond the server's own settings. */
-    static final Timeouts NONE = new Timeouts(null, null);
+    static final Timeouts NONE = new Timeouts(null, null, null);
+
+    /** A lock and a statement limit, the server's idle-in-transaction setting. */
+    Timeouts(@Nullable Duration lock, @Nullable Duration statement) {
+      this(lock, statement, null);
+    }
 
     boolean any() {
-      return lock != null || statement != null;
+      return lock != null || statement != null || idleInTransaction != null;
     }
   }
 
@@ -137,7 +155,7 @@ final class PgTransactions {
       LOST_DURING_COMMIT,
       /** The connection was lost during an auto-committed statement, its own commit; the outcome is unknown. */
       LOST_DURING_STATEMENT,
-      /** A lock or statement timeout of the operation was reached; the transaction was rolled back. */
+      /** A lock or statement timeout of the operation was reached (or the statement was cancelled); rolled back. */
       TIMED_OUT,
       /** Retryable failures went on for every try. */
       CONTENDED,
@@ -151,6 +169,15 @@ final class PgTransactions {
           || kind == Kind.LOST_DURING_STATEMENT;
     }
 
+    /**
+     * Whether the failure is transient, so the operation may be tried again: the database could not be
+     * reached, or a time limit was reached (a stalled lock holder, a slow statement). When
+     * {@link #mayHaveCommitted()} the caller re-reads, or retries an operation whose repetition is harmless.
+     */
+    boolean retryable() {
+      return unavailable() || kind == Kind.TIMED_OUT;
+    }
+
     /** Whether the operation's change may have been committed. */
     boolean mayHaveCommitted() {
       return kind == Kind.LOST_DURING_COMMIT || kind == Kind.LOST_DURING_STATEMENT;
@@ -161,9 +188,13 @@ final class PgTransactions {
       return cause == null ? null : cause.getSQLState();
     }
 
-    /** The driver's message, or a short note when there is no database error. */
+    /**
+     * The driver's message on one line (the server's detail, hint and context lines joined with spaces), or a
+     * short note when there is no database error.
+     */
     String driverMessage() {
-      return cause == null ? "(no database error)" : String.valueOf(cause.getMessage());
+      return cause == null ? "(no database error)" : String.valueOf(cause.getMessage()).strip()
+          .replaceAll("\\s*\\R\\s*", " ");
     }
 
     /** {@code SQLSTATE <code>: <driver message>}. */
@@ -175,11 +206,17 @@ final class PgTransactions {
     String situation() {
       return switch (kind) {
         case NO_CONNECTION -> "could not get a database connection";
-        case LOST_BEFORE_COMMIT -> "the database connection was lost before the commit";
+        case LOST_BEFORE_COMMIT -> cause != null && hasState(cause, Set.of("25P03"))
+            ? "the server ended the session because its transaction sat idle longer than the idle-in-transaction"
+                + " timeout (the process stalled mid-operation)"
+            : "the database connection was lost before the commit";
         case LOST_DURING_COMMIT -> "the database connection was lost during the commit";
         case LOST_DURING_STATEMENT -> "the database connection was lost during its one-statement fast path,"
             + " which commits on its own";
-        case TIMED_OUT -> "a time limit of the operation was reached";
+        case TIMED_OUT -> "55P03".equals(sqlState())
+            ? "it waited for a lock longer than its lock timeout (another session holds the lock and is stalled"
+                + " or slow)"
+            : "a statement ran longer than its statement timeout, or was cancelled";
         case CONTENDED -> "it did not settle after " + tries + " tries under contention";
         case FAILED -> "a statement failed";
       };
@@ -192,7 +229,8 @@ final class PgTransactions {
         case LOST_BEFORE_COMMIT -> "the database rolled the transaction back, nothing changed, retry the operation";
         case LOST_DURING_COMMIT, LOST_DURING_STATEMENT -> "the outcome is unknown: the change may have been"
             + " committed, so re-read before acting";
-        case TIMED_OUT, CONTENDED, FAILED -> "the transaction was rolled back, nothing changed";
+        case TIMED_OUT -> "the transaction was rolled back, nothing changed, retry the operation";
+        case CONTENDED, FAILED -> "the transaction was rolled back, nothing changed";
       };
     }
   }
@@ -345,6 +383,9 @@ final class PgTransactions {
 
   /** What a failure of a try means, or null when the operation runs again. */
   private Failure.@Nullable Kind kind(SQLException e, boolean selfCommitting, boolean committing, int attempt) {
+    if (hasState(e, ENDED_IDLE)) {
+      return Failure.Kind.LOST_BEFORE_COMMIT;
+    }
     if (connectionLost(e)) {
       return selfCommitting ? Failure.Kind.LOST_DURING_STATEMENT
           : committing ? Failure.Kind.LOST_DURING_COMMIT : Failure.Kind.LOST_BEFORE_COMMIT;
@@ -357,6 +398,15 @@ final class PgTransactions {
       return Failure.Kind.FAILED;
     }
     return attempt >= policy.maxTries() ? Failure.Kind.CONTENDED : null;
+  }
+
+  private static boolean hasState(SQLException e, Set<String> states) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql && sql.getSQLState() != null && states.contains(sql.getSQLState())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean isTimeout(SQLException e) {
@@ -389,14 +439,19 @@ final class PgTransactions {
     if (limits.statement() != null) {
       sql.append("SET LOCAL statement_timeout = ").append(millis(limits.statement())).append(';');
     }
+    if (limits.idleInTransaction() != null) {
+      sql.append("SET LOCAL idle_in_transaction_session_timeout = ").append(millis(limits.idleInTransaction()))
+          .append(';');
+    }
     try (Statement st = c.createStatement()) {
       st.execute(sql.toString());
     }
   }
 
-  /** A positive number of milliseconds (0 would switch the limit off). */
+  /** A positive number of milliseconds, rounded up (0 would switch the limit off), at most PostgreSQL's. */
   private static long millis(Duration d) {
-    return Math.max(1, d.toMillis());
+    long ms = d.toMillis() + (d.minusMillis(d.toMillis()).isZero() ? 0 : 1);
+    return Math.min(Integer.MAX_VALUE, Math.max(1, ms));
   }
 
   private static void closeQuietly(Connection c) {

@@ -67,8 +67,9 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * <p>Errors: input that names nothing or cannot be stored throws {@link InvalidInputException}; a database
- * that cannot be reached (no connection, or the connection lost) throws {@link MetricStoreUnavailableException},
- * saying whether the change may have been committed; any other database failure throws
+ * that cannot be reached (no connection, or the connection lost) or an operation that reached one of its time
+ * limits ({@link PostgresTimeouts}: lock, statement, idle in transaction; defaults 2 s, 10 s, 10 s) throws the
+ * retryable {@link MetricStoreUnavailableException}, saying whether the change may have been committed; any other database failure throws
  * {@link MetricStoreException} with the operation, schema and SQLSTATE; a row that no sequence of operations
  * produces (edited by hand) throws {@link MetricStoreException} naming the table and row. The store runs on the
  * same transaction runner as {@link PostgresQueueStore}: the same retries (deadlocks and serialization failures
@@ -95,11 +96,14 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
   private final String levelStartsTable;
   private final String readSql;
 
-  private PostgresMetricHistoryStore(DataSource dataSource, String schema) {
+  private PostgresMetricHistoryStore(DataSource dataSource, String schema, PostgresTimeouts timeouts) {
     need(dataSource, "a PostgreSQL metric history store needs a DataSource");
+    need(timeouts, "a PostgreSQL metric history store needs its timeouts (PostgresTimeouts.defaults() or"
+        + " PostgresTimeouts.serverSettings())");
     this.schema = PostgresHistoryMigrations.validSchema(schema);
-    this.transactions = new PgTransactions(dataSource, PgTransactions.Policy.standard(),
-        f -> exception(schema, f.operation(), f));
+    PgTransactions.Timeouts limits = timeouts.runnerTimeouts();
+    this.transactions = new PgTransactions(dataSource, PgTransactions.Policy.standard()
+        .withTimeouts(operation -> limits), f -> exception(schema, f.operation(), f));
     String s = '"' + schema + '"';
     this.seriesTable = s + ".gate_series";
     this.coordinatesTable = s + ".gate_coordinates";
@@ -121,8 +125,26 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
    * @throws MetricStoreException when the migration fails otherwise
    */
   public static PostgresMetricHistoryStore create(DataSource dataSource, String schema) {
+    return create(dataSource, schema, PostgresTimeouts.defaults());
+  }
+
+  /**
+   * Like {@link #create(DataSource, String)}, with other time limits for every operation (the migration runs
+   * without them: it may wait for another process's migration).
+   *
+   * @param dataSource the database; the store borrows one connection per operation and returns it
+   * @param schema the schema name, a plain lower-case identifier
+   * @param timeouts the lock, statement and idle-in-transaction timeouts of every operation
+   * @return the store
+   * @throws InvalidInputException when the schema name is not a plain identifier or the timeouts are missing
+   * @throws MetricStoreUnavailableException when the database cannot be reached
+   * @throws MetricStoreException when the migration fails otherwise
+   */
+  public static PostgresMetricHistoryStore create(DataSource dataSource, String schema, PostgresTimeouts timeouts) {
+    need(timeouts, "a PostgreSQL metric history store needs its timeouts (PostgresTimeouts.defaults() or"
+        + " PostgresTimeouts.serverSettings())");
     PostgresHistoryMigrations.migrate(dataSource, schema);
-    return new PostgresMetricHistoryStore(dataSource, schema);
+    return new PostgresMetricHistoryStore(dataSource, schema, timeouts);
   }
 
   /**
@@ -134,7 +156,20 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
    * @throws InvalidInputException when the schema name is not a plain identifier
    */
   public static PostgresMetricHistoryStore attach(DataSource dataSource, String schema) {
-    return new PostgresMetricHistoryStore(dataSource, schema);
+    return attach(dataSource, schema, PostgresTimeouts.defaults());
+  }
+
+  /**
+   * Like {@link #attach(DataSource, String)}, with other time limits for every operation.
+   *
+   * @param dataSource the database
+   * @param schema the schema name
+   * @param timeouts the lock, statement and idle-in-transaction timeouts of every operation
+   * @return the store
+   * @throws InvalidInputException when the schema name is not a plain identifier or the timeouts are missing
+   */
+  public static PostgresMetricHistoryStore attach(DataSource dataSource, String schema, PostgresTimeouts timeouts) {
+    return new PostgresMetricHistoryStore(dataSource, schema, timeouts);
   }
 
   /**
@@ -767,6 +802,10 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
       return new MetricStoreException(what + ": " + f.situation(), new IllegalStateException(f.situation()));
     }
     String error = what + " (SQLSTATE " + f.sqlState() + "): " + f.driverMessage();
+    if (f.kind() == PgTransactions.Failure.Kind.TIMED_OUT) {
+      return new MetricStoreUnavailableException(op, false, error + " (" + f.situation() + "; " + f.consequence()
+          + ")", cause);
+    }
     if (f.unavailable()) {
       return new MetricStoreUnavailableException(op, f.mayHaveCommitted(), error + (f.mayHaveCommitted()
           ? " (the database cannot be reached: " + f.situation() + ", so the change may have been committed;"
@@ -774,7 +813,7 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
           : " (the database cannot be reached)"), cause);
     }
     return switch (f.kind()) {
-      case CONTENDED, TIMED_OUT -> new MetricStoreException(error + " (" + f.situation() + "; " + f.consequence()
+      case CONTENDED -> new MetricStoreException(error + " (" + f.situation() + "; " + f.consequence()
           + ")", cause);
       default -> new MetricStoreException(error + hint(f.sqlState()), cause);
     };

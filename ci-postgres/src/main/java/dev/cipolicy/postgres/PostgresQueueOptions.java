@@ -5,11 +5,13 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where a {@link PostgresQueueStore} keeps its tables: the schema and the prefix of every table, index and
- * sequence name (default {@value #DEFAULT_TABLE_PREFIX}, giving {@code queue_requests}, {@code queue_jobs},
- * ...). Both are plain PostgreSQL identifiers (lower-case letters, digits, underscores, not starting with a
- * digit), checked here, so they are never quoted wrongly and cannot inject SQL. Two stores with different
- * prefixes may share one schema and never see each other's rows. Immutable.
+ * Where a {@link PostgresQueueStore} keeps its tables, and the time limits of its operations: the schema and
+ * the prefix of every table, index and sequence name (default {@value #DEFAULT_TABLE_PREFIX}, giving
+ * {@code queue_requests}, {@code queue_jobs}, ...), and the lock, statement and idle-in-transaction timeouts
+ * set on every operation ({@link PostgresTimeouts#defaults()} unless given). Schema and prefix are plain
+ * PostgreSQL identifiers (lower-case letters, digits, underscores, not starting with a digit), checked here, so
+ * they are never quoted wrongly and cannot inject SQL. Two stores with different prefixes may share one schema
+ * and never see each other's rows. Immutable.
  *
  * <pre>{@code
  * PostgresQueueStore store = PostgresQueueStore.create(dataSource,
@@ -29,10 +31,12 @@ public final class PostgresQueueOptions {
 
   private final String schema;
   private final String tablePrefix;
+  private final PostgresTimeouts timeouts;
 
-  private PostgresQueueOptions(String schema, String tablePrefix) {
+  private PostgresQueueOptions(String schema, String tablePrefix, PostgresTimeouts timeouts) {
     this.schema = schema;
     this.tablePrefix = tablePrefix;
+    this.timeouts = timeouts;
   }
 
   /**
@@ -44,7 +48,7 @@ public final class PostgresQueueOptions {
    * @throws InvalidQueueInputException when the name is not such an identifier
    */
   public static PostgresQueueOptions inSchema(String schema) {
-    return new PostgresQueueOptions(validSchema(schema), DEFAULT_TABLE_PREFIX);
+    return new PostgresQueueOptions(validSchema(schema), DEFAULT_TABLE_PREFIX, PostgresTimeouts.defaults());
   }
 
   /**
@@ -62,7 +66,32 @@ public final class PostgresQueueOptions {
           + " letters, digits and underscores, not starting with a digit, 1 to " + MAX_PREFIX_LENGTH
           + " characters (a PostgreSQL identifier that needs no quoting), e.g. 'ci_queue_'");
     }
-    return new PostgresQueueOptions(schema, prefix);
+    return new PostgresQueueOptions(schema, prefix, timeouts);
+  }
+
+  /**
+   * These options with other time limits for every operation of the store.
+   *
+   * @param limits the lock, statement and idle-in-transaction timeouts; {@link PostgresTimeouts#serverSettings()}
+   *     to set none and leave them to the server's (or role's) settings
+   * @return the options
+   * @throws InvalidQueueInputException when the limits are missing
+   */
+  public PostgresQueueOptions withTimeouts(PostgresTimeouts limits) {
+    if (limits == null) {
+      throw new InvalidQueueInputException("queue store timeouts are missing: expected PostgresTimeouts.defaults(),"
+          + " PostgresTimeouts.serverSettings() or limits derived from them");
+    }
+    return new PostgresQueueOptions(schema, tablePrefix, limits);
+  }
+
+  /**
+   * The time limits set on every operation.
+   *
+   * @return the limits, {@link PostgresTimeouts#defaults()} unless set
+   */
+  public PostgresTimeouts timeouts() {
+    return timeouts;
   }
 
   /**
@@ -114,16 +143,16 @@ public final class PostgresQueueOptions {
   @Override
   public boolean equals(@Nullable Object o) {
     return o instanceof PostgresQueueOptions other && schema.equals(other.schema)
-        && tablePrefix.equals(other.tablePrefix);
+        && tablePrefix.equals(other.tablePrefix) && timeouts.equals(other.timeouts);
   }
 
   @Override
   public int hashCode() {
-    return schema.hashCode() * 31 + tablePrefix.hashCode();
+    return (schema.hashCode() * 31 + tablePrefix.hashCode()) * 31 + timeouts.hashCode();
   }
 
   @Override
   public String toString() {
-    return "PostgresQueueOptions{schema=" + schema + ", tablePrefix=" + tablePrefix + "}";
+    return "PostgresQueueOptions{schema=" + schema + ", tablePrefix=" + tablePrefix + ", timeouts=" + timeouts + "}";
   }
 }

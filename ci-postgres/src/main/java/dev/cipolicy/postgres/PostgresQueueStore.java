@@ -67,16 +67,19 @@ import org.jspecify.annotations.Nullable;
  * no legal sequence of operations produces (edited by hand past the CHECK constraints, or across rows where
  * no constraint reaches) is reported as an {@link ImpossibleRowException} naming the table, row key, column
  * and value; {@link #scanOpenRequests()}, {@link #scanInProgressRequests()} and {@link #expireLeases} report
- * such rows as values and go on with the others. A database that cannot be reached (no connection, or the
- * connection lost) is a {@link QueueStoreUnavailableException} naming the operation and whether it may have
- * committed; serialization failures, deadlocks and unique violations re-run the operation, which then reports
- * the race's outcome as a value.
+ * such rows as values and go on with the others. Every operation runs under a lock, a statement and an
+ * idle-in-transaction timeout ({@link PostgresQueueOptions#timeouts()}, defaults 2 s, 10 s, 10 s), so a
+ * session that stalled holding a lock (the control row, a job) blocks nobody for longer. A database that
+ * cannot be reached (no connection, or the connection lost) or a reached time limit is the retryable
+ * {@link QueueStoreUnavailableException} naming the operation and whether it may have committed;
+ * serialization failures, deadlocks and unique violations re-run the operation, which then reports the
+ * race's outcome as a value.
  *
- * <p>Time is the database server's: every operation reads {@code clock_timestamp()} once on its own
- * connection and measures lease expiry, heartbeats, collector liveness and every instant it records on it,
- * so all processes sharing the schema share one clock whatever their hosts' clocks say. Instants are kept to
- * the microsecond ({@link QueueStore#truncate}). Results ({@link #complete(LeaseRef, ResultPayload)}) are
- * kept in a table of their own (schema v7), written in the transaction that marks the job succeeded.
+ * <p>Time is the database server's: every operation reads the server's clock once and measures lease
+ * expiry, heartbeats, collector liveness and every instant it records on it, so all processes sharing the
+ * schema share one clock whatever their hosts' clocks say. Instants are kept to the microsecond
+ * ({@link QueueStore#truncate}). Results ({@link #complete(LeaseRef, ResultPayload)}) are kept in a table of
+ * their own (schema v7), written in the transaction that marks the job succeeded.
  *
  * <p>This class is the store's public face; its work is done by package-private parts over one shared
  * transaction runner: requests, claims, fenced lease operations, expiry and maintenance, collectors, the SQL

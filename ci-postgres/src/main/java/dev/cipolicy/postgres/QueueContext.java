@@ -35,7 +35,7 @@ final class QueueContext {
    * @param dataSource the database
    * @param options the schema and table prefix
    * @param policy the runner's policy; the queue's operations re-check their conditions, so a unique
-   *     violation (a concurrent writer won) re-runs them too
+   *     violation (a concurrent writer won) re-runs them too; every operation gets the options' time limits
    * @param clock the store's clock, or null for the database server's
    */
   QueueContext(DataSource dataSource, PostgresQueueOptions options, PgTransactions.Policy policy,
@@ -46,7 +46,9 @@ final class QueueContext {
     this.schema = options.schema();
     this.sql = new QueueSql(options);
     this.rows = new QueueRows(options);
-    this.tx = new PgTransactions(dataSource, policy, failure -> exception(options, failure));
+    PgTransactions.Timeouts limits = options.timeouts().runnerTimeouts();
+    this.tx = new PgTransactions(dataSource, policy.withTimeouts(operation -> limits),
+        failure -> exception(options, failure));
   }
 
   /**
@@ -78,12 +80,17 @@ final class QueueContext {
   }
 
   /**
-   * The queue's exception for a failed operation: {@link QueueStoreUnavailableException} when the database
-   * could not be reached, naming the operation and whether the change may have been committed; otherwise a
-   * {@link QueueStoreException} naming the operation, the tables and the database error.
+   * The queue's exception for a failed operation: the retryable {@link QueueStoreUnavailableException} when
+   * the database could not be reached or a time limit was reached, naming the operation and whether the
+   * change may have been committed; otherwise a {@link QueueStoreException} naming the operation, the tables
+   * and the database error.
    */
   static QueueStoreException exception(PostgresQueueOptions options, PgTransactions.Failure f) {
     String where = f.operation() + " on " + options.display("*");
+    if (f.kind() == PgTransactions.Failure.Kind.TIMED_OUT) {
+      return new QueueStoreUnavailableException(f.operation(), false, where + " timed out: " + f.situation() + " ("
+          + f.error() + "); " + f.consequence(), Objects.requireNonNull(f.cause()));
+    }
     if (f.unavailable()) {
       return new QueueStoreUnavailableException(f.operation(), f.mayHaveCommitted(), where + ": " + f.situation()
           + " (" + f.error() + "); " + f.consequence() + (f.mayHaveCommitted()
@@ -93,8 +100,6 @@ final class QueueContext {
     return switch (f.kind()) {
       case CONTENDED -> new QueueStoreException(where + " did not settle after " + f.tries()
           + " tries under contention" + (f.cause() == null ? "" : " (last " + f.error() + ")"));
-      case TIMED_OUT -> new QueueStoreException(where + " timed out (" + f.error() + "); " + f.consequence(),
-          Objects.requireNonNull(f.cause()));
       default -> new QueueStoreException(where + " failed (SQLSTATE " + f.sqlState() + "): " + f.driverMessage(),
           Objects.requireNonNull(f.cause()));
     };

@@ -79,7 +79,11 @@ class ConnectionTerminatedTest {
     collectorPool = new HikariDataSource(config);
     store = PostgresQueueStore.attachOnClock(db.dataSource, db.schema, clock);
     site = JobQueue.of(store, settings);
-    collector = JobQueue.of(PostgresQueueStore.attachOnClock(collectorPool, db.schema, clock), settings);
+    // No limits of the store's own: the collector's operation must outwait the lock the test holds whatever the
+    // machine's load, and its fast paths run auto-committed (with limits they run inside a transaction, so a
+    // connection lost there is simply rolled back; PgTransactionsTest covers that case).
+    collector = JobQueue.of(PostgresQueueStore.attachOnClock(collectorPool, PostgresQueueOptions.inSchema(db.schema)
+        .withTimeouts(PostgresTimeouts.serverSettings()), clock), settings);
   }
 
   @AfterEach

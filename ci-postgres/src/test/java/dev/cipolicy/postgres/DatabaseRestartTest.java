@@ -178,6 +178,137 @@ class DatabaseRestartTest {
     }
   }
 
+  @Test
+  @Timeout(120)
+  void anOutageLongerThanALeaseLosesNoJobFinishesNoneTwiceAndTheQueueResumesAtOnce() throws Exception {
+    String schema = "outage_" + SCHEMAS.incrementAndGet();
+    Duration lease = Duration.ofSeconds(2);
+    Duration outage = lease.multipliedBy(3);
+    int groups = 20;
+    int requests = 2;
+    QueueSettings settings = QueueSettings.builder().maxInProgress(2).leaseDuration(lease).collectorTimeout(lease)
+        .backfill(false).addAllBenchmarkGroups(groups(groups)).addCollectorTargets(CollectorTarget.required("x86"))
+        .build();
+    try (HikariDataSource sitePool = pool("outage-site", 3, false); HikariDataSource collectorPool = pool(
+        "outage-collectors", COLLECTORS + 2, false)) {
+      PostgresQueueStore.create(sitePool, schema);
+      JobAudit audit = JobAudit.install(sitePool, schema);
+      JobQueue site = JobQueue.of(PostgresQueueStore.attach(sitePool, schema), settings);
+      for (int i = 0; i < requests; i++) {
+        site.submit(NewRequest.master(String.format("out%02d", i), null));
+      }
+      JobQueue collectors = JobQueue.of(PostgresQueueStore.attach(collectorPool, schema),
+          settings);
+      int total = requests * groups;
+      AtomicBoolean done = new AtomicBoolean();
+      AtomicLong upAgainAt = new AtomicLong(Long.MAX_VALUE);
+      AtomicLong firstClaimAfter = new AtomicLong(Long.MAX_VALUE);
+      AtomicLong firstTickAfter = new AtomicLong(Long.MAX_VALUE);
+      AtomicInteger unavailable = new AtomicInteger();
+      AtomicInteger uncertain = new AtomicInteger();
+      Map<Long, List<String>> finishedBy = new ConcurrentHashMap<>();
+      Map<String, AtomicLong> lastSuccess = new ConcurrentHashMap<>();
+      List<Throwable> failures = new CopyOnWriteArrayList<>();
+      List<Thread> threads = new ArrayList<>();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+      threads.add(new Thread(() -> {
+        try {
+          while (!done.get() && System.nanoTime() < deadline) {
+            try {
+              site.tick();
+              long now = System.nanoTime();
+              if (now > upAgainAt.get()) {
+                firstTickAfter.compareAndSet(Long.MAX_VALUE, now);
+              }
+              if (site.store().scanOpenRequests().requests().isEmpty()) {
+                done.set(true);
+              }
+            } catch (QueueStoreUnavailableException e) {
+              unavailable.incrementAndGet();
+            }
+            Thread.sleep(25);
+          }
+        } catch (Throwable t) {
+          failures.add(t);
+        }
+      }, "outage-site"));
+      for (int i = 1; i <= COLLECTORS; i++) {
+        String name = "o" + i;
+        threads.add(new Thread(() -> {
+          try {
+            boolean registered = false;
+            while (!done.get() && System.nanoTime() < deadline) {
+              try {
+                if (!registered) {
+                  collectors.registerCollector(name, "x86", true);
+                  registered = true;
+                }
+                ClaimResult claimed = collectors.claim(name, 1);
+                long now = System.nanoTime();
+                if (claimed.claims().isEmpty()) {
+                  Thread.sleep(10);
+                  continue;
+                }
+                if (now > upAgainAt.get()) {
+                  firstClaimAfter.compareAndSet(Long.MAX_VALUE, now);
+                }
+                for (Claim claim : claimed.claims()) {
+                  Thread.sleep(WORK_MS * 4);
+                  finish(collectors, name, claim.lease(), deadline, finishedBy, unavailable, uncertain);
+                }
+              } catch (QueueStoreUnavailableException e) {
+                unavailable.incrementAndGet();
+                Thread.sleep(50);
+              }
+            }
+          } catch (Throwable t) {
+            failures.add(t);
+          }
+        }, name));
+      }
+      threads.forEach(Thread::start);
+
+      long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+      while (audit.count("SELECT count(*) FROM %s.job_audit WHERE new_state = 'SUCCEEDED'") < total / 4) {
+        assertThat(System.nanoTime()).as("a quarter of the jobs done within 40 s").isLessThan(waitUntil);
+        Thread.sleep(20);
+      }
+      long leasedBefore = audit.count("SELECT count(*) FROM %s.queue_leases");
+      long stopStart = System.nanoTime();
+      cluster.stopServer("fast");
+      Thread.sleep(outage.toMillis());
+      cluster.startAgain();
+      upAgainAt.set(System.nanoTime());
+      long downMs = (upAgainAt.get() - stopStart) / 1_000_000;
+      for (Thread t : threads) {
+        t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000 + 5000));
+      }
+      done.set(true);
+
+      assertThat(failures).as("unexpected errors in the loops").isEmpty();
+      assertThat(threads).as("every loop ended").noneMatch(Thread::isAlive);
+      assertThat(unavailable.get()).as("operations that met the outage").isPositive();
+      assertThat(audit.count("SELECT count(*) FROM %s.queue_requests WHERE state <> 'COMPLETED'")).isZero();
+      assertThat(audit.count("SELECT count(*) FROM %s.queue_jobs")).as("no job lost").isEqualTo(total);
+      assertThat(audit.count("SELECT count(*) FROM %s.queue_jobs WHERE state <> 'SUCCEEDED'")).isZero();
+      assertThat(audit.finishedOnce()).as("jobs with exactly one committed terminal transition").isEqualTo(total);
+      assertThat(audit.finishedTwice()).isZero();
+      assertThat(audit.leftAnEnd()).isZero();
+      assertThat(finishedBy).hasSize(total);
+      assertThat(finishedBy.values()).allSatisfy(by -> assertThat(by).hasSize(1));
+      long claimMs = (firstClaimAfter.get() - upAgainAt.get()) / 1_000_000;
+      long tickMs = (firstTickAfter.get() - upAgainAt.get()) / 1_000_000;
+      assertThat(firstClaimAfter.get()).as("a job was claimed after the restart").isNotEqualTo(Long.MAX_VALUE);
+      assertThat(claimMs).as("first claim after the server is back (ms)").isLessThan(10_000);
+      assertThat(tickMs).as("first site tick after the server is back (ms)").isLessThan(10_000);
+      System.out.println("DatabaseRestartTest: outage of " + downMs + " ms (lease " + lease.toMillis() + " ms) with "
+          + leasedBefore + " leases live at the stop; first claim " + claimMs + " ms and first tick " + tickMs
+          + " ms after the server accepted connections again; " + unavailable.get() + " operations met the outage ("
+          + uncertain.get() + " while committing); rescued leases: " + audit.rescued() + "; " + total
+          + " jobs each finished once");
+    }
+  }
+
   private static void collect(JobQueue queue, String name, AtomicBoolean done, long deadline,
       Map<Long, List<String>> finishedBy, Map<String, AtomicLong> lastSuccess, AtomicInteger unavailable,
       AtomicInteger uncertain, List<Throwable> failures) {

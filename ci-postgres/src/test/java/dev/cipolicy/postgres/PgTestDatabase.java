@@ -209,6 +209,26 @@ final class PgTestDatabase implements AutoCloseable {
     });
   }
 
+  /**
+   * A data source whose connections pause once, inside the transaction, right after a statement containing
+   * {@code sqlFragment} ran: the next statement prepared on that connection first runs {@code pause} (which
+   * blocks, like a process stopped while it holds the locks the statement took). Only the first such
+   * statement of the data source pauses.
+   */
+  static DataSource pausingAfter(DataSource real, String sqlFragment, Runnable pause) {
+    java.util.concurrent.atomic.AtomicInteger state = new java.util.concurrent.atomic.AtomicInteger();
+    return wrapConnections(real, (c, m, a) -> {
+      if (m.getName().equals("prepareStatement")) {
+        if (state.get() == 1 && state.compareAndSet(1, 2)) {
+          pause.run();
+        } else if (((String) a[0]).contains(sqlFragment)) {
+          state.compareAndSet(0, 1);
+        }
+      }
+      return invoke(c, m, a);
+    });
+  }
+
   /** What a wrapped connection does with each call. */
   @FunctionalInterface
   interface ConnectionCall {

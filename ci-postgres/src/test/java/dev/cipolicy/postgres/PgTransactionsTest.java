@@ -247,6 +247,11 @@ class PgTransactionsTest {
       assertThat(failure.kind()).isEqualTo(PgTransactions.Failure.Kind.TIMED_OUT);
       assertThat(failure.sqlState()).isEqualTo("55P03");
       assertThat(failure.unavailable()).isFalse();
+      assertThat(failure.retryable()).as("a reached limit is transient").isTrue();
+      assertThat(failure.mayHaveCommitted()).isFalse();
+      assertThat(failure.tries()).as("a lock timeout is not re-run by the runner").isEqualTo(1);
+      assertThat(failure.situation()).contains("lock timeout");
+      assertThat(failure.driverMessage()).doesNotContain("\n");
       assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
       holder.rollback();
     }
@@ -272,6 +277,48 @@ class PgTransactionsTest {
       return setting(c, "statement_timeout");
     }, c -> "full path");
     assertThat(seen).isEqualTo("100ms");
+  }
+
+  @Test
+  void everyLimitIsSetForTheTransactionOnlyInOneStatement() {
+    PgTransactions.TimeoutPolicy limits = op -> new PgTransactions.Timeouts(Duration.ofMillis(1500),
+        Duration.ofSeconds(7), Duration.ofNanos(2_500_000_001L));
+    PgTransactions tx = runner(db().dataSource, PgTransactions.Policy.standard().withTimeouts(limits));
+    List<String> inside = tx.inTransaction("read", c -> List.of(setting(c, "lock_timeout"),
+        setting(c, "statement_timeout"), setting(c, "idle_in_transaction_session_timeout")));
+    assertThat(inside).as("set, a fraction of a millisecond rounded up").containsExactly("1500ms", "7s", "2501ms");
+    PgTransactions plain = runner(db().dataSource, PgTransactions.Policy.standard());
+    for (int i = 0; i < 8; i++) {
+      String idle = plain.inTransaction("read", c -> setting(c, "idle_in_transaction_session_timeout"));
+      assertThat(idle).isEqualTo("0");
+    }
+  }
+
+  @Test
+  void aTransactionIdlePastItsLimitLosesItsSessionRolledBackAndIsRetryable() {
+    PgTransactions.TimeoutPolicy limits = op -> new PgTransactions.Timeouts(null, null, Duration.ofMillis(300));
+    PgTransactions tx = runner(db().dataSource, PgTransactions.Policy.standard().withTimeouts(limits));
+    int before = tx.inTransaction("read", PgTransactionsTest::counter);
+    AtomicInteger tries = new AtomicInteger();
+    PgTransactions.Failure failure = reported(() -> tx.inTransaction("bump", c -> {
+      tries.incrementAndGet();
+      bump(c);
+      try {
+        Thread.sleep(1500); // the process stalls mid-transaction, holding the row lock
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      bump(c);
+      return 0;
+    }));
+    System.out.println("PgTransactionsTest: idle in transaction past its limit: " + failure.error());
+    assertThat(failure.kind()).isEqualTo(PgTransactions.Failure.Kind.LOST_BEFORE_COMMIT);
+    assertThat(failure.sqlState()).isEqualTo("25P03");
+    assertThat(failure.mayHaveCommitted()).isFalse();
+    assertThat(failure.retryable()).isTrue();
+    assertThat(failure.situation()).contains("idle-in-transaction timeout");
+    assertThat(tries).as("a lost session is not re-run by the runner").hasValue(1);
+    assertThat(tx.inTransaction("read", PgTransactionsTest::counter)).as("rolled back").isEqualTo(before);
   }
 
   @Test

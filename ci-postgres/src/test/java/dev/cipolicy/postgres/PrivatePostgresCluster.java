@@ -136,6 +136,21 @@ final class PrivatePostgresCluster implements AutoCloseable {
     pgCtl("restart", "-m", mode);
   }
 
+  /**
+   * Stops the server ({@code pg_ctl stop}) until {@link #startAgain()}: every session is cut and no connection
+   * can be had meanwhile.
+   *
+   * @param mode {@code fast} or {@code immediate}, as for {@link #restart}
+   */
+  void stopServer(String mode) {
+    pgCtl("stop", "-m", mode);
+  }
+
+  /** Starts the server stopped by {@link #stopServer} again, on the same port, and waits until it accepts. */
+  void startAgain() {
+    pgCtl("start");
+  }
+
   /** The server log, for failure messages. */
   String log() {
     try {

@@ -28,8 +28,14 @@ import javax.sql.DataSource;
  *
  * <ul>
  *   <li>{@code role}: {@code collector} (register, claim, heartbeat, complete or fail, until no request is
- *       open), {@code site} (tick until no request is open) or {@code hold} (claim one job, print
- *       {@code CLAIMED <job> <attempt> <token>}, then only heartbeat it, as a collector stuck mid-job);
+ *       open), {@code site} (tick until no request is open), {@code hold} (claim one job, print
+ *       {@code CLAIMED <job> <attempt> <token>}, then only heartbeat it, as a collector stuck mid-job) or
+ *       {@code zombie} (like {@code hold}, but once a heartbeat is refused it tries to complete the job anyway,
+ *       prints {@code FENCED heartbeat=<status> complete=<status>} and exits; after {@code workMs} of good
+ *       heartbeats it completes and prints {@code COMPLETED <status>});
+ *   <li>{@code pauseMs} (site): pause that long inside the first start, right after locking the control row,
+ *       printing {@code PAUSED holding the control row} (the test may also SIGSTOP the process then);
+ *   <li>{@code lockMs}, {@code statementMs}, {@code idleMs}: the store's time limits (defaults otherwise);
  *   <li>{@code url}, {@code user}, {@code schema}: the database (127.0.0.1 only, as every test);
  *   <li>{@code name}, {@code tag}: the collector;
  *   <li>{@code groups}, {@code tags}, {@code k}, {@code leaseMs}, {@code timeoutMs}: the queue settings, the
@@ -74,7 +80,33 @@ public final class QueueWorkerMain {
     int status;
     try (HikariDataSource ds = new HikariDataSource(config)) {
       String schema = a.get("schema");
-      PostgresQueueStore store = PostgresQueueStore.attach(ds, schema);
+      PostgresTimeouts limits = PostgresTimeouts.defaults();
+      if (a.containsKey("lockMs")) {
+        limits = limits.withLockTimeout(Duration.ofMillis(Long.parseLong(a.get("lockMs"))));
+      }
+      if (a.containsKey("statementMs")) {
+        limits = limits.withStatementTimeout(Duration.ofMillis(Long.parseLong(a.get("statementMs"))));
+      }
+      if (a.containsKey("idleMs")) {
+        limits = limits.withIdleInTransactionTimeout(Duration.ofMillis(Long.parseLong(a.get("idleMs"))));
+      }
+      DataSource storeDs = ds;
+      if (a.containsKey("pauseMs")) {
+        long pauseMs = Long.parseLong(a.get("pauseMs"));
+        storeDs = PgTestDatabase.pausingAfter(ds, "control WHERE id = 1 FOR UPDATE", () -> {
+          System.out.println("PAUSED holding the control row");
+          System.out.flush();
+          try {
+            Thread.sleep(pauseMs);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          System.out.println("RESUMED");
+          System.out.flush();
+        });
+      }
+      PostgresQueueStore store = PostgresQueueStore.attach(storeDs,
+          PostgresQueueOptions.inSchema(schema).withTimeouts(limits));
       JobQueue queue = JobQueue.of(store, settings(a));
       long deadline = System.nanoTime() + Duration.ofMillis(Long.parseLong(a.getOrDefault("durationMs", "45000")))
           .toNanos();
@@ -84,6 +116,8 @@ public final class QueueWorkerMain {
         case "collector" -> collect(queue, ds, schema, a.get("name"), a.get("tag"), deadline, maxIterations);
         case "site" -> site(queue, deadline, maxIterations);
         case "hold" -> hold(queue, a.get("name"), a.get("tag"), deadline, maxIterations);
+        case "zombie" -> zombie(queue, a.get("name"), a.get("tag"), deadline,
+            Long.parseLong(a.getOrDefault("workMs", "60000")));
         default -> throw new IllegalArgumentException("unknown role " + role);
       };
     }
@@ -207,6 +241,49 @@ public final class QueueWorkerMain {
     }
     System.out.println("DONE site started=" + started + " completed=" + completed + " errors=" + errors
         + " iterations=" + iterations);
+    return 0;
+  }
+
+  private static int zombie(JobQueue queue, String name, String tag, long deadline, long workMs)
+      throws InterruptedException {
+    queue.registerCollector(name, tag, true);
+    Lease lease = null;
+    while (lease == null && System.nanoTime() < deadline) {
+      List<Claim> claims = queue.claim(name).claims();
+      if (claims.isEmpty()) {
+        Thread.sleep(50);
+      } else {
+        lease = claims.get(0).lease();
+      }
+    }
+    if (lease == null) {
+      System.out.println("NOTHING " + name + " claimed no job");
+      return 3;
+    }
+    System.out.println("CLAIMED " + lease.jobId().value() + " " + lease.attempt() + " " + lease.token());
+    System.out.flush();
+    long workUntil = System.nanoTime() + Duration.ofMillis(workMs).toNanos();
+    while (System.nanoTime() < deadline) {
+      LeaseResult beat;
+      try {
+        beat = queue.heartbeat(lease);
+      } catch (QueueStoreException e) {
+        System.out.println("ERROR " + name + ": " + e.getMessage());
+        Thread.sleep(100);
+        continue;
+      }
+      if (!beat.ok()) {
+        LeaseResult done = queue.complete(lease);
+        System.out.println("FENCED heartbeat=" + beat.status() + " complete=" + done.status());
+        return 0;
+      }
+      if (System.nanoTime() > workUntil) {
+        System.out.println("COMPLETED " + queue.complete(lease).status());
+        return 0;
+      }
+      Thread.sleep(200);
+    }
+    System.out.println("DONE zombie " + name + " ran out of time");
     return 0;
   }
 

@@ -58,6 +58,43 @@ final class WorkerProcess {
     }
   }
 
+  /** Stops the process with SIGSTOP: it keeps its sockets and runs no code until {@link #resume()}. */
+  void pause() throws IOException, InterruptedException {
+    signal("STOP");
+  }
+
+  /** Lets a paused process go on (SIGCONT). */
+  void resume() throws IOException, InterruptedException {
+    if (process.isAlive()) {
+      signal("CONT");
+    }
+  }
+
+  private void signal(String name) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).redirectErrorStream(true)
+        .start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IOException("kill -" + name + " " + process.pid() + " failed: "
+          + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    }
+  }
+
+  /** Waits up to the timeout for a line of the log starting with {@code prefix}; null when none came. */
+  String awaitLine(String prefix, long timeoutMillis) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    while (System.nanoTime() < until) {
+      String line = output().lines().filter(l -> l.startsWith(prefix)).findFirst().orElse(null);
+      if (line != null) {
+        return line;
+      }
+      if (!process.isAlive()) {
+        return output().lines().filter(l -> l.startsWith(prefix)).findFirst().orElse(null);
+      }
+      Thread.sleep(20);
+    }
+    return null;
+  }
+
   void kill() {
     if (process.isAlive()) {
       process.destroyForcibly();

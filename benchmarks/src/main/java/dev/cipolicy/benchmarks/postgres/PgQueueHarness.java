@@ -1,5 +1,6 @@
 package dev.cipolicy.benchmarks.postgres;
 
+import dev.cipolicy.postgres.PostgresTimeouts;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,7 +34,9 @@ import java.util.TreeMap;
  * {@code rounds} (2), {@code batch} (claim limits of the batched mode, {@code 16}), {@code warmup} (jobs per
  * warm-up run of the JVM, 2000), {@code lead} (completions of each run before its measured window opens, on
  * the same pool, 10000; 0 measures from a freshly opened pool), {@code pgbench-seconds} (10), {@code systems} (comma-separated subset of
- * {@code store-per-job,store-batched,store-batch-complete,db-scheduler,pgbench}).
+ * {@code store-per-job,store-batched,store-batch-complete,db-scheduler,pgbench}, plus
+ * {@code server-limits-store-per-job} and {@code server-limits-store-batch-complete}: the same modes with
+ * {@code PostgresTimeouts.serverSettings()}, to measure what the store's default time limits cost).
  */
 public final class PgQueueHarness {
 
@@ -131,6 +134,11 @@ public final class PgQueueHarness {
       int lead, int jobs, int round) {
     return switch (system) {
       case "store-per-job" -> List.of(StoreRun.run(db, "store-per-job", threads, 1, lead, jobs, round));
+      case "server-limits-store-per-job" -> List.of(StoreRun.run(db, "server-limits-store-per-job", threads, 1, false,
+          PostgresTimeouts.serverSettings(), lead, jobs, round));
+      case "server-limits-store-batch-complete" -> batches.stream()
+          .map(b -> StoreRun.run(db, "server-limits-store-batch-complete-" + b, threads, b, true,
+              PostgresTimeouts.serverSettings(), lead, jobs, round)).toList();
       case "store-batched" -> batches.stream()
           .map(b -> StoreRun.run(db, "store-batched-" + b, threads, b, lead, jobs, round)).toList();
       case "store-batch-complete" -> batches.stream()

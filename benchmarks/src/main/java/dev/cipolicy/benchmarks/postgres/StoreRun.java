@@ -1,7 +1,9 @@
 package dev.cipolicy.benchmarks.postgres;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.cipolicy.postgres.PostgresQueueOptions;
 import dev.cipolicy.postgres.PostgresQueueStore;
+import dev.cipolicy.postgres.PostgresTimeouts;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.spi.Claim;
@@ -45,6 +47,12 @@ final class StoreRun {
    */
   static RunResult run(BenchDatabase db, String system, int threads, int limit, boolean completeBatch, int lead,
       int jobs, int round) {
+    return run(db, system, threads, limit, completeBatch, PostgresTimeouts.defaults(), lead, jobs, round);
+  }
+
+  /** One run with the given time limits on every store operation (the defaults unless a mode says otherwise). */
+  static RunResult run(BenchDatabase db, String system, int threads, int limit, boolean completeBatch,
+      PostgresTimeouts timeouts, int lead, int jobs, int round) {
     int total = lead + jobs;
     String schema = BenchDatabase.freshSchema("bench_store");
     try {
@@ -67,7 +75,8 @@ final class StoreRun {
       }
       HikariDataSource pool = db.pool("store", threads + 2);
       CountingDataSource counting = new CountingDataSource(pool);
-      JobQueue queue = JobQueue.of(PostgresQueueStore.attach(counting, schema), settings);
+      JobQueue queue = JobQueue.of(PostgresQueueStore.attach(counting, PostgresQueueOptions.inSchema(schema)
+          .withTimeouts(timeouts)), settings);
       BenchDatabase.ServerStats serverBefore = db.stats(schema);
       double loadBefore = Load.now();
       CountDownLatch start = new CountDownLatch(1);

@@ -1,13 +1,19 @@
 package dev.cipolicy.queue.spi;
 
 /**
- * A store operation could not reach its database: no connection could be had, or the connection was lost
- * (terminated by an administrator, the server restarted, the network failed). The message names the
- * operation and the database error. {@link #mayHaveCommitted()} tells whether the operation's change may
- * have been applied: false when the connection was lost before the commit was sent (the database rolled
- * the transaction back, so a retry is safe), true when it was lost while committing (re-read the state, or
- * retry an operation whose repetition is harmless, such as a fenced completion, which then reports
- * {@link LeaseStatus#STALE_LEASE} if the first one took effect).
+ * The retryable store failure: an operation could not reach its database in time. No connection could be
+ * had; the connection was lost (terminated by an administrator, the server restarted, the network failed, or
+ * the server ended a session that sat idle in its transaction because its process stalled); or the operation
+ * reached a time limit of its store (it waited too long for a lock held by a stalled session, or a statement
+ * ran too long). The message names the operation and the database error.
+ *
+ * <p><b>Contract: every instance is transient and the operation may be tried again later</b>, unlike the base
+ * {@link QueueStoreException}, which retrying does not cure. {@link #mayHaveCommitted()} tells how: false when
+ * the database certainly rolled the operation back (no connection, lost before the commit was sent, a
+ * reached time limit), so the same call is safe to repeat; true when the connection was lost while
+ * committing, so re-read the state, or retry an operation whose repetition is harmless, such as a fenced
+ * completion, which then reports {@link LeaseStatus#STALE_LEASE} if the first one took effect. Stores retry
+ * nothing of this kind themselves: the caller's loop (a site's next tick, a collector's next claim) does.
  */
 public final class QueueStoreUnavailableException extends QueueStoreException {
   private static final long serialVersionUID = 1L;
