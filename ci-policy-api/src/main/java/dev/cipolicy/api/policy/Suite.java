@@ -27,10 +27,13 @@ public abstract class Suite {
    */
   public abstract List<String> runnerLabels();
 
+  /** The most shards a suite (and a partitioned suite run) may have: 1,000. */
+  public static final int MAX_SHARDS = 1_000;
+
   /**
    * The number of shards of the stage matrix; also its default max-parallel.
    *
-   * @return at least 1
+   * @return at least 1, at most {@link #MAX_SHARDS}
    */
   @Value.Default
   public int shards() {
@@ -81,7 +84,8 @@ public abstract class Suite {
    */
   @Value.Check
   protected void check() {
-    ValueCheck.of("Suite").nonEmpty("name", name()).atLeast("shards", shards(), 1).done();
+    ValueCheck.of("Suite").nonEmpty("name", name()).atLeast("shards", shards(), 1)
+        .atMost("shards", shards(), MAX_SHARDS).done();
   }
 
   /**
