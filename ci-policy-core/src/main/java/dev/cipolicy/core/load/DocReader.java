@@ -188,7 +188,8 @@ final class DocReader {
         return Optional.empty();
       }
     }
-    if (looksNumeric(node)) {
+    if (looksNumeric(node) || (node instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.DECIMAL
+        && !isDecimalNumber(s.text()))) {
       problem(node.location(), path, notDecimal(((Node.Scalar) node).text(), INTEGER_FORMS));
       return Optional.empty();
     }
