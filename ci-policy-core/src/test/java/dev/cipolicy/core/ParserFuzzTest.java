@@ -19,7 +19,7 @@ import java.util.Optional;
 class ParserFuzzTest {
   private static final FileRunPlanner PLANNER = FileRunPlanner.of(ReferencePolicy.registry());
 
-  @FuzzTest
+  @FuzzTest(maxDuration = "90s")
   void changedFiles(byte[] data) {
     DiffParse parse = ChangedFiles.parse(data);
     if (parse == null) {
@@ -27,7 +27,7 @@ class ParserFuzzTest {
     }
   }
 
-  @FuzzTest
+  @FuzzTest(maxDuration = "90s")
   void cron(byte[] data) {
     String expression = new String(data, StandardCharsets.UTF_8);
     try {
@@ -40,7 +40,7 @@ class ParserFuzzTest {
     }
   }
 
-  @FuzzTest
+  @FuzzTest(maxDuration = "90s")
   void rerunComment(byte[] data) {
     String comment = new String(data, StandardCharsets.UTF_8);
     try {

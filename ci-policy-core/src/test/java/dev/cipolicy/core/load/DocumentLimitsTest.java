@@ -171,6 +171,24 @@ class DocumentLimitsTest {
   }
 
   @Nested
+  class Messages {
+    @Test
+    void aLineBreakInAKeyIsEscapedNotPrinted() {
+      CiPolicyException e = expectThrows(InvalidPolicyException.class,
+          () -> PolicyLoader.load("x.json", "{\"name\": \"x\", \"write_\\nbaseline\\r::error::forged\": 1}"));
+      assertThat(e.getMessage()).contains("unknown field 'write_\\u000abaseline\\u000d::error::forged'");
+    }
+
+    @Test
+    void aLineBreakInACronIsEscapedNotPrinted() {
+      String doc = POLICY.replaceFirst("cron: \"([^\"]*)\"", "cron: \"$1\\\\n::error::x\"");
+      assertThat(doc).isNotEqualTo(POLICY);
+      assertThat(expectThrows(InvalidPolicyException.class, () -> PolicyLoader.load("x.yaml", doc)).getMessage())
+          .contains("\\u000a::error::x");
+    }
+  }
+
+  @Nested
   class Aliases {
     @Test
     void anAliasIsRejectedWhereItStandsNotReadAsTheAnchorName() {

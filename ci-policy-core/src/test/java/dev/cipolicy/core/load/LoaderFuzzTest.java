@@ -11,27 +11,27 @@ import java.nio.charset.StandardCharsets;
  * target fuzzes (see docs/limits.md). Only our exception types may escape, with a single-line message.
  */
 class LoaderFuzzTest {
-  @FuzzTest
+  @FuzzTest(maxDuration = "90s")
   void policyYaml(byte[] data) {
     load(() -> PolicyLoader.load("fuzz.yaml", text(data)));
   }
 
-  @FuzzTest
+  @FuzzTest(maxDuration = "90s")
   void policyJson(byte[] data) {
     load(() -> PolicyLoader.load("fuzz.json", text(data)));
   }
 
-  @FuzzTest
+  @FuzzTest(maxDuration = "90s")
   void registrationsYaml(byte[] data) {
     load(() -> RegistrationLoader.load("fuzz.yaml", text(data), ReferencePolicy.resolver()));
   }
 
-  @FuzzTest
+  @FuzzTest(maxDuration = "90s")
   void registrationsJson(byte[] data) {
     load(() -> RegistrationLoader.load("fuzz.json", text(data), ReferencePolicy.resolver()));
   }
 
-  @FuzzTest
+  @FuzzTest(maxDuration = "90s")
   void gateDeclarationsYaml(byte[] data) {
     load(() -> GateDeclarationsLoader.load("fuzz.yaml", text(data)));
   }
