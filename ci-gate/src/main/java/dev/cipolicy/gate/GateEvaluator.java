@@ -51,11 +51,14 @@ public final class GateEvaluator {
    *
    * @param series the series of the run
    * @param specs the gates, typically from {@link Gates#resolve}
-   * @param record what the run recorded
+   * @param given what the run recorded; a record beyond {@link RecordLimits} counts as unreadable
    * @param history where history is read from (read once, for every selected coordinate)
    * @return one verdict per selected coordinate or selection error; none when {@code specs} is empty
    */
-  public GateResult evaluate(SeriesKey series, List<GateSpec> specs, MetricRecord record, HistorySource history) {
+  public GateResult evaluate(SeriesKey series, List<GateSpec> specs, MetricRecord given, HistorySource history) {
+    // a record beyond the limits is not judged: it counts as unreadable, one ERROR per gate
+    MetricRecord record = given.unreadable().isPresent() ? given
+        : RecordLimits.violation(given).map(MetricRecord::unreadable).orElse(given);
     List<List<Selection.Item>> selected = new ArrayList<>();
     Set<Coordinate> coordinates = new LinkedHashSet<>();
     for (GateSpec spec : specs) {

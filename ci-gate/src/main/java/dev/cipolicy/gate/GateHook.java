@@ -101,7 +101,7 @@ public final class GateHook {
     }
     GateResult result = evaluator.evaluate(request.series(), specs, record, store);
     String verdictLine = GateReport.verdictLine(mode, result);
-    String summary = GateReport.stepSummary(mode, result);
+    String summary = GateReport.stepSummary(mode, result, MarkdownLimit.STEP_SUMMARY);
     List<String> log = new ArrayList<>();
     if (mode == GateMode.SHADOW) {
       log.add(verdictLine);
@@ -119,7 +119,14 @@ public final class GateHook {
           summary, List.of(line), Optional.of(r.reason()));
     }
     RunRecord run = ((WritePlan.Write) plan).run();
-    RunId id = store.write(run);
+    WriteResult written = store.write(run);
+    RunId id = written.runId();
+    if (written.duplicate()) {
+      String line = "[CI Gate][baseline] " + file + ": baseline already written by "
+          + written.duplicateOf().orElseThrow() + " (run " + id + "); nothing new written";
+      return new HookOutcome(HookAction.DUPLICATE_WRITE, mode, Optional.of(result), Optional.of(id), 0, 0,
+          verdictLine, summary, List.of(line), Optional.empty());
+    }
     log.add("[CI Gate][baseline] " + file + ": wrote baseline");
     int accepted = 0;
     Optional<String> failure = Optional.empty();

@@ -99,6 +99,31 @@ public final class GateReport {
     return sb.toString();
   }
 
+  /**
+   * The step-summary block within a size limit: {@link #stepSummary(GateMode, GateResult)} truncated by
+   * {@link MarkdownLimit#truncate} — whole table rows only, ending with a note of how many rows were left out.
+   *
+   * @param mode the mode, named in the heading
+   * @param result the result
+   * @param limit e.g. {@link MarkdownLimit#STEP_SUMMARY}
+   * @return Markdown of at most the limit's size; empty when no gate is declared
+   */
+  public static String stepSummary(GateMode mode, GateResult result, MarkdownLimit limit) {
+    return limit.truncate(stepSummary(mode, result));
+  }
+
+  /**
+   * The Markdown body of a pull-request comment or a check run's summary: the step-summary block within
+   * GitHub's limit of 65,536 characters ({@link MarkdownLimit#COMMENT}).
+   *
+   * @param mode the mode, named in the heading
+   * @param result the result
+   * @return Markdown of at most 65,536 characters; empty when no gate is declared
+   */
+  public static String comment(GateMode mode, GateResult result) {
+    return stepSummary(mode, result, MarkdownLimit.COMMENT);
+  }
+
   private static void table(StringBuilder sb, List<CoordinateVerdict> verdicts) {
     sb.append("| metric | step | status | value | limits | centre (n) | reason |\n");
     sb.append("|---|---:|---|---:|---|---:|---|\n");

@@ -4,6 +4,11 @@ package dev.cipolicy.gate;
 public enum HookAction {
   /** A baseline-writing run wrote its run and samples. */
   WROTE_BASELINE,
+  /**
+   * A baseline-writing run whose CI run had already written this series (a retried write, or another attempt
+   * of the run): nothing new was written.
+   */
+  DUPLICATE_WRITE,
   /** The test declares no gate: nothing evaluated, nothing written. */
   NO_GATE_DECLARED,
   /** A shadow run reported its verdicts; nothing written. */

@@ -10,7 +10,7 @@ import java.util.Optional;
  * @param action what happened
  * @param mode the mode asked for
  * @param result the verdicts, when the evaluation ran
- * @param runId the written run, when one was written
+ * @param runId the written run, when one was written; for a duplicate write, the run its CI run stored first
  * @param samplesWritten how many samples were written
  * @param levelShiftsAccepted how many proposed level shifts were accepted
  * @param verdictLine the verdict line (the failure line when the hook failed)

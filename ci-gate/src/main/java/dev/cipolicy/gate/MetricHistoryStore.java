@@ -32,12 +32,18 @@ public interface MetricHistoryStore extends HistorySource {
       int trustedLimit, int recentLimit);
 
   /**
-   * Writes a run and its samples, all or nothing.
+   * Writes a run and its samples, all or nothing — once per CI run. When the run's provenance carries a
+   * {@linkplain Provenance#identity() CI run identity}, the write is idempotent: if a run of the same series
+   * with the same repository and run id is already stored (written by this attempt or by an earlier one,
+   * revoked or not), nothing is stored and the result is a {@linkplain WriteResult#duplicate() duplicate}
+   * naming the run stored first. So a write retried after a lost acknowledgement, or repeated by a re-run of
+   * the CI run, never adds a second measurement of one run. A run without an identity is always stored.
    *
    * @param run the run
-   * @return the id given to the run, greater than every id given before
+   * @return the stored run's id, greater than every id given before; for a duplicate, the id of the run
+   *     stored first
    */
-  RunId write(RunRecord run);
+  WriteResult write(RunRecord run);
 
   /**
    * Marks the runs named by the key untrusted. Idempotent: revoking again changes nothing and counts

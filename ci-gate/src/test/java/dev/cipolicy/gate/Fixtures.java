@@ -53,7 +53,7 @@ final class Fixtures {
         samples.add(new Sample(c, values[i], true));
       }
       ids.add(store.write(new RunRecord(series, Provenance.of("ci-" + (minuteOffset + i), "c" + (minuteOffset + i),
-          "nightly"), T0.plusSeconds(60L * (minuteOffset + i)), true, samples)));
+          "nightly"), T0.plusSeconds(60L * (minuteOffset + i)), true, samples)).runId());
     }
     return ids;
   }

@@ -220,7 +220,7 @@ class GateEvaluatorProperties {
     }
 
     @Override
-    public RunId write(RunRecord run) {
+    public WriteResult write(RunRecord run) {
       writes++;
       return delegate.write(run);
     }

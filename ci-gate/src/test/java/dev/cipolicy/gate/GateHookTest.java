@@ -43,6 +43,23 @@ class GateHookTest {
   }
 
   @Test
+  void aRetriedBaselineWriteOfTheSameCiRunStoresNothingNew() {
+    Provenance identified = Provenance.of(CiRunIdentity.of("acme/train", "9001", 1), "abc123", "nightly");
+    HookRequest request = HookRequest.builder().series(SERIES).addAllDeclarations(DECLARED)
+        .addAllDefaults(Gates.referenceDefaults()).record(() -> Fixtures.record("train/grad_norm", 1, 2, 3))
+        .mode(GateMode.BASELINE).provenance(identified).build();
+    GateHook hook = GateHook.of(store, GateEvaluator.of(GateOptions.reference()), CLOCK);
+    assertThat(hook.run(request).action()).isEqualTo(HookAction.WROTE_BASELINE);
+    HookOutcome again = hook.run(request);
+    assertThat(again.action()).isEqualTo(HookAction.DUPLICATE_WRITE);
+    assertThat(again.runId()).hasValue(new RunId(1));
+    assertThat(again.samplesWritten()).isZero();
+    assertThat(again.log()).containsExactly("[CI Gate][baseline] tests/e2e/test_fsdp_short.py: baseline already"
+        + " written by CI run acme/train#9001 attempt 1 (run 1); nothing new written");
+    assertThat(store.snapshot().runs()).hasSize(1);
+  }
+
+  @Test
   void aBaselineRunWithoutGatesWritesNothing() {
     HookOutcome o = run(store, List.of(), () -> Fixtures.record("train/grad_norm", 1), GateMode.BASELINE);
     assertThat(o.action()).isEqualTo(HookAction.NO_GATE_DECLARED);
@@ -115,7 +132,7 @@ class GateHookTest {
     }
 
     @Override
-    public RunId write(RunRecord run) {
+    public WriteResult write(RunRecord run) {
       throw new IllegalStateException("database is down");
     }
 

@@ -21,7 +21,7 @@ import javax.sql.DataSource;
 public final class PostgresHistoryMigrations {
 
   /** The migrations, in version order. */
-  static final List<String> SCRIPTS = List.of("V1__metric_history.sql");
+  static final List<String> SCRIPTS = List.of("V1__metric_history.sql", "V2__run_identity.sql");
 
   /** The advisory lock key prefix; the same as the queue migrations', so the two sets never run at once. */
   static final String LOCK_PREFIX = PostgresMigrations.LOCK_PREFIX;

@@ -1,6 +1,7 @@
 package dev.cipolicy.postgres;
 
 import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.gate.CiRunIdentity;
 import dev.cipolicy.gate.Coordinate;
 import dev.cipolicy.gate.CoordinateHistory;
 import dev.cipolicy.gate.HistorySample;
@@ -14,6 +15,7 @@ import dev.cipolicy.gate.RunId;
 import dev.cipolicy.gate.RunRecord;
 import dev.cipolicy.gate.Sample;
 import dev.cipolicy.gate.SeriesKey;
+import dev.cipolicy.gate.WriteResult;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -50,7 +52,10 @@ import org.jspecify.annotations.Nullable;
  *       partial index {@code gate_values_newest_trusted} (trusted values of unrevoked runs) and of
  *       {@code gate_values_newest}, each stopping at its limit and at an accepted level shift.
  *   <li>{@link #write} is all or nothing: series, coordinates, run and values in one transaction. A deadlock
- *       or serialization failure re-runs the whole transaction (the run then gets a later id).
+ *       or serialization failure re-runs the whole transaction (the run then gets a later id). A run of an
+ *       identified CI run is inserted {@code ON CONFLICT DO NOTHING} against the unique index
+ *       {@code gate_runs_ci_identity} (series, repository, run id), so a retried write stores nothing new and
+ *       reports the run stored first, even when the first write committed but its acknowledgement was lost.
  *   <li>{@link #revoke} locks the matching runs ({@code FOR UPDATE}, in id order), so two stores revoking at
  *       once count each run once; {@link #acceptLevelShift} locks its runs {@code FOR SHARE}, so a run revoked
  *       meanwhile is refused.
@@ -318,7 +323,7 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
   // ----------------------------------------------------------------------------------------------- writing
 
   @Override
-  public RunId write(RunRecord run) {
+  public WriteResult write(RunRecord run) {
     if (run == null) {
       throw new InvalidInputException("a run to write must not be null");
     }
@@ -333,11 +338,15 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
         .thenComparing(Coordinate::constraintKey).thenComparingInt(Coordinate::step);
     keyOrder.sort((a, b) -> byKey.compare(samples.get(a).coordinate(), samples.get(b).coordinate()));
     Instant at = run.createdAt();
+    Optional<CiRunIdentity> identity = run.provenance().identity();
     return tx("write a run of " + run.series(), c -> {
       long seriesId = seriesId(c, run.series());
       long runId;
+      // ON CONFLICT DO NOTHING: the only unique index a new row can violate is gate_runs_ci_identity, so an
+      // identified CI run that already wrote this series (committed, or committing concurrently) inserts nothing
       try (PreparedStatement st = c.prepareStatement("INSERT INTO " + runsTable + " (series_id, ci_run_id,"
-          + " commit_sha, cadence, created_at, created_nano, trusted) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id")) {
+          + " commit_sha, cadence, created_at, created_nano, trusted, ci_repository, ci_attempt)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id")) {
         Provenance p = run.provenance();
         st.setLong(1, seriesId);
         PgValues.setText(st, 2, p.ciRunId());
@@ -349,13 +358,21 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
         int createdNano = at.getNano();
         st.setInt(6, createdNano);
         st.setBoolean(7, run.trusted());
+        PgValues.setText(st, 8, identity.flatMap(CiRunIdentity::repository));
+        if (identity.isPresent()) {
+          st.setInt(9, identity.get().attempt());
+        } else {
+          st.setNull(9, Types.INTEGER);
+        }
         try (ResultSet rs = st.executeQuery()) {
-          rs.next();
+          if (!rs.next()) {
+            return duplicate(c, seriesId, identity.orElseThrow());
+          }
           runId = rs.getLong(1);
         }
       }
       if (samples.isEmpty()) {
-        return new RunId(runId);
+        return WriteResult.stored(new RunId(runId));
       }
       try (PreparedStatement st = c.prepareStatement("INSERT INTO " + coordinatesTable + " (series_id, metric_key,"
           + " steps_key, constraint_key, step, first_run_id, first_ord)"
@@ -401,8 +418,33 @@ public final class PostgresMetricHistoryStore implements MetricHistoryStore {
               new IllegalStateException("inserted " + inserted + " values, expected " + samples.size()));
         }
       }
-      return new RunId(runId);
+      return WriteResult.stored(new RunId(runId));
     });
+  }
+
+  /** The run an identified CI run stored first for a series, which a duplicate write reports. */
+  private static WriteResult duplicateOf(long id, Optional<String> repository, String runId, int attempt) {
+    return WriteResult.duplicate(new RunId(id), new CiRunIdentity(repository, runId, attempt));
+  }
+
+  private WriteResult duplicate(Connection c, long seriesId, CiRunIdentity identity) throws SQLException {
+    // READ COMMITTED: this statement sees the row whose committed insert made ours do nothing
+    try (PreparedStatement q = c.prepareStatement("SELECT id, ci_repository, ci_run_id, ci_attempt FROM " + runsTable
+        + " WHERE series_id = ? AND coalesce(ci_repository, '') = ? AND ci_run_id = ? AND ci_attempt IS NOT NULL")) {
+      q.setLong(1, seriesId);
+      q.setString(2, identity.repository().orElse(""));
+      q.setString(3, identity.runId());
+      try (ResultSet rs = q.executeQuery()) {
+        if (!rs.next()) {
+          throw PgTransactions.rerun(); // neither inserted nor found: the conflicting writer rolled back
+        }
+        long id = rs.getLong(1);
+        String repository = rs.getString(2);
+        String runId = rs.getString(3);
+        int attempt = rs.getInt(4);
+        return row("gate_runs", "id = " + id, () -> duplicateOf(id, Optional.ofNullable(repository), runId, attempt));
+      }
+    }
   }
 
   /** The id of a series, inserted if new; a concurrent insert of the same series is waited for and reused. */

@@ -128,7 +128,7 @@ class PostgresMetricHistoryConcurrencyTest {
           }
           RunRecord run = new RunRecord(A, Provenance.of("ci" + writer, "c" + r, "nightly"),
               T0.plusSeconds(random.nextInt(600)), true, samples);
-          written.put(store.write(run), run);
+          written.put(store.write(run).runId(), run);
           mine.add(run);
         }
         return mine;
@@ -192,9 +192,9 @@ class PostgresMetricHistoryConcurrencyTest {
       PgHistoryTables.truncate(db);
       one.write(new RunRecord(A, Provenance.none(), T0, true, List.of(new Sample(c, 1.0, true))));
       RunId s1 = one.write(new RunRecord(A, Provenance.none(), T0.plusSeconds(60), false,
-          List.of(new Sample(c, 2.0, false))));
+          List.of(new Sample(c, 2.0, false)))).runId();
       RunId s2 = one.write(new RunRecord(A, Provenance.none(), T0.plusSeconds(120), false,
-          List.of(new Sample(c, 2.1, false))));
+          List.of(new Sample(c, 2.1, false)))).runId();
       CyclicBarrier start = new CyclicBarrier(2);
       List<Object> results = inParallel(List.of(
           () -> {

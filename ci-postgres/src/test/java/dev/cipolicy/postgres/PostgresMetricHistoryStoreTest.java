@@ -118,7 +118,7 @@ class PostgresMetricHistoryStoreTest {
       }
       assertThat(failures).isEmpty();
       PostgresMetricHistoryStore s = PostgresMetricHistoryStore.attach(db.dataSource, fresh);
-      RunId id = s.write(run(T0, new Sample(X, 1.0, true)));
+      RunId id = s.write(run(T0, new Sample(X, 1.0, true))).runId();
       assertThat(s.history(A, X)).extracting(HistorySample::runId).containsExactly(id);
     } finally {
       db.exec("DROP SCHEMA IF EXISTS " + fresh + " CASCADE");
@@ -144,7 +144,7 @@ class PostgresMetricHistoryStoreTest {
         Instant.parse("2000-02-29T00:00:00.5Z"), PostgresMetricHistoryStore.MAX_TIME};
     List<HistorySample> written = new ArrayList<>();
     for (int i = 0; i < values.length; i++) {
-      RunId id = store.write(run(times[i], new Sample(X, values[i], i % 2 == 0)));
+      RunId id = store.write(run(times[i], new Sample(X, values[i], i % 2 == 0))).runId();
       written.add(new HistorySample(id, times[i], values[i], i % 2 == 0));
     }
     List<HistorySample> expected = new ArrayList<>(written);
@@ -211,7 +211,7 @@ class PostgresMetricHistoryStoreTest {
     assertThat(count("gate_coordinates")).isZero();
     assertThat(count("gate_runs")).isZero();
     assertThat(count("gate_values")).isZero();
-    RunId id = store.write(run(T0, new Sample(X, 1.0, true), new Sample(Y, 2.0, true)));
+    RunId id = store.write(run(T0, new Sample(X, 1.0, true), new Sample(Y, 2.0, true))).runId();
     assertThat(store.coordinates(A)).containsExactly(X, Y);
     assertThat(store.history(A, Y)).containsExactly(new HistorySample(id, T0, 2.0, true));
   }
@@ -241,7 +241,7 @@ class PostgresMetricHistoryStoreTest {
 
   @Test
   void rowsEditedIntoImpossibleStatesAreReportedByName() {
-    RunId id = store.write(run(T0, new Sample(X, 1.0, true)));
+    RunId id = store.write(run(T0, new Sample(X, 1.0, true))).runId();
     db.exec("ALTER TABLE " + db.schema + ".gate_values DROP CONSTRAINT gate_values_value_check");
     db.exec("UPDATE " + db.schema + ".gate_values SET value = 'NaN'");
     assertThatThrownBy(() -> store.read(A, Set.of(X), 20, 20)).isInstanceOf(MetricStoreException.class)

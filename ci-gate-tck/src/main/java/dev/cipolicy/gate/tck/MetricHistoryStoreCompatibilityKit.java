@@ -7,6 +7,7 @@ import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
 import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.gate.CiRunIdentity;
 import dev.cipolicy.gate.Coordinate;
 import dev.cipolicy.gate.CoordinateHistory;
 import dev.cipolicy.gate.HistorySample;
@@ -18,6 +19,7 @@ import dev.cipolicy.gate.RunId;
 import dev.cipolicy.gate.RunRecord;
 import dev.cipolicy.gate.Sample;
 import dev.cipolicy.gate.SeriesKey;
+import dev.cipolicy.gate.WriteResult;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +29,7 @@ import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -122,13 +125,109 @@ public abstract class MetricHistoryStoreCompatibilityKit {
     return read(s, c).recent().stream().map(HistorySample::value).toList();
   }
 
+  /**
+   * A run of an identified CI run, written with its identity.
+   *
+   * @param series the series
+   * @param minute minutes after {@link #T0}
+   * @param identity the CI run's identity
+   * @param samples the samples
+   * @return the run
+   */
+  protected static RunRecord identified(SeriesKey series, int minute, CiRunIdentity identity, Sample... samples) {
+    return new RunRecord(series, Provenance.of(identity, "c" + identity.runId(), "nightly"),
+        T0.plusSeconds(60L * minute), true, List.of(samples));
+  }
+
+  @Nested
+  @DisplayName("idempotent writes")
+  class IdempotentWrites {
+    private final CiRunIdentity first = CiRunIdentity.of("acme/train", "9001", 1);
+
+    @Test
+    @DisplayName("the same write twice stores one run, and the mean is unchanged")
+    void theSameWriteTwiceStoresOneRun() {
+      store.write(run(A, 0, "1", "c0", ok(X0, 1.0)));
+      RunRecord r = identified(A, 1, first, ok(X0, 3.0), ok(X1, 5.0));
+      WriteResult once = store.write(r);
+      WriteResult again = store.write(r);
+      assertThat(once.duplicate()).isFalse();
+      assertThat(again).isEqualTo(WriteResult.duplicate(once.runId(), first));
+      assertThat(trustedValues(A, X0)).containsExactly(3.0, 1.0); // mean 2, not (3 + 3 + 1) / 3
+      assertThat(trustedValues(A, X1)).containsExactly(5.0);
+      assertThat(store.history(A, X0)).hasSize(2);
+    }
+
+    @Test
+    @DisplayName("a retry stores nothing new even when its time or values differ")
+    void aRetryIsADuplicateWhateverItCarries() {
+      RunId id = store.write(identified(A, 1, first, ok(X0, 3.0))).runId();
+      assertThat(store.write(identified(A, 2, first, ok(X0, 4.0), ok(Y, 1.0))))
+          .isEqualTo(WriteResult.duplicate(id, first));
+      assertThat(trustedValues(A, X0)).containsExactly(3.0);
+      assertThat(store.coordinates(A)).containsExactly(X0);
+    }
+
+    @Test
+    @DisplayName("another attempt of a run whose write landed stores nothing and names the first attempt")
+    void aLaterAttemptOfTheSameRunIsADuplicate() {
+      RunId id = store.write(identified(A, 1, first, ok(X0, 3.0))).runId();
+      WriteResult second = store.write(identified(A, 5, CiRunIdentity.of("acme/train", "9001", 2), ok(X0, 9.0)));
+      assertThat(second).isEqualTo(WriteResult.duplicate(id, first));
+      assertThat(trustedValues(A, X0)).containsExactly(3.0);
+    }
+
+    @Test
+    @DisplayName("a later attempt is stored when no earlier attempt's write landed")
+    void aLaterAttemptIsStoredWhenTheFirstNeverLanded() {
+      CiRunIdentity attempt2 = CiRunIdentity.of("acme/train", "9001", 2);
+      WriteResult r = store.write(identified(A, 5, attempt2, ok(X0, 9.0)));
+      assertThat(r.duplicate()).isFalse();
+      assertThat(store.write(identified(A, 6, first, ok(X0, 1.0)))).isEqualTo(WriteResult.duplicate(r.runId(),
+          attempt2));
+      assertThat(trustedValues(A, X0)).containsExactly(9.0);
+    }
+
+    @Test
+    @DisplayName("the key is the series, the repository and the run id")
+    void otherSeriesRepositoriesAndRunsAreNotDuplicates() {
+      assertThat(store.write(identified(A, 1, first, ok(X0, 1.0))).duplicate()).isFalse();
+      assertThat(store.write(identified(B, 1, first, ok(X0, 2.0))).duplicate()).isFalse();
+      assertThat(store.write(identified(A, 2, CiRunIdentity.of("acme/other", "9001", 1), ok(X0, 3.0))).duplicate())
+          .isFalse();
+      assertThat(store.write(identified(A, 3, CiRunIdentity.of("9001", 1), ok(X0, 4.0))).duplicate()).isFalse();
+      assertThat(store.write(identified(A, 4, CiRunIdentity.of("acme/train", "9002", 1), ok(X0, 5.0))).duplicate())
+          .isFalse();
+      assertThat(trustedValues(A, X0)).containsExactly(5.0, 4.0, 3.0, 1.0);
+      assertThat(trustedValues(B, X0)).containsExactly(2.0);
+    }
+
+    @Test
+    @DisplayName("a revoked run still holds its CI run's place: a re-run does not replace it")
+    void aRevokedRunStillCountsAsWritten() {
+      RunId id = store.write(identified(A, 1, first, ok(X0, 3.0))).runId();
+      store.revoke(new Revocation.ByRunId(id));
+      assertThat(store.write(identified(A, 2, CiRunIdentity.of("acme/train", "9001", 2), ok(X0, 4.0))))
+          .isEqualTo(WriteResult.duplicate(id, first));
+      assertThat(trustedValues(A, X0)).isEmpty();
+    }
+
+    @Test
+    @DisplayName("runs without an identity are stored every time")
+    void unidentifiedWritesAreNotIdempotent() {
+      store.write(run(A, 0, "1", "c", ok(X0, 1.0)));
+      assertThat(store.write(run(A, 0, "1", "c", ok(X0, 1.0))).duplicate()).isFalse();
+      assertThat(trustedValues(A, X0)).containsExactly(1.0, 1.0);
+    }
+  }
+
   @Nested
   @DisplayName("writing and reading")
   class WritingAndReading {
     @Test
     void aWrittenRunIsReadBackNewestFirst() {
-      RunId first = store.write(run(A, 0, "1", "c1", ok(X0, 1.0), ok(X1, 10.0)));
-      RunId second = store.write(run(A, 1, "2", "c2", ok(X0, 2.0)));
+      RunId first = store.write(run(A, 0, "1", "c1", ok(X0, 1.0), ok(X1, 10.0))).runId();
+      RunId second = store.write(run(A, 1, "2", "c2", ok(X0, 2.0))).runId();
       assertThat(second.value()).isGreaterThan(first.value());
       CoordinateHistory h = read(A, X0);
       assertThat(h.trusted()).containsExactly(new HistorySample(second, T0.plusSeconds(60), 2.0, true),
@@ -180,7 +279,7 @@ public abstract class MetricHistoryStoreCompatibilityKit {
 
     @Test
     void aRunWithoutSamplesIsWritten() {
-      RunId id = store.write(new RunRecord(A, Provenance.none(), T0, false, List.of()));
+      RunId id = store.write(new RunRecord(A, Provenance.none(), T0, false, List.of())).runId();
       assertThat(id.value()).isPositive();
       assertThat(store.coordinates(A)).isEmpty();
     }
@@ -210,7 +309,7 @@ public abstract class MetricHistoryStoreCompatibilityKit {
   class Revocations {
     @Test
     void byRunIdIsCountedAndIdempotent() {
-      RunId id = store.write(run(A, 0, "1", "c", ok(X0, 1.0), bad(X1, 2.0)));
+      RunId id = store.write(run(A, 0, "1", "c", ok(X0, 1.0), bad(X1, 2.0))).runId();
       assertThat(store.revoke(new Revocation.ByRunId(id))).isEqualTo(new RevocationResult(1, 1, 1));
       assertThat(store.revoke(new Revocation.ByRunId(id))).isEqualTo(new RevocationResult(1, 0, 0));
       assertThat(read(A, X0)).isEqualTo(CoordinateHistory.EMPTY);
@@ -254,7 +353,7 @@ public abstract class MetricHistoryStoreCompatibilityKit {
 
     @Test
     void aRevokedRunLeavesTheRecentValuesAndTheFullHistoryToo() {
-      RunId id = store.write(run(A, 0, "1", "c", bad(X0, 9.0)));
+      RunId id = store.write(run(A, 0, "1", "c", bad(X0, 9.0))).runId();
       store.write(run(A, 1, "2", "c", ok(X0, 1.0)));
       store.revoke(new Revocation.ByRunId(id));
       assertThat(recentValues(A, X0)).containsExactly(1.0);
@@ -268,8 +367,8 @@ public abstract class MetricHistoryStoreCompatibilityKit {
     @Test
     void acceptingMakesTheShiftTrustedAndHidesTheOldLevel() {
       store.write(run(A, 0, "1", "c", ok(X0, 1.0), ok(X1, 1.0)));
-      RunId s1 = store.write(run(A, 1, "2", "c", bad(X0, 2.0), ok(X1, 1.0)));
-      RunId s2 = store.write(run(A, 2, "3", "c", bad(X0, 2.1), ok(X1, 1.0)));
+      RunId s1 = store.write(run(A, 1, "2", "c", bad(X0, 2.0), ok(X1, 1.0))).runId();
+      RunId s2 = store.write(run(A, 2, "3", "c", bad(X0, 2.1), ok(X1, 1.0))).runId();
       assertThat(store.acceptLevelShift(A, X0, List.of(s2, s1))).isEqualTo(2);
       assertThat(trustedValues(A, X0)).containsExactly(2.1, 2.0);
       assertThat(recentValues(A, X0)).containsExactly(2.1, 2.0);
@@ -280,7 +379,7 @@ public abstract class MetricHistoryStoreCompatibilityKit {
     @Test
     void acceptingIsIdempotent() {
       store.write(run(A, 0, "1", "c", ok(X0, 1.0)));
-      RunId s1 = store.write(run(A, 1, "2", "c", bad(X0, 2.0)));
+      RunId s1 = store.write(run(A, 1, "2", "c", bad(X0, 2.0))).runId();
       store.acceptLevelShift(A, X0, List.of(s1));
       assertThat(store.acceptLevelShift(A, X0, List.of(s1))).isZero();
       assertThat(trustedValues(A, X0)).containsExactly(2.0);
@@ -288,7 +387,7 @@ public abstract class MetricHistoryStoreCompatibilityKit {
 
     @Test
     void laterRunsStayVisible() {
-      RunId s1 = store.write(run(A, 1, "2", "c", bad(X0, 2.0)));
+      RunId s1 = store.write(run(A, 1, "2", "c", bad(X0, 2.0))).runId();
       store.write(run(A, 2, "3", "c", ok(X0, 2.2)));
       store.acceptLevelShift(A, X0, List.of(s1));
       store.write(run(A, 3, "4", "c", ok(X0, 2.1)));
@@ -297,9 +396,9 @@ public abstract class MetricHistoryStoreCompatibilityKit {
 
     @Test
     void onlyExistingUnrevokedRunsOfTheSeriesWithASampleThereCanMakeALevel() {
-      RunId a = store.write(run(A, 0, "1", "c", bad(X0, 2.0)));
-      RunId b = store.write(run(B, 0, "2", "c", bad(X0, 2.0)));
-      RunId r = store.write(run(A, 1, "3", "c", bad(X0, 2.0)));
+      RunId a = store.write(run(A, 0, "1", "c", bad(X0, 2.0))).runId();
+      RunId b = store.write(run(B, 0, "2", "c", bad(X0, 2.0))).runId();
+      RunId r = store.write(run(A, 1, "3", "c", bad(X0, 2.0))).runId();
       store.revoke(new Revocation.ByRunId(r));
       assertThatThrownBy(() -> store.acceptLevelShift(A, X0, List.of())).isInstanceOf(InvalidInputException.class);
       assertThatThrownBy(() -> store.acceptLevelShift(A, X0, List.of(new RunId(999))))
@@ -366,6 +465,7 @@ public abstract class MetricHistoryStoreCompatibilityKit {
       final List<Entry> entries = new ArrayList<>();
       final List<Boolean> trusted = new ArrayList<>();
       boolean revoked;
+      @Nullable CiRunIdentity identity;
 
       Run(long id, SeriesKey series, Instant at, String ci, String commit) {
         this.id = id;
@@ -388,6 +488,8 @@ public abstract class MetricHistoryStoreCompatibilityKit {
     final List<Run> runs = new ArrayList<>();
     final Map<String, Run> levelStarts = new java.util.HashMap<>();
     final List<RunId> ids = new ArrayList<>();
+    /** The first stored write of each identified CI run, by series and run id (the repository is fixed). */
+    final Map<String, Run> byIdentity = new java.util.HashMap<>();
 
     /** Decodes one generated integer into a command and applies it to the store and the model. */
     static void apply(int code, MetricHistoryStore s, ReferenceModel m) {
@@ -407,9 +509,19 @@ public abstract class MetricHistoryStoreCompatibilityKit {
             samples.add(new Sample(COORDINATES.get(i), value + i, trusted && i != (a % 3)));
           }
         }
-        RunRecord r = new RunRecord(series, Provenance.of(ci, commit, "nightly"), T0.plusSeconds(60L * minute), trusted,
-            samples);
-        RunId id = s.write(r);
+        Optional<CiRunIdentity> identity = (code / 540_000) % 4 < 2 ? Optional.empty()
+            : Optional.of(CiRunIdentity.of("acme/train", ci, 1 + (code / 2_160_000) % 2));
+        RunRecord r = new RunRecord(series, new Provenance(Optional.of(ci), Optional.of(commit),
+            Optional.of("nightly"), identity), T0.plusSeconds(60L * minute), trusted, samples);
+        WriteResult result = s.write(r);
+        @Nullable Run first = identity.isEmpty() ? null : m.byIdentity.get(series + "|" + ci);
+        if (first != null) {
+          assertThat(result).as("a second write of %s", identity.get()).isEqualTo(WriteResult.duplicate(
+              new RunId(first.id), java.util.Objects.requireNonNull(first.identity)));
+          return;
+        }
+        RunId id = result.runId();
+        assertThat(result.duplicate()).isFalse();
         assertThat(m.ids).allMatch(old -> old.value() < id.value());
         m.write(id, r);
       } else if (kind < 8) {
@@ -445,6 +557,10 @@ public abstract class MetricHistoryStoreCompatibilityKit {
       }
       runs.add(run);
       ids.add(id);
+      r.provenance().identity().ifPresent(i -> {
+        run.identity = i;
+        byIdentity.put(r.series() + "|" + i.runId(), run);
+      });
     }
 
     RevocationResult revoke(Revocation rev) {

@@ -1,6 +1,7 @@
 package dev.cipolicy.gate.memory;
 
 import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.gate.CiRunIdentity;
 import dev.cipolicy.gate.Coordinate;
 import dev.cipolicy.gate.CoordinateHistory;
 import dev.cipolicy.gate.HistorySample;
@@ -11,6 +12,7 @@ import dev.cipolicy.gate.RunId;
 import dev.cipolicy.gate.RunRecord;
 import dev.cipolicy.gate.Sample;
 import dev.cipolicy.gate.SeriesKey;
+import dev.cipolicy.gate.WriteResult;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -23,7 +25,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A {@link MetricHistoryStore} in memory, safe for concurrent use (every method is synchronized). Reads
+ * A {@link MetricHistoryStore} in memory, safe for concurrent use (every method is synchronized). Writes of
+ * an identified CI run are idempotent per series (see {@link MetricHistoryStore#write}). Reads
  * cost one step per sample visited, newest first. {@link #snapshot()} and {@link #restore(Snapshot)} let a
  * host persist the whole state in its own format.
  *
@@ -39,9 +42,17 @@ public final class InMemoryMetricHistoryStore implements MetricHistoryStore {
   private final Map<Key, List<Entry>> index = new HashMap<>();
   private final Map<SeriesKey, Set<Coordinate>> coordinates = new LinkedHashMap<>();
   private final Map<Key, Entry> levelStarts = new LinkedHashMap<>();
+  private final Map<WriteKey, Run> byIdentity = new HashMap<>();
   private long nextId = 1;
 
   private record Key(SeriesKey series, Coordinate coordinate) {}
+
+  /** What makes two writes the same CI run's: the series, repository and run id (not the attempt). */
+  private record WriteKey(SeriesKey series, Optional<String> repository, String runId) {
+    static Optional<WriteKey> of(RunRecord run) {
+      return run.provenance().identity().map(i -> new WriteKey(run.series(), i.repository(), i.runId()));
+    }
+  }
 
   private static final class Run {
     final long id;
@@ -123,6 +134,12 @@ public final class InMemoryMetricHistoryStore implements MetricHistoryStore {
       if (store.runs.containsKey(r.id().value())) {
         throw new InvalidInputException("run id " + r.id() + " appears twice in the snapshot");
       }
+      Optional<WriteKey> key = WriteKey.of(r.run());
+      if (key.isPresent() && store.byIdentity.containsKey(key.get())) {
+        throw new InvalidInputException("runs " + store.byIdentity.get(key.get()).id + " and " + r.id()
+            + " of the snapshot are writes of the same CI run (" + r.run().provenance().identity().orElseThrow()
+            + ") for " + r.run().series());
+      }
       store.insert(r.id().value(), r.run()).revoked = r.revoked();
       store.nextId = r.id().value() + 1;
     }
@@ -166,6 +183,7 @@ public final class InMemoryMetricHistoryStore implements MetricHistoryStore {
       coordinates.computeIfAbsent(record.series(), k -> new LinkedHashSet<>()).add(s.coordinate());
     }
     runs.put(id, run);
+    WriteKey.of(record).ifPresent(k -> byIdentity.put(k, run));
     return run;
   }
 
@@ -228,13 +246,21 @@ public final class InMemoryMetricHistoryStore implements MetricHistoryStore {
   }
 
   @Override
-  public synchronized RunId write(RunRecord run) {
+  public synchronized WriteResult write(RunRecord run) {
     if (run == null) {
       throw new InvalidInputException("a run to write must not be null");
     }
+    Optional<WriteKey> key = WriteKey.of(run);
+    if (key.isPresent()) {
+      Run first = byIdentity.get(key.get());
+      if (first != null) {
+        CiRunIdentity firstIdentity = first.record.provenance().identity().orElseThrow();
+        return WriteResult.duplicate(new RunId(first.id), firstIdentity);
+      }
+    }
     long id = nextId++;
     insert(id, run);
-    return new RunId(id);
+    return WriteResult.stored(new RunId(id));
   }
 
   @Override

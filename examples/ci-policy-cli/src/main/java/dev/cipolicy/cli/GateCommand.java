@@ -5,14 +5,18 @@ import dev.cipolicy.api.CanonicalJson;
 import dev.cipolicy.api.suite.Registration;
 import dev.cipolicy.core.load.GateDeclarationsLoader;
 import dev.cipolicy.core.load.LoadedPolicy;
+import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.gate.CiRunIdentity;
 import dev.cipolicy.gate.GateEvaluator;
 import dev.cipolicy.gate.GateHook;
 import dev.cipolicy.gate.GateMode;
 import dev.cipolicy.gate.GateModel;
 import dev.cipolicy.gate.GateOptions;
+import dev.cipolicy.gate.GateReport;
 import dev.cipolicy.gate.HookAction;
 import dev.cipolicy.gate.HookOutcome;
 import dev.cipolicy.gate.HookRequest;
+import dev.cipolicy.gate.MarkdownLimit;
 import dev.cipolicy.gate.Provenance;
 import dev.cipolicy.gate.SeriesKey;
 import dev.cipolicy.gate.TrustMode;
@@ -44,9 +48,12 @@ import picocli.CommandLine.Option;
  * ({@code --write-baseline}) it also writes one baseline run into the history ({@link HistoryStoreOptions}:
  * a JSON file, or PostgreSQL). The exit code is 0 whatever the verdicts and whatever fails inside the gate —
  * the gate never changes a test's pass/fail; a history database that cannot be reached is such a failure
- * inside the gate: reported (the hook's failure line, and a {@code ::warning::} annotation), exit 0. Only
- * unusable arguments (a policy, gate declarations or history file that cannot be read, a missing or malformed
- * database URL) exit 1, and usage errors 2.
+ * inside the gate: reported (the hook's failure line, and a {@code ::warning::} annotation), exit 0. So is a
+ * record past the size limits ({@link dev.cipolicy.gate.RecordLimits}): its gates are ERROR and one
+ * {@code ::error::} line names the limit, exit 0. Only unusable arguments (a policy, gate declarations or history
+ * file that cannot be read, a missing or malformed database URL, a baseline write without a CI run id) exit 1,
+ * and usage errors 2. A baseline write carries the CI run's identity, so a retried write stores nothing new;
+ * the step summary and the comment body stay within GitHub's limits ({@link MarkdownLimit}).
  */
 @Command(
     name = "gate",
@@ -55,7 +62,8 @@ import picocli.CommandLine.Option;
         "Judges a test run's metric record against the trusted baseline history.",
         "Record JSON: {\"train/grad_norm\": [[0, 1.02], [1, 0.97]], \"rollout/raw_reward\": [[0, \"NaN\"]]}.",
         "Exit code 0 whatever the verdicts, also when the history database cannot be reached;",
-        "1 only when the policy, gates, history file or database arguments are unusable."
+        "1 only when the policy, gates, history file or database arguments are unusable,",
+        "or --write-baseline lacks the CI run id (--ci-run-id or GITHUB_RUN_ID)."
     })
 final class GateCommand extends PolicyCommand {
 
@@ -106,6 +114,18 @@ final class GateCommand extends PolicyCommand {
   @Option(names = "--ci-run-id", paramLabel = "ID", description = "The CI run id stored with a baseline [GITHUB_RUN_ID].")
   private @Nullable String ciRunId;
 
+  @Option(names = "--ci-run-attempt", paramLabel = "N",
+      description = "The attempt of the CI run, from 1 [GITHUB_RUN_ATTEMPT; default 1].")
+  private @Nullable String ciRunAttempt;
+
+  @Option(names = "--ci-repository", paramLabel = "OWNER/NAME",
+      description = "The repository of the CI run [GITHUB_REPOSITORY].")
+  private @Nullable String ciRepository;
+
+  @Option(names = "--comment-body", paramLabel = "FILE",
+      description = "Writes the gate's Markdown as a pull-request comment or check-run body (at most 65,536 characters).")
+  private @Nullable String commentBody;
+
   @Option(names = "--commit", paramLabel = "SHA", description = "The commit stored with a baseline [GITHUB_SHA].")
   private @Nullable String commit;
 
@@ -130,15 +150,26 @@ final class GateCommand extends PolicyCommand {
     SeriesKey series = series(c, loaded, test);
     HistoryStoreOptions.OpenedHistory opened = historyStore.open(c, false, true);
     Clock clock = createdAt == null ? Clock.systemUTC() : Clock.fixed(instant(createdAt), ZoneOffset.UTC);
-    Provenance provenance = new Provenance(Inputs.flagOrEnv(ciRunId, env, "GITHUB_RUN_ID"),
-        Inputs.flagOrEnv(commit, env, "GITHUB_SHA"), Optional.ofNullable(cadence));
+    Optional<String> runId = Inputs.flagOrEnv(ciRunId, env, "GITHUB_RUN_ID").filter(v -> !v.isEmpty());
+    Provenance provenance = new Provenance(runId, Inputs.flagOrEnv(commit, env, "GITHUB_SHA"),
+        Optional.ofNullable(cadence), identity(env, runId));
     String recordFlag = Objects.requireNonNull(record);
     Path recordPath = c.resolvePath(recordFlag);
+    List<String> limitErrors = new ArrayList<>();
     HookOutcome outcome = GateHook.of(opened.store(), GateEvaluator.of(options), clock).run(HookRequest.builder()
         .series(series).addAllDeclarations(declared).addAllDefaults(loaded.policy().gateDefaults())
-        .record(() -> GateFiles.record(recordFlag, Inputs.readText(recordPath, "record file")))
+        .record(() -> {
+          try {
+            return GateFiles.record(recordFlag, recordPath);
+          } catch (GateFiles.RecordLimitException e) {
+            limitErrors.add(e.getMessage());
+            throw e;
+          }
+        })
         .mode(writeBaseline ? GateMode.BASELINE : GateMode.SHADOW).provenance(provenance)
         .acceptLevelShifts(acceptLevelShifts).build());
+    // a record beyond the limits is the test's output, not an unusable argument: its gates are ERROR, exit 0
+    limitErrors.forEach(m -> c.err().println("::error::" + oneLine(m)));
     if (outcome.action() == HookAction.WROTE_BASELINE && opened.persistent()) {
       opened.save();
     }
@@ -151,10 +182,69 @@ final class GateCommand extends PolicyCommand {
     }
     String summaryPath = Inputs.flagOrEnv(stepSummary, env, "GITHUB_STEP_SUMMARY").orElse("");
     if (!summaryPath.isEmpty() && !outcome.stepSummary().isEmpty()) {
-      Inputs.appendOutput(c.resolvePath(summaryPath), outcome.stepSummary());
+      appendSummary(c, c.resolvePath(summaryPath), outcome.stepSummary());
+    }
+    if (commentBody != null) {
+      String body = outcome.result().map(r -> GateReport.comment(outcome.mode(), r)).orElse("");
+      GateFiles.writeText(c.resolvePath(commentBody), body.isEmpty() ? outcome.verdictLine() + "\n" : body);
     }
     print(c, outcome, summaryPath.isEmpty());
     return 0;
+  }
+
+  /**
+   * The CI run identity of a baseline write: required (the run id), so that a retried write stores nothing new;
+   * the attempt defaults to 1 and the repository is optional. A shadow run writes nothing and needs none.
+   */
+  private Optional<CiRunIdentity> identity(Map<String, String> env, Optional<String> runId) {
+    if (!writeBaseline) {
+      return Optional.empty();
+    }
+    if (runId.isEmpty()) {
+      throw new Inputs.InputException("--write-baseline needs the CI run's identity so that a retried write stores"
+          + " nothing new: pass --ci-run-id (or set GITHUB_RUN_ID), and optionally --ci-run-attempt"
+          + " (GITHUB_RUN_ATTEMPT, default 1) and --ci-repository (GITHUB_REPOSITORY)");
+    }
+    String attemptText = Inputs.flagOrEnv(ciRunAttempt, env, "GITHUB_RUN_ATTEMPT").filter(v -> !v.isEmpty())
+        .orElse("1");
+    int attempt;
+    try {
+      attempt = Integer.parseInt(attemptText);
+    } catch (NumberFormatException e) {
+      throw new Inputs.InputException("--ci-run-attempt: expected a whole number from 1, found '"
+          + oneLine(attemptText) + "'");
+    }
+    Optional<String> repository = Inputs.flagOrEnv(ciRepository, env, "GITHUB_REPOSITORY").filter(v -> !v.isEmpty());
+    try {
+      return Optional.of(new CiRunIdentity(repository, runId.get(), attempt));
+    } catch (InvalidInputException e) {
+      throw new Inputs.InputException(oneLine(e.getMessage()));
+    }
+  }
+
+  /** GitHub's escapes for a workflow command's message, so that input text cannot start a line of its own. */
+  static String oneLine(String text) {
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A");
+  }
+
+  /**
+   * Appends the step summary within what is left of GitHub's 1 MiB for the step's summary file; when too
+   * little is left, appends nothing and says so.
+   */
+  private static void appendSummary(CiPolicyCli c, Path file, String summary) {
+    long used;
+    try {
+      used = Files.exists(file) ? Files.size(file) : 0;
+    } catch (IOException e) {
+      used = 0;
+    }
+    long left = MarkdownLimit.STEP_SUMMARY.max() - used;
+    if (left < MarkdownLimit.MIN) {
+      c.err().println("::warning::the step summary file already holds " + used + " bytes of GitHub's 1 MiB;"
+          + " the gate's summary was not appended (see the JSON output)");
+      return;
+    }
+    Inputs.appendOutput(file, MarkdownLimit.STEP_SUMMARY.withMax((int) left).truncate(summary));
   }
 
 

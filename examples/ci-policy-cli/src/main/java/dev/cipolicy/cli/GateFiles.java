@@ -1,23 +1,34 @@
 package dev.cipolicy.cli;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cipolicy.api.CiPolicyException;
+import dev.cipolicy.gate.CiRunIdentity;
 import dev.cipolicy.gate.Coordinate;
 import dev.cipolicy.gate.MetricPoint;
 import dev.cipolicy.gate.MetricRecord;
 import dev.cipolicy.gate.MetricSeries;
 import dev.cipolicy.gate.Provenance;
+import dev.cipolicy.gate.RecordLimits;
 import dev.cipolicy.gate.RunId;
 import dev.cipolicy.gate.RunRecord;
 import dev.cipolicy.gate.Sample;
 import dev.cipolicy.gate.SeriesKey;
 import dev.cipolicy.gate.memory.InMemoryMetricHistoryStore;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -25,6 +36,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The JSON files of the gate commands.
@@ -37,7 +49,8 @@ import java.util.Optional;
  *
  * <p>A <b>history</b> file is the state of the in-memory store: {@code {"format": "ci-policy-gate-history/1",
  * "runs": [...], "level_starts": [...]}}; each run has {@code run_id, test_path, backend, suite,
- * created_at, ci_run_id, commit, cadence, trusted, revoked, samples}, each sample {@code metric, steps,
+ * created_at, ci_run_id, ci_repository, ci_attempt, commit, cadence, trusted, revoked, samples}
+ * ({@code ci_repository} and {@code ci_attempt} only for a run written with a CI run identity), each sample {@code metric, steps,
  * constraint, step, value, trusted}. A history file that cannot be read is an error (exit 1).
  */
 final class GateFiles {
@@ -56,43 +69,138 @@ final class GateFiles {
     }
   }
 
-  /** Reads a record; throws when the whole record cannot be used, which makes every gate of the test ERROR. */
-  static MetricRecord record(String file, String text) {
-    JsonNode root = Inputs.parseJson(file, text);
-    if (!root.isObject()) {
-      throw new Inputs.InputException(file + ": expected an object from metric key to [[step, value], ...], found "
-          + describe(root));
+  /** A record beyond {@link RecordLimits}: reported as the gate's own {@code ::error::}, and its gates ERROR. */
+  static final class RecordLimitException extends CiPolicyException {
+    private static final long serialVersionUID = 1L;
+
+    RecordLimitException(String message) {
+      super(message);
     }
-    Map<String, MetricSeries> metrics = new LinkedHashMap<>();
-    for (Map.Entry<String, JsonNode> e : root.properties()) {
-      metrics.put(e.getKey(), series(e.getValue()));
-    }
-    return MetricRecord.of(metrics);
   }
 
-  private static MetricSeries series(JsonNode node) {
-    if (!node.isArray()) {
+  /**
+   * Reads a record file: at most {@link RecordLimits#MAX_BYTES} + 1 bytes of it (so {@code /dev/zero} or a
+   * huge file costs no more than the limit), then parses it as a stream, stopping as soon as it holds more than
+   * {@link RecordLimits#MAX_METRICS} series or {@link RecordLimits#MAX_POINTS} points. Throws when the whole
+   * record cannot be used, which makes every gate of the test ERROR.
+   */
+  static MetricRecord record(String file, Path path) {
+    byte[] bytes;
+    try (InputStream in = Files.newInputStream(path)) {
+      bytes = in.readNBytes(Math.toIntExact(RecordLimits.MAX_BYTES + 1));
+    } catch (IOException e) {
+      throw new Inputs.InputException("cannot read record file " + path + ": " + Inputs.describe(e));
+    }
+    if (bytes.length > RecordLimits.MAX_BYTES) {
+      throw new RecordLimitException(RecordLimits.tooLarge(file));
+    }
+    String text;
+    try {
+      text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+    } catch (CharacterCodingException e) {
+      throw new Inputs.InputException("cannot read record file " + path + ": the file is not valid UTF-8");
+    }
+    return record(file, text);
+  }
+
+  /** Parses a record's text as a stream of series; each point is read as a small tree. */
+  static MetricRecord record(String file, String text) {
+    try (JsonParser p = MAPPER.getFactory().createParser(text)) {
+      p.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+      JsonToken first = p.nextToken();
+      if (first == null) {
+        throw new Inputs.InputException(file + ": the file is empty; expected JSON");
+      }
+      if (first != JsonToken.START_OBJECT) {
+        JsonNode root = p.readValueAsTree();
+        throw new Inputs.InputException(file + ": expected an object from metric key to [[step, value], ...],"
+            + " found " + describe(root));
+      }
+      Map<String, MetricSeries> metrics = new LinkedHashMap<>();
+      long points = 0;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String key = p.currentName();
+        if (metrics.size() == RecordLimits.MAX_METRICS) {
+          throw new RecordLimitException(file + ": " + RecordLimits.tooManyMetrics());
+        }
+        p.nextToken();
+        MetricSeries series = series(p, RecordLimits.MAX_POINTS - points, file);
+        points += series.points().size();
+        metrics.put(key, series);
+      }
+      if (p.nextToken() != null) {
+        JsonLocation l = p.currentTokenLocation();
+        throw new Inputs.InputException(file + ":" + l.getLineNr() + ":" + l.getColumnNr()
+            + ": malformed JSON: unexpected content after the end of the value");
+      }
+      return MetricRecord.of(metrics);
+    } catch (JsonProcessingException e) {
+      JsonLocation l = e.getLocation();
+      String where = l == null ? "" : ":" + l.getLineNr() + ":" + l.getColumnNr();
+      String message = String.valueOf(e.getOriginalMessage());
+      int nl = message.indexOf('\n');
+      throw new Inputs.InputException(file + where + ": malformed JSON: "
+          + (nl < 0 ? message : message.substring(0, nl)).strip());
+    } catch (IOException e) {
+      throw new Inputs.InputException(file + ": unreadable JSON: " + Inputs.describe(e));
+    }
+  }
+
+  /**
+   * One series from the parser at its first token; a series that breaks the format is malformed. Points of a
+   * malformed series count towards the limit too, as they were read.
+   */
+  private static MetricSeries series(JsonParser p, long pointsLeft, String file) throws IOException {
+    if (p.currentToken() != JsonToken.START_ARRAY) {
+      JsonNode node = p.readValueAsTree();
       return MetricSeries.malformed("expected an array of [step, value] pairs, found " + describe(node));
     }
     List<MetricPoint> points = new ArrayList<>();
-    for (int i = 0; i < node.size(); i++) {
-      JsonNode p = node.get(i);
-      if (!p.isArray() || p.size() != 2) {
-        return MetricSeries.malformed("point " + i + " is not a [step, value] pair: " + p);
+    @Nullable String malformed = null;
+    long read = 0;
+    for (int i = 0; p.nextToken() != JsonToken.END_ARRAY; i++) {
+      if (read++ == pointsLeft) {
+        throw new RecordLimitException(file + ": " + RecordLimits.tooManyPoints());
       }
-      JsonNode step = p.get(0);
-      if (!step.isIntegralNumber() || !step.canConvertToInt() || step.intValue() < 0) {
-        return MetricSeries.malformed("point " + i + ": the step must be an integer from 0 to " + Integer.MAX_VALUE
-            + ", found " + step);
+      JsonNode node = p.readValueAsTree();
+      if (malformed != null) {
+        continue; // the rest of a malformed series is read past, not judged
       }
-      Optional<Double> value = value(p.get(1));
-      if (value.isEmpty()) {
-        return MetricSeries.malformed("point " + i + ": the value must be a number or \"NaN\", \"Infinity\","
-            + " \"-Infinity\", found " + p.get(1));
+      String problem = point(node, i, points);
+      if (problem != null) {
+        malformed = problem;
+        points.clear();
       }
-      points.add(new MetricPoint(step.intValue(), value.get()));
     }
-    return MetricSeries.of(points);
+    return malformed != null ? MetricSeries.malformed(malformed) : MetricSeries.of(points);
+  }
+
+  /** Adds the point to the list, or says why it is not one. */
+  private static @Nullable String point(JsonNode p, int i, List<MetricPoint> points) {
+    if (!p.isArray() || p.size() != 2) {
+      return "point " + i + " is not a [step, value] pair: " + shown(p);
+    }
+    JsonNode step = p.get(0);
+    if (!step.isIntegralNumber() || !step.canConvertToInt() || step.intValue() < 0) {
+      return "point " + i + ": the step must be an integer from 0 to " + Integer.MAX_VALUE + ", found " + shown(step);
+    }
+    Optional<Double> value = value(p.get(1));
+    if (value.isEmpty()) {
+      return "point " + i + ": the value must be a number or \"NaN\", \"Infinity\", \"-Infinity\", found "
+          + shown(p.get(1));
+    }
+    points.add(new MetricPoint(step.intValue(), value.get()));
+    return null;
+  }
+
+  /** A JSON value as shown in a message: at most 100 characters, whole code points. */
+  private static String shown(JsonNode n) {
+    String text = n.toString();
+    if (text.length() <= 100) {
+      return text;
+    }
+    int end = Character.isHighSurrogate(text.charAt(99)) ? 99 : 100;
+    return text.substring(0, end) + "… (" + text.length() + " characters)";
   }
 
   private static Optional<Double> value(JsonNode v) {
@@ -154,8 +262,17 @@ final class GateFiles {
         samples.add(r.guard(sat, () -> new Sample(r.coordinate(s, sat), r.number(s, sat + ".value"),
             r.bool(s, sat + ".trusted"))));
       }
-      Provenance provenance = new Provenance(r.optionalString(run, at + ".ci_run_id"),
-          r.optionalString(run, at + ".commit"), r.optionalString(run, at + ".cadence"));
+      Optional<String> ciRunId = r.optionalString(run, at + ".ci_run_id");
+      Optional<String> repository = r.optionalString(run, at + ".ci_repository");
+      Optional<Integer> attempt = run.has("ci_attempt") && !run.get("ci_attempt").isNull()
+          ? Optional.of(r.integer(run, at + ".ci_attempt")) : Optional.empty();
+      if ((attempt.isPresent() || repository.isPresent()) && (attempt.isEmpty() || ciRunId.isEmpty())) {
+        throw r.error(at, "a CI run identity needs ci_run_id and ci_attempt (ci_repository is optional)");
+      }
+      Optional<CiRunIdentity> identity = attempt.isEmpty() ? Optional.empty()
+          : Optional.of(r.guard(at, () -> new CiRunIdentity(repository, ciRunId.orElseThrow(), attempt.get())));
+      Provenance provenance = new Provenance(ciRunId, r.optionalString(run, at + ".commit"),
+          r.optionalString(run, at + ".cadence"), identity);
       RunRecord record = r.guard(at, () -> new RunRecord(series, provenance, r.instant(run, at + ".created_at"),
           r.bool(run, at + ".trusted"), samples));
       runs.add(new InMemoryMetricHistoryStore.StoredRun(r.runId(run, at + ".run_id"), record,
@@ -173,6 +290,15 @@ final class GateFiles {
     return r.guard("", () -> InMemoryMetricHistoryStore.restore(new InMemoryMetricHistoryStore.Snapshot(runs, starts)));
   }
 
+  /** Writes a text file whole (replacing it), or fails with the file named. */
+  static void writeText(Path file, String text) {
+    try {
+      Files.writeString(file, text, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new Inputs.InputException("cannot write " + file + ": " + Inputs.describe(e));
+    }
+  }
+
   /** Writes a store's state as a history file, pretty-printed and deterministic. */
   static String history(InMemoryMetricHistoryStore store) {
     InMemoryMetricHistoryStore.Snapshot snap = store.snapshot();
@@ -187,6 +313,10 @@ final class GateFiles {
       r.run().provenance().ciRunId().ifPresent(v -> run.put("ci_run_id", v));
       r.run().provenance().commit().ifPresent(v -> run.put("commit", v));
       r.run().provenance().cadence().ifPresent(v -> run.put("cadence", v));
+      r.run().provenance().identity().ifPresent(i -> {
+        i.repository().ifPresent(v -> run.put("ci_repository", v));
+        run.put("ci_attempt", i.attempt());
+      });
       run.put("trusted", r.run().trusted());
       run.put("revoked", r.revoked());
       ArrayNode samples = run.putArray("samples");

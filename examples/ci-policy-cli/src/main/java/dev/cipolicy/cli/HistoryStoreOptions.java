@@ -10,6 +10,7 @@ import dev.cipolicy.gate.RevocationResult;
 import dev.cipolicy.gate.RunId;
 import dev.cipolicy.gate.RunRecord;
 import dev.cipolicy.gate.SeriesKey;
+import dev.cipolicy.gate.WriteResult;
 import dev.cipolicy.gate.memory.InMemoryMetricHistoryStore;
 import dev.cipolicy.postgres.PostgresHistoryMigrations;
 import dev.cipolicy.postgres.PostgresMetricHistoryStore;
@@ -196,7 +197,7 @@ final class HistoryStoreOptions {
     }
 
     @Override
-    public RunId write(RunRecord run) {
+    public WriteResult write(RunRecord run) {
       return store().write(run);
     }
 

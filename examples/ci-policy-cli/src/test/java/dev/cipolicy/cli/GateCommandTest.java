@@ -106,8 +106,8 @@ class GateCommandTest {
 
   @Test
   void aBaselineRunAppendsOneRunToTheHistory() throws Exception {
-    Result r = gate("examples/gate/pr-regression.json", "--write-baseline", "--created-at", "2026-11-24T15:00:00Z",
-        "--trust", "per-run");
+    Result r = gate("examples/gate/pr-regression.json", "--write-baseline", "--ci-run-id", "9004", "--created-at",
+        "2026-11-24T15:00:00Z", "--trust", "per-run");
     assertThat(r.out()).startsWith("[CI Gate][baseline] tests/e2e/test_fsdp_short.py: FAIL (6 coordinates: 3 PASS,"
         + " 2 FAIL, 1 ERROR; 2 regressions; run untrusted)\n[CI Gate][baseline] tests/e2e/test_fsdp_short.py: wrote"
         + " baseline\n");
@@ -123,7 +123,7 @@ class GateCommandTest {
   void aTestWithoutGatesWritesNothing() {
     Result r = run("gate", "--policy", POLICY, "--gates", GATES, "--test-file", "tests/e2e/test_lora.py",
         "--registrations", REGISTRATIONS, "--record", "examples/gate/nightly-1.json", "--history",
-        tmp.resolve("new.json").toString(), "--write-baseline");
+        tmp.resolve("new.json").toString(), "--write-baseline", "--ci-run-id", "9004");
     assertThat(r.code()).isZero();
     assertThat(r.out()).isEqualTo("[CI Gate][baseline] tests/e2e/test_lora.py: no gate declared; skipping write\n");
     assertThat(tmp.resolve("new.json")).doesNotExist();
@@ -149,9 +149,9 @@ class GateCommandTest {
     Path shifted = tmp.resolve("shifted.json");
     Files.writeString(shifted, "{\"train/grad_norm\": [[0, 2.0], [1, 2.0], [2, 1.9]], \"rollout/raw_reward\": [[0,"
         + " 0.41], [1, 0.44], [2, 0.47]], \"rollout/tito_session_mismatch_rate/v2/assistant_text\": [[0, 0.02]]}");
-    gate(shifted.toString(), "--write-baseline", "--created-at", "2026-11-24T15:00:00Z", "--accept-level-shifts");
-    gate(shifted.toString(), "--write-baseline", "--created-at", "2026-11-25T15:00:00Z", "--accept-level-shifts");
-    Result third = gate(shifted.toString(), "--write-baseline", "--created-at", "2026-11-26T15:00:00Z",
+    gate(shifted.toString(), "--write-baseline", "--ci-run-id", "9024", "--created-at", "2026-11-24T15:00:00Z", "--accept-level-shifts");
+    gate(shifted.toString(), "--write-baseline", "--ci-run-id", "9025", "--created-at", "2026-11-25T15:00:00Z", "--accept-level-shifts");
+    Result third = gate(shifted.toString(), "--write-baseline", "--ci-run-id", "9026", "--created-at", "2026-11-26T15:00:00Z",
         "--accept-level-shifts");
     assertThat(third.out()).contains("3 regressions, 3 level shifts proposed")
         .contains("accepted a level shift of train/grad_norm step 0");

@@ -66,8 +66,8 @@ class GateDocTest {
         "--history", history, "--step-summary", tmp.resolve("summary.md").toString());
     for (int i = 1; i <= 3; i++) {
       List<String> args = new ArrayList<>(common);
-      args.addAll(List.of("--record", "examples/gate/nightly-" + i + ".json", "--write-baseline", "--created-at",
-          "2026-11-2" + i + "T15:00:00Z"));
+      args.addAll(List.of("--record", "examples/gate/nightly-" + i + ".json", "--write-baseline", "--ci-run-id", "900" + i,
+          "--created-at", "2026-11-2" + i + "T15:00:00Z"));
       assertThat(CliTestSupport.run(args.toArray(String[]::new)).code()).isZero();
     }
     List<String> args = new ArrayList<>(common);

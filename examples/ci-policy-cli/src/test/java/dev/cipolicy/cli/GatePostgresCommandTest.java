@@ -142,7 +142,7 @@ class GatePostgresCommandTest {
     assertThat(r.code()).isZero();
     assertThat(r.out()).contains("wrote baseline");
     assertThat(sql("SELECT count(*) FROM " + schema + ".gate_runs")).isEqualTo(1);
-    assertThat(sql("SELECT max(version) FROM " + schema + ".gate_schema_version")).isEqualTo(1);
+    assertThat(sql("SELECT max(version) FROM " + schema + ".gate_schema_version")).isEqualTo(2); // V2: CI run identity
   }
 
   @Test
@@ -188,7 +188,7 @@ class GatePostgresCommandTest {
     // a test without gates never connects
     Result none = run(nowhere, "gate", "--policy", POLICY, "--gates", GATES, "--test-file", "tests/e2e/test_lora.py",
         "--registrations", REGISTRATIONS, "--record", "examples/gate/nightly-1.json", "--history-store", "postgres",
-        "--write-baseline");
+        "--write-baseline", "--ci-run-id", "9009");
     assertThat(none.code()).isZero();
     assertThat(none.out()).isEqualTo("[CI Gate][baseline] tests/e2e/test_lora.py: no gate declared; skipping write\n");
     assertThat(none.err()).isEmpty();
