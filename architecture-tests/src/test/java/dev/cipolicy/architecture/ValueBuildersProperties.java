@@ -318,7 +318,8 @@ class ValueBuildersProperties {
         ValueSpec.of(Suite.class).field("name", names()).field("runnerLabels", nameLists())
             .field("shards", integers().between(1, 32))
             .broken("the name is not empty", "name", "")
-            .broken("there is at least 1 shard", "shards", notPositive()).rules(),
+            .broken("there is at least 1 shard", "shards", notPositive())
+            .broken("there are at most 1000 shards", "shards", integers().between(1001, Integer.MAX_VALUE)).rules(),
         ValueSpec.of(TimeoutRule.class).field("baseSeconds", longs().between(1, 100_000))
             .field("factor", doubles().between(0.01, 10))
             .broken("the base is at least 1 s", "baseSeconds", longs().between(-1000, 0))

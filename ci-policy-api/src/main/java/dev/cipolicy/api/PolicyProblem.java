@@ -28,7 +28,11 @@ public record PolicyProblem(Optional<SourceLocation> location, String path, Stri
     return new PolicyProblem(Optional.empty(), path, message);
   }
 
-  /** Renders as {@code source:line:column: path: message}. */
+  /**
+   * Renders as {@code source:line:column: path: message}, on one line: a line break or other control
+   * character taken from the document (a key, a value) is shown as a backslash-u escape (a line feed
+   * as a backslash, {@code u} and {@code 000a}).
+   */
   @Override
   public String toString() {
     StringBuilder sb = new StringBuilder();
@@ -36,6 +40,25 @@ public record PolicyProblem(Optional<SourceLocation> location, String path, Stri
     if (!path.isEmpty()) {
       sb.append(path).append(": ");
     }
-    return sb.append(message).toString();
+    return oneLine(sb.append(message).toString());
+  }
+
+  private static String oneLine(String s) {
+    StringBuilder sb = null;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean control = c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029;
+      if (control && sb == null) {
+        sb = new StringBuilder(s.length() + 16).append(s, 0, i);
+      }
+      if (sb != null) {
+        if (control) {
+          sb.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+        } else {
+          sb.append(c);
+        }
+      }
+    }
+    return sb == null ? s : sb.toString();
   }
 }

@@ -1,5 +1,6 @@
 package dev.cipolicy.core;
 
+import dev.cipolicy.api.InvalidInputException;
 import dev.cipolicy.api.policy.FileRunRules;
 import dev.cipolicy.api.policy.Policy;
 import dev.cipolicy.api.policy.Suite;
@@ -11,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -21,21 +21,22 @@ import java.util.stream.Collectors;
  * bad input. Immutable and thread-safe.
  */
 public final class FileRunPlanner {
+  /**
+   * The longest comment read, in characters: 65,536, GitHub's own limit on a comment body. A longer
+   * comment is rejected before it is scanned.
+   */
+  public static final int MAX_COMMENT_CHARS = 65_536;
+
   private static final Pattern IMAGE_TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
-  private static final String SEGMENT = "[A-Za-z0-9_][A-Za-z0-9_.-]*";
 
   private final SuiteRegistry registry;
   private final Policy policy;
   private final FileRunRules rules;
-  private final Pattern comment;
 
   private FileRunPlanner(SuiteRegistry registry) {
     this.registry = registry;
     this.policy = registry.resolver().policy();
     this.rules = policy.fileRun();
-    String roots = rules.testRoots().stream().map(Pattern::quote).collect(Collectors.joining("|"));
-    this.comment = Pattern.compile(Pattern.quote(rules.command()) + " +(tests/(?:" + roots + ")(?:/" + SEGMENT
-        + ")*/test_" + SEGMENT + "\\.py)");
   }
 
   /**
@@ -51,15 +52,82 @@ public final class FileRunPlanner {
   /**
    * Parses a comment: the whole trimmed comment must be the command, spaces, and a test path under one
    * of the test roots ({@code tests/(e2e|fast|fast-gpu|ci)(/SEG)*}{@code /test_NAME.py}, SEG and NAME
-   * starting with {@code [A-Za-z0-9_]}), so {@code ..}, absolute paths, extra arguments and shell
-   * metacharacters are rejected.
+   * starting with {@code [A-Za-z0-9_]} and continuing with {@code [A-Za-z0-9_.-]}), so {@code ..}, absolute
+   * paths, extra arguments and shell metacharacters are rejected. The scan is linear in the comment's
+   * length (no regular expression, no backtracking) and reads at most {@link #MAX_COMMENT_CHARS}.
    *
    * @param text the comment body
    * @return the test file, when the comment is a well-formed request
+   * @throws InvalidInputException when the comment is longer than {@link #MAX_COMMENT_CHARS}
    */
   public Optional<String> parseComment(String text) {
-    Matcher m = comment.matcher(text.strip());
-    return m.matches() ? Optional.of(m.group(1)) : Optional.empty();
+    if (text.length() > MAX_COMMENT_CHARS) {
+      throw new InvalidInputException(tooLong(text));
+    }
+    String t = text.strip();
+    String command = rules.command();
+    if (!t.startsWith(command)) {
+      return Optional.empty();
+    }
+    int i = command.length();
+    int spaces = i;
+    while (i < t.length() && t.charAt(i) == ' ') {
+      i++;
+    }
+    if (i == spaces) {
+      return Optional.empty();
+    }
+    String path = t.substring(i);
+    for (String root : rules.testRoots()) {
+      String prefix = "tests/" + root + "/";
+      if (path.startsWith(prefix) && isTestPath(path, prefix.length())) {
+        return Optional.of(path);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** {@code (SEG/)*test_SEG.py} from {@code from} to the end of {@code path}, in one pass. */
+  private static boolean isTestPath(String path, int from) {
+    int start = from;
+    for (int i = from; i <= path.length(); i++) {
+      if (i < path.length() && path.charAt(i) != '/') {
+        continue;
+      }
+      if (!isSegment(path, start, i)) {
+        return false;
+      }
+      if (i == path.length()) {
+        String last = path.substring(start, i);
+        return last.startsWith("test_") && last.endsWith(".py")
+            && isSegment(last, "test_".length(), last.length() - ".py".length());
+      }
+      start = i + 1;
+    }
+    return false;
+  }
+
+  /** {@code [A-Za-z0-9_][A-Za-z0-9_.-]*} over {@code s[from, to)}. */
+  private static boolean isSegment(String s, int from, int to) {
+    if (to <= from || !isSegmentStart(s.charAt(from))) {
+      return false;
+    }
+    for (int i = from + 1; i < to; i++) {
+      char c = s.charAt(i);
+      if (!isSegmentStart(c) && c != '.' && c != '-') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isSegmentStart(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  }
+
+  private String tooLong(String text) {
+    return "the " + rules.command() + " comment is " + text.length() + " characters long; at most "
+        + MAX_COMMENT_CHARS + " are read";
   }
 
   /**
@@ -77,6 +145,9 @@ public final class FileRunPlanner {
     if (!permission.canWrite()) {
       return FileRunDecision.rejected("permission", rules.command() + " requires write access to the repository;"
           + " the commenter has '" + permission.githubName() + "'");
+    }
+    if (text.length() > MAX_COMMENT_CHARS) {
+      return FileRunDecision.rejected("comment", tooLong(text));
     }
     if (!text.strip().startsWith(rules.command())) {
       return FileRunDecision.rejected("comment", "the comment is not a " + rules.command() + " command");

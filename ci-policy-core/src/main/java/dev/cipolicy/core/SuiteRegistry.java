@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -253,9 +254,17 @@ public final class SuiteRegistry {
   public record Selection(List<Registration> enabled, List<SkippedTest> skipped) {}
 
   /**
+   * The largest shard count (partition size) a suite run may be split into: 1,000. Larger counts are
+   * rejected by {@link #plan} with {@link InvalidInputException}.
+   */
+  public static final int MAX_SHARDS = Suite.MAX_SHARDS;
+
+  /**
    * Greedy longest-processing-time sharding: tests sorted by (−est_time, file) go one by one to the
    * shard with the smallest total (ties to the lowest index). Returns shard {@code rank}'s tests in
    * assignment order; a size ≤ 0, an empty input or a rank outside {@code [0, size)} gives an empty list.
+   * Runs in O(n log n) for n tests whatever the size: only the shards that receive a test exist (a heap of
+   * at most n loads), so a huge size costs no memory.
    *
    * @param tests the enabled tests, in any order
    * @param rank the shard index
@@ -268,22 +277,41 @@ public final class SuiteRegistry {
     }
     List<Registration> sorted = new ArrayList<>(tests);
     sorted.sort(LPT_ORDER);
-    double[] totals = new double[size];
+    // Shards that hold a test, keyed by (total, index); every shard not yet used has total 0 and an index
+    // above all used ones, so the next unused shard competes as (0, nextUnused).
+    PriorityQueue<ShardLoad> used = new PriorityQueue<>(SHARD_ORDER);
+    int nextUnused = 0;
     List<Registration> mine = new ArrayList<>();
     for (Registration r : sorted) {
-      int best = 0;
-      for (int i = 1; i < size; i++) {
-        if (totals[i] < totals[best]) {
-          best = i;
-        }
+      ShardLoad head = used.peek();
+      ShardLoad best;
+      if (nextUnused < size && (head == null || head.total() > 0)) {
+        best = new ShardLoad(0, nextUnused++);
+      } else {
+        best = used.poll();
       }
-      totals[best] += r.estTimeSeconds();
-      if (best == rank) {
+      int index = java.util.Objects.requireNonNull(best).index();
+      used.add(new ShardLoad(best.total() + r.estTimeSeconds(), index));
+      if (index == rank) {
         mine.add(r);
       }
     }
     return List.copyOf(mine);
   }
+
+  /** The running total of one shard. */
+  private record ShardLoad(double total, int index) {}
+
+  /** The order in which the old linear scan picks a shard: smallest total, then lowest index. */
+  private static final Comparator<ShardLoad> SHARD_ORDER = (a, b) -> {
+    if (a.total() < b.total()) {
+      return -1;
+    }
+    if (a.total() > b.total()) {
+      return 1;
+    }
+    return Integer.compare(a.index(), b.index());
+  };
 
   /**
    * The matrix max-parallel of a suite in a cadence: the cadence's GPU cap for GPU suites when it has
@@ -321,6 +349,10 @@ public final class SuiteRegistry {
         || shard.get().rank() >= shard.get().size())) {
       throw new InvalidInputException("Invalid partition " + shard.get().rank() + " of " + shard.get().size()
           + "; expected 0 <= partition-id < partition-size");
+    }
+    if (shard.isPresent() && shard.get().size() > MAX_SHARDS) {
+      throw new InvalidInputException("Invalid partition size " + shard.get().size() + "; expected at most "
+          + MAX_SHARDS + " shards");
     }
     List<Registration> run = shard.map(s -> shard(selection.enabled(), s.rank(), s.size()))
         .orElse(selection.enabled());

@@ -37,10 +37,13 @@ public abstract class Suite {
    */
   public abstract List<String> runnerLabels();
 
+  /** The most shards a suite (and a partitioned suite run) may have: 1,000. */
+  public static final int MAX_SHARDS = 1_000;
+
   /**
    * The number of shards of the stage matrix; also its default max-parallel.
    *
-   * @return at least 1
+   * @return at least 1, at most {@link #MAX_SHARDS}
    */
   @Value.Default
   public int shards() {
@@ -92,13 +95,14 @@ public abstract class Suite {
    */
   @Value.Check
   protected void check() {
-    ValueCheck check = ValueCheck.of("Suite").nonEmpty("name", name()).atLeast("shards", shards(), 1);
+    ValueCheck check = ValueCheck.of("Suite").nonEmpty("name", name()).atLeast("shards", shards(), 1)
+        .atMost("shards", shards(), MAX_SHARDS);
     List<String> labels = runnerLabels();
     for (int i = 0; i < labels.size(); i++) {
       String label = labels.get(i);
       check.require(RUNNER_LABEL.matcher(label).matches(), "runnerLabels[" + i + "]",
-          () -> "runner label '" + (label.length() > 80 ? label.substring(0, 80) + "..." : label) + "' is not shell-safe; expected 1 to 64 characters matching "
-              + RUNNER_LABEL_GRAMMAR);
+          () -> "runner label '" + (label.length() > 80 ? label.substring(0, 80) + "..." : label)
+              + "' is not shell-safe; expected 1 to 64 characters matching " + RUNNER_LABEL_GRAMMAR);
     }
     check.done();
   }

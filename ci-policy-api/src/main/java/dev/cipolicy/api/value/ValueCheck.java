@@ -71,6 +71,18 @@ public final class ValueCheck {
   }
 
   /**
+   * Records a broken rule when the number is above the maximum.
+   *
+   * @param field the field
+   * @param value its value
+   * @param max the greatest value allowed
+   * @return this check
+   */
+  public ValueCheck atMost(String field, long value, long max) {
+    return require(value <= max, field, () -> "must be at most " + max + ", got " + value);
+  }
+
+  /**
    * Throws when a rule was broken.
    *
    * @throws InvalidValueException listing every broken rule, in the order recorded

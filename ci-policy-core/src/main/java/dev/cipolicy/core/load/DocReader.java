@@ -169,9 +169,18 @@ final class DocReader {
     return Optional.empty();
   }
 
+  /**
+   * An integer written in plain decimal: an optional {@code -}, then {@code 0} or digits without a leading
+   * zero. YAML's other integer forms ({@code 0x10}, {@code 0o17}, {@code 0b101}, {@code 1_000}, {@code +5},
+   * {@code 017}) are rejected, because YAML 1.1 and 1.2 read some of them differently.
+   */
   Optional<Integer> integer(Node node, String path) {
     mark(path, node.location());
     if (node instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.INTEGER) {
+      if (!isDecimalInteger(s.text())) {
+        problem(node.location(), path, notDecimal(s.text(), INTEGER_FORMS));
+        return Optional.empty();
+      }
       try {
         return Optional.of(Integer.parseInt(s.text()));
       } catch (NumberFormatException e) {
@@ -179,15 +188,28 @@ final class DocReader {
         return Optional.empty();
       }
     }
+    if (looksNumeric(node) || (node instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.DECIMAL
+        && !isDecimalNumber(s.text()))) {
+      problem(node.location(), path, notDecimal(((Node.Scalar) node).text(), INTEGER_FORMS));
+      return Optional.empty();
+    }
     problem(node.location(), path, "expected an integer, found " + node.describe());
     return Optional.empty();
   }
 
-  /** A finite number, integer or decimal; booleans and strings are rejected. */
+  /**
+   * A finite number, integer or decimal, in plain decimal notation ({@code 30}, {@code -2}, {@code 1.5},
+   * {@code .5}, {@code 1e3}); booleans, strings and YAML's {@code .inf}, {@code .nan}, {@code 0x10},
+   * {@code 1_000} and {@code +5} forms are rejected.
+   */
   Optional<Double> number(Node node, String path) {
     mark(path, node.location());
     if (node instanceof Node.Scalar s
         && (s.kind() == Node.Scalar.Kind.INTEGER || s.kind() == Node.Scalar.Kind.DECIMAL)) {
+      if (!isDecimalNumber(s.text())) {
+        problem(node.location(), path, notDecimal(s.text(), NUMBER_FORMS));
+        return Optional.empty();
+      }
       double v = Double.parseDouble(s.text());
       if (Double.isFinite(v)) {
         return Optional.of(v);
@@ -195,8 +217,87 @@ final class DocReader {
       problem(node.location(), path, "number " + s.text() + " is not finite");
       return Optional.empty();
     }
+    if (looksNumeric(node)) {
+      problem(node.location(), path, notDecimal(((Node.Scalar) node).text(), NUMBER_FORMS));
+      return Optional.empty();
+    }
     problem(node.location(), path, "expected a number, found " + node.describe());
     return Optional.empty();
+  }
+
+  private static final String INTEGER_FORMS = "an integer in plain decimal such as 30 or -2";
+  private static final String NUMBER_FORMS = "a number in plain decimal such as 30, 1.5, .5 or 1e3";
+
+  private static String notDecimal(String text, String expected) {
+    return TreeParser.shown(text) + " is not a decimal number (expected " + expected
+        + "; YAML forms such as 0x10, 0o17, 1_000, +5, 017, .inf and .nan are not accepted)";
+  }
+
+  /**
+   * A string that YAML did not read as a number but that starts like one ({@code 0o17}, {@code +.5},
+   * {@code 190:20:30}); a string that is itself a plain decimal number was quoted and is only a string.
+   */
+  private static boolean looksNumeric(Node node) {
+    if (node instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING && !s.text().isEmpty()
+        && s.text().length() <= 40 && !isDecimalNumber(s.text())) {
+      String t = s.text();
+      char c = t.charAt(0);
+      boolean start = (c >= '0' && c <= '9') || ((c == '+' || c == '-' || c == '.') && t.length() > 1);
+      return start && t.chars().allMatch(ch -> ch > ' ' && ch < 127);
+    }
+    return false;
+  }
+
+  /** {@code -?(0|[1-9][0-9]*)}, checked without a regular expression. */
+  static boolean isDecimalInteger(String t) {
+    int i = t.startsWith("-") ? 1 : 0;
+    int end = digits(t, i);
+    if (end == i || end != t.length()) {
+      return false;
+    }
+    return t.charAt(i) != '0' || end == i + 1;
+  }
+
+  /**
+   * {@code -?((0|[1-9][0-9]*)(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?}: YAML 1.2's decimal notation
+   * without a plus sign or a leading zero, checked without a regular expression.
+   */
+  static boolean isDecimalNumber(String t) {
+    int i = t.startsWith("-") ? 1 : 0;
+    int intEnd = digits(t, i);
+    if (intEnd > i + 1 && t.charAt(i) == '0') {
+      return false;
+    }
+    int j = intEnd;
+    boolean fraction = false;
+    if (j < t.length() && t.charAt(j) == '.') {
+      int fracEnd = digits(t, j + 1);
+      fraction = fracEnd > j + 1;
+      j = fracEnd;
+    }
+    if (intEnd == i && !fraction) {
+      return false;
+    }
+    if (j < t.length() && (t.charAt(j) == 'e' || t.charAt(j) == 'E')) {
+      int k = j + 1;
+      if (k < t.length() && (t.charAt(k) == '+' || t.charAt(k) == '-')) {
+        k++;
+      }
+      int expEnd = digits(t, k);
+      if (expEnd == k) {
+        return false;
+      }
+      j = expEnd;
+    }
+    return j == t.length();
+  }
+
+  private static int digits(String t, int from) {
+    int i = from;
+    while (i < t.length() && t.charAt(i) >= '0' && t.charAt(i) <= '9') {
+      i++;
+    }
+    return i;
   }
 
   List<String> stringList(Node node, String path) {

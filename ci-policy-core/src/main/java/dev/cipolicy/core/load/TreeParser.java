@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import dev.cipolicy.api.InvalidPolicyException;
 import dev.cipolicy.api.PolicyProblem;
 import dev.cipolicy.api.SourceLocation;
@@ -15,16 +16,36 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Optional;
+import org.yaml.snakeyaml.LoaderOptions;
 
-/** Turns YAML or JSON text into a located {@link Node} tree; duplicate keys are errors. */
+/**
+ * Turns YAML or JSON text into a located {@link Node} tree. Duplicate keys, YAML aliases and merge keys
+ * are errors, and the {@link DocumentLimits} are checked before the text reaches a parser.
+ *
+ * <p>Aliases are rejected rather than resolved: the YAML token stream this parser reads reports an alias
+ * by its anchor's name and loses the anchors of scalar values, so an alias could only be read as a
+ * different document. Anchors without aliases do not change the document and are accepted.
+ */
 final class TreeParser {
-  private static final int MAX_DEPTH = 64;
-  private static final JsonFactory JSON = JsonFactory.builder()
-      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
+  private static final int MAX_DEPTH = DocumentLimits.MAX_NESTING_DEPTH;
+  private static final StreamReadConstraints CONSTRAINTS = StreamReadConstraints.builder()
+      .maxNestingDepth(MAX_DEPTH)
+      .maxDocumentLength(DocumentLimits.MAX_DOCUMENT_CHARS + 1L)
       .build();
+  private static final JsonFactory JSON = JsonFactory.builder().streamReadConstraints(CONSTRAINTS).build();
   private static final YAMLFactory YAML = YAMLFactory.builder()
-      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
+      .streamReadConstraints(CONSTRAINTS)
+      .loaderOptions(loaderOptions())
       .build();
+
+  private static LoaderOptions loaderOptions() {
+    LoaderOptions o = new LoaderOptions();
+    // Belt and braces: checkLimits and read() run first with clearer messages. Duplicate keys and
+    // aliases are left to read(), which reports them with the key's location.
+    o.setCodePointLimit(DocumentLimits.MAX_DOCUMENT_CHARS + 1);
+    o.setNestingDepthLimit(MAX_DEPTH + 1);
+    return o;
+  }
 
   private final String source;
 
@@ -37,6 +58,7 @@ final class TreeParser {
   }
 
   private Node parseDocument(String text, DocumentFormat format) {
+    checkLimits(text, format);
     JsonFactory factory = format == DocumentFormat.JSON ? JSON : YAML;
     try (JsonParser p = factory.createParser(text)) {
       JsonToken first = p.nextToken();
@@ -66,10 +88,38 @@ final class TreeParser {
     }
   }
 
+  /** Fails on a document longer than the limit or, in YAML, on a line longer than the line limit. */
+  private void checkLimits(String text, DocumentFormat format) {
+    if (text.length() > DocumentLimits.MAX_DOCUMENT_CHARS) {
+      throw fail(new SourceLocation(source, 1, 1), "the document is " + text.length()
+          + " characters long; at most " + DocumentLimits.MAX_DOCUMENT_CHARS + " are accepted");
+    }
+    if (format != DocumentFormat.YAML) {
+      return;
+    }
+    int line = 1;
+    int start = 0;
+    for (int i = 0; i <= text.length(); i++) {
+      if (i == text.length() || text.charAt(i) == '\n') {
+        if (i - start > DocumentLimits.MAX_YAML_LINE_CHARS) {
+          throw fail(new SourceLocation(source, line, 1), "the line is " + (i - start)
+              + " characters long; YAML lines are limited to " + DocumentLimits.MAX_YAML_LINE_CHARS
+              + " characters (a JSON document, named *.json, has no line limit)");
+        }
+        line++;
+        start = i + 1;
+      }
+    }
+  }
+
   private Node read(JsonParser p, JsonToken token, int depth) throws IOException {
     SourceLocation at = loc(p.currentTokenLocation());
     if (depth > MAX_DEPTH) {
       throw fail(at, "the document nests deeper than " + MAX_DEPTH + " levels");
+    }
+    if (p instanceof YAMLParser y && y.isCurrentAlias()) {
+      throw fail(at, "YAML alias *" + shown(p.getText()) + " is not supported (aliases and merge keys"
+          + " are rejected so the document means what it shows); write the value out");
     }
     switch (token) {
       case START_OBJECT: {
@@ -78,6 +128,9 @@ final class TreeParser {
         while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
           String key = p.currentName();
           SourceLocation keyAt = loc(p.currentTokenLocation());
+          if (key.equals("<<") && p instanceof YAMLParser) {
+            throw fail(keyAt, "YAML merge key '<<' is not supported; write the fields out");
+          }
           Node value = read(p, p.nextToken(), depth + 1);
           Node.Entry previous = entries.put(key, new Node.Entry(key, keyAt, value));
           if (previous != null) {
@@ -119,6 +172,16 @@ final class TreeParser {
 
   private SourceLocation loc(JsonLocation l) {
     return new SourceLocation(source, Math.max(1, l.getLineNr()), Math.max(1, l.getColumnNr()));
+  }
+
+  /** A name for a message: at most 40 characters, control characters shown as {@code ?}. */
+  static String shown(String s) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < s.length() && i < 40; i++) {
+      char c = s.charAt(i);
+      sb.append(Character.isISOControl(c) ? '?' : c);
+    }
+    return s.length() > 40 ? sb + "..." : sb.toString();
   }
 
   private static String firstLine(String s) {

@@ -45,7 +45,17 @@ class CronScheduleTest {
   void invalidExpressionsAreOurException(String expression) {
     assertThatThrownBy(() -> CronSchedule.parse(expression))
         .isInstanceOf(InvalidCronException.class)
-        .hasMessageStartingWith("invalid cron '" + expression + "': ")
+        .hasMessageStartingWith("invalid cron '" + expression.replace("\t", "\\u0009").replace("\u00e9", "\\u00e9")
+            + "': ")
         .hasMessageEndingWith("(expected five fields: minute hour day-of-month month day-of-week, UTC)");
+  }
+
+  @Test
+  void theMessageIsOneLineWhateverTheExpression() {
+    assertThatThrownBy(() -> CronSchedule.parse("0 15\n::error::forged\r\n" + "x".repeat(500)))
+        .isInstanceOf(InvalidCronException.class)
+        .hasMessageStartingWith("invalid cron '0 15\\u000a::error::forged\\u000d\\u000axxx")
+        .hasMessageContaining("... (522 characters)': ")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n").doesNotContain("\r"));
   }
 }

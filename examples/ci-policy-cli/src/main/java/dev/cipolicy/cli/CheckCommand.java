@@ -26,7 +26,7 @@ final class CheckCommand extends PolicyCommand {
       c.console().warning(w.message());
     }
     if (workflow != null) {
-      List<String> crons = WorkflowCrons.read(workflow, Inputs.readText(c.resolvePath(workflow), "workflow file"));
+      List<String> crons = WorkflowCrons.read(workflow, Inputs.readText(c.resolvePath(workflow), "workflow file", Inputs.MAX_WORKFLOW_BYTES));
       List<Warning> mismatches = loaded.resolver().compareWorkflowCrons(crons);
       for (Warning w : mismatches) {
         c.console().error(workflow + ": " + w.message());

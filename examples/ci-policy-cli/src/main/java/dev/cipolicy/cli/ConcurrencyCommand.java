@@ -48,9 +48,9 @@ final class ConcurrencyCommand extends PolicyCommand {
     String eventFile = Objects.requireNonNull(eventJson);
     String runsFile = Objects.requireNonNull(inFlightJson);
     ConcurrencyEvent event = ConcurrencyJson.event(eventFile,
-        Inputs.readText(c.resolvePath(eventFile), "event file"));
+        Inputs.readText(c.resolvePath(eventFile), "event file", Inputs.MAX_EVENT_BYTES));
     List<InFlightRun> runs = ConcurrencyJson.inFlight(runsFile,
-        Inputs.readText(c.resolvePath(runsFile), "in-flight file"));
+        Inputs.readText(c.resolvePath(runsFile), "in-flight file", Inputs.MAX_IN_FLIGHT_BYTES));
     ConcurrencyDecision decision = ConcurrencyPolicy.of(loaded.resolver()).decide(event, runs);
     if (json) {
       printJson(c, toJson(decision));

@@ -276,7 +276,7 @@ final class GateCommand extends PolicyCommand {
       return List.of();
     }
     Map<String, List<GateDeclaration>> all = GateDeclarationsLoader.load(gates,
-        Inputs.readText(c.resolvePath(gates), "gates file"));
+        Inputs.readText(c.resolvePath(gates), "gates file", Inputs.MAX_DOCUMENT_BYTES));
     return all.getOrDefault(test, List.of());
   }
 

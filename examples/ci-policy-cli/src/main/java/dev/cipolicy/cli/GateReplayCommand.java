@@ -78,7 +78,7 @@ final class GateReplayCommand extends PolicyCommand {
     SeriesKey series = GateCommand.series(c, loaded, test, hw, suite, registrations);
     GateDeclaration declared = GateDeclaration.builder().metricKey(key).build();
     if (gates != null) {
-      declared = GateDeclarationsLoader.load(gates, Inputs.readText(c.resolvePath(gates), "gates file"))
+      declared = GateDeclarationsLoader.load(gates, Inputs.readText(c.resolvePath(gates), "gates file", Inputs.MAX_DOCUMENT_BYTES))
           .getOrDefault(test, List.of()).stream().filter(d -> d.metricKey().equals(key)).findFirst().orElse(declared);
     }
     GateSpec spec = Gates.resolve(List.of(declared), loaded.policy().gateDefaults()).get(0);

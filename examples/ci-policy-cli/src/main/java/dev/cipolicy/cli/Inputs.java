@@ -8,10 +8,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.cipolicy.api.CiPolicyException;
 import dev.cipolicy.core.SuiteRegistry;
+import dev.cipolicy.core.load.DocumentLimits;
 import dev.cipolicy.core.load.LoadedPolicy;
-import dev.cipolicy.core.load.RegistrationLoader;
 import dev.cipolicy.core.load.PolicyLoader;
+import dev.cipolicy.core.load.RegistrationLoader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,7 +31,21 @@ final class Inputs {
     private static final long serialVersionUID = 1L;
 
     InputException(String message) {
-      super(message);
+      super(oneLine(message));
+    }
+
+    /** The message on one line: a control character from the input is shown as a backslash-u escape. */
+    private static String oneLine(String s) {
+      StringBuilder sb = new StringBuilder(s.length());
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        if (c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029) {
+          sb.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+        } else {
+          sb.append(c);
+        }
+      }
+      return sb.toString();
     }
   }
 
@@ -41,20 +57,46 @@ final class Inputs {
     return Optional.ofNullable(env.get(variable));
   }
 
+  /** The largest file read when an input names no limit of its own: 64 MiB. */
+  static final long DEFAULT_MAX_BYTES = 64L * 1024 * 1024;
+  /** The largest policy, registrations or gates document: the loaders' own limit. */
+  static final long MAX_DOCUMENT_BYTES = DocumentLimits.MAX_DOCUMENT_CHARS;
+  /** The largest GitHub event payload: 25 MiB, GitHub's own limit on a webhook payload. */
+  static final long MAX_EVENT_BYTES = 25L * 1024 * 1024;
+  /** The largest in-flight runs file: 8 MiB. */
+  static final long MAX_IN_FLIGHT_BYTES = 8L * 1024 * 1024;
+  /** The largest changed-files ({@code git diff --name-status -z}) file: 16 MiB. */
+  static final long MAX_CHANGED_FILES_BYTES = 16L * 1024 * 1024;
+  /** The largest workflow file: 1 MiB. */
+  static final long MAX_WORKFLOW_BYTES = 1024L * 1024;
+
   static String readText(Path path, String what) {
+    return readText(path, what, DEFAULT_MAX_BYTES);
+  }
+
+  /** Reads a UTF-8 file of at most {@code maxBytes} bytes; never more than {@code maxBytes + 1} are read. */
+  static String readText(Path path, String what, long maxBytes) {
+    byte[] bytes = readBytes(path, what, maxBytes);
     try {
-      byte[] bytes = Files.readAllBytes(path);
       return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString();
     } catch (CharacterCodingException e) {
       throw new InputException("cannot read " + what + " " + path + ": the file is not valid UTF-8");
-    } catch (IOException e) {
-      throw new InputException("cannot read " + what + " " + path + ": " + describe(e));
     }
   }
 
-  static byte[] readBytes(Path path, String what) {
-    try {
-      return Files.readAllBytes(path);
+  /**
+   * Reads at most {@code maxBytes} bytes, failing before parsing when the file is larger: only
+   * {@code maxBytes + 1} bytes are ever read, so {@code /dev/zero} or a huge file fails fast.
+   */
+  static byte[] readBytes(Path path, String what, long maxBytes) {
+    int cap = (int) Math.min(Integer.MAX_VALUE - 16, maxBytes + 1);
+    try (InputStream in = Files.newInputStream(path)) {
+      byte[] bytes = in.readNBytes(cap);
+      if (bytes.length > maxBytes) {
+        throw new InputException("cannot read " + what + " " + path + ": the file is larger than " + maxBytes
+            + " bytes, the limit for a " + what);
+      }
+      return bytes;
     } catch (IOException e) {
       throw new InputException("cannot read " + what + " " + path + ": " + describe(e));
     }
@@ -62,12 +104,13 @@ final class Inputs {
 
   static LoadedPolicy loadPolicy(CiPolicyCli cli, String policyFlag) {
     Path path = cli.resolvePath(policyFlag);
-    return PolicyLoader.load(policyFlag, readText(path, "policy file"));
+    return PolicyLoader.load(policyFlag, readText(path, "policy file", MAX_DOCUMENT_BYTES));
   }
 
   static SuiteRegistry loadRegistry(CiPolicyCli cli, LoadedPolicy policy, String registrationsFlag) {
     Path path = cli.resolvePath(registrationsFlag);
-    return RegistrationLoader.load(registrationsFlag, readText(path, "registrations file"), policy.resolver());
+    return RegistrationLoader.load(registrationsFlag, readText(path, "registrations file", MAX_DOCUMENT_BYTES),
+        policy.resolver());
   }
 
   static void appendOutput(Path file, String text) {

@@ -64,7 +64,7 @@ final class ResolveCommand extends PolicyCommand {
     Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").ifPresent(input::cadenceOverride);
     Optional<String> labelsJson = Inputs.flagOrEnv(prLabelsJson, env, "PR_LABELS_JSON");
     Optional<String> changedPath = Inputs.flagOrEnv(changedFiles, env, "CHANGED_FILES_PATH").filter(s -> !s.isEmpty());
-    Optional<byte[]> diff = changedPath.map(p -> Inputs.readBytes(c.resolvePath(p), "changed-files file"));
+    Optional<byte[]> diff = changedPath.map(p -> Inputs.readBytes(c.resolvePath(p), "changed-files file", Inputs.MAX_CHANGED_FILES_BYTES));
     Optional<SuiteRegistry> registry = Optional.ofNullable(registrations)
         .map(r -> Inputs.loadRegistry(c, loaded, r));
     // the label text is decoded only when resolution reads the labels (a missing text is then an error too)

@@ -2,6 +2,7 @@ package dev.cipolicy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.cipolicy.core.load.DocumentLimits;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +14,18 @@ final class WorkflowCrons {
   private WorkflowCrons() {}
 
   static List<String> read(String name, String text) {
+    int line = 1;
+    int start = 0;
+    for (int i = 0; i <= text.length(); i++) {
+      if (i == text.length() || text.charAt(i) == '\n') {
+        if (i - start > DocumentLimits.MAX_YAML_LINE_CHARS) {
+          throw new Inputs.InputException("cannot parse workflow " + name + ": line " + line + " is " + (i - start)
+              + " characters long; YAML lines are limited to " + DocumentLimits.MAX_YAML_LINE_CHARS);
+        }
+        line++;
+        start = i + 1;
+      }
+    }
     JsonNode root;
     try {
       root = YAML.readTree(text);
