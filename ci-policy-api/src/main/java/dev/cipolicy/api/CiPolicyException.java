@@ -34,15 +34,21 @@ public abstract class CiPolicyException extends RuntimeException {
   }
 
   private static @Nullable String singleLine(@Nullable String message) {
-    if (message == null) {
-      return null;
-    }
+    return message == null ? null : oneLine(message);
+  }
+
+  /**
+   * Text on one line, as every message of ours is: a line feed is written {@code \n}, a carriage return
+   * {@code \r}, any other control character (C0 but tab, DEL, C1) and the Unicode line and paragraph
+   * separators as a backslash-u escape; everything else unchanged.
+   */
+  static String oneLine(String text) {
     StringBuilder sb = null;
-    for (int i = 0; i < message.length(); i++) {
-      char c = message.charAt(i);
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
       boolean control = (c < 0x20 && c != '\t') || (c >= 0x7F && c <= 0x9F) || c == '\u2028' || c == '\u2029';
       if (control && sb == null) {
-        sb = new StringBuilder(message.length() + 16).append(message, 0, i);
+        sb = new StringBuilder(text.length() + 16).append(text, 0, i);
       }
       if (sb != null) {
         if (c == '\n') {
@@ -56,7 +62,7 @@ public abstract class CiPolicyException extends RuntimeException {
         }
       }
     }
-    return sb == null ? message : sb.toString();
+    return sb == null ? text : sb.toString();
   }
 
   /**

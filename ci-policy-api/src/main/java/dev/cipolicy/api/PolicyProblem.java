@@ -40,25 +40,6 @@ public record PolicyProblem(Optional<SourceLocation> location, String path, Stri
     if (!path.isEmpty()) {
       sb.append(path).append(": ");
     }
-    return oneLine(sb.append(message).toString());
-  }
-
-  private static String oneLine(String s) {
-    StringBuilder sb = null;
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      boolean control = c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029;
-      if (control && sb == null) {
-        sb = new StringBuilder(s.length() + 16).append(s, 0, i);
-      }
-      if (sb != null) {
-        if (control) {
-          sb.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
-        } else {
-          sb.append(c);
-        }
-      }
-    }
-    return sb == null ? s : sb.toString();
+    return CiPolicyException.oneLine(sb.append(message).toString());
   }
 }

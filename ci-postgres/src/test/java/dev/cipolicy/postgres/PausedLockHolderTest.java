@@ -9,7 +9,6 @@ import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.StartResult;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -17,7 +17,6 @@ import dev.cipolicy.queue.spi.RequestState;
 import dev.cipolicy.queue.spi.StartResult;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

@@ -12,6 +12,7 @@ import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.QueueStoreException;
+import dev.cipolicy.queue.spi.ResultPayload;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -273,12 +274,14 @@ public final class QueueWorkerMain {
         continue;
       }
       if (!beat.ok()) {
-        LeaseResult done = queue.complete(lease);
+        // Its result travels with the completion, so a refused completion keeps no result either.
+        LeaseResult done = queue.complete(lease, ResultPayload.ofText("zombie " + name + " attempt " + lease.attempt()));
         System.out.println("FENCED heartbeat=" + beat.status() + " complete=" + done.status());
         return 0;
       }
       if (System.nanoTime() > workUntil) {
-        System.out.println("COMPLETED " + queue.complete(lease).status());
+        System.out.println("COMPLETED " + queue.complete(lease,
+            ResultPayload.ofText("zombie " + name + " attempt " + lease.attempt())).status());
         return 0;
       }
       Thread.sleep(200);

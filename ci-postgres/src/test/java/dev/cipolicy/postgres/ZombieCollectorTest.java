@@ -11,9 +11,9 @@ import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.ResultPayload;
 import dev.cipolicy.queue.spi.RequestState;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -117,8 +117,15 @@ class ZombieCollectorTest {
     assertThat(stillLeased.state()).as("the zombie changed nothing").isEqualTo(JobState.LEASED);
     assertThat(stillLeased.lease().orElseThrow().token()).isEqualTo(lease.token());
 
-    assertThat(queue.complete(lease).ok()).isTrue();
-    assertThat(queue.complete(lease).ok()).as("a second completion").isFalse();
+    assertThat(queue.result(jobId)).as("the zombie's refused completion kept no result").isEmpty();
+    assertThat(queue.complete(lease, ResultPayload.ofText("rescuer attempt 2")).ok()).isTrue();
+    assertThat(queue.complete(lease, ResultPayload.ofText("a retried completion")).ok())
+        .as("a second completion").isFalse();
+    assertThat(queue.result(jobId)).as("the winner's result, never overwritten").hasValueSatisfying(r -> {
+      assertThat(r.payload().text()).isEqualTo("rescuer attempt 2");
+      assertThat(r.attempt()).isEqualTo(2);
+      assertThat(r.collector()).isEqualTo("rescuer");
+    });
     assertThat(audit.transitions(jobId.value())).containsExactly("QUEUED->LEASED@1", "LEASED->QUEUED@1",
         "QUEUED->LEASED@2", "LEASED->SUCCEEDED@2");
     assertThat(audit.finishedTwice()).isZero();

@@ -30,22 +30,9 @@ final class Inputs {
   static final class InputException extends CiPolicyException {
     private static final long serialVersionUID = 1L;
 
+    /** The message is made single-line by {@link CiPolicyException} itself. */
     InputException(String message) {
-      super(oneLine(message));
-    }
-
-    /** The message on one line: a control character from the input is shown as a backslash-u escape. */
-    private static String oneLine(String s) {
-      StringBuilder sb = new StringBuilder(s.length());
-      for (int i = 0; i < s.length(); i++) {
-        char c = s.charAt(i);
-        if (c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029) {
-          sb.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
-        } else {
-          sb.append(c);
-        }
-      }
-      return sb.toString();
+      super(message);
     }
   }
 

@@ -1,7 +1,10 @@
 package dev.cipolicy.cli;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import dev.cipolicy.core.load.DocumentLimits;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -12,6 +15,24 @@ final class WorkflowCrons {
   private static final YAMLMapper YAML = new YAMLMapper();
 
   private WorkflowCrons() {}
+
+  /**
+   * Refuses a workflow with a YAML alias: the YAML reader reports an alias by its anchor's name, so a cron
+   * given as {@code *nightly} would be read as the text {@code nightly} — a different document.
+   */
+  private static void rejectAliases(String name, String text) throws IOException {
+    try (JsonParser p = YAML.getFactory().createParser(text)) {
+      while (p.nextToken() != null) {
+        if (p instanceof YAMLParser y && y.isCurrentAlias()) {
+          JsonLocation at = p.currentTokenLocation();
+          String alias = p.getText();
+          throw new Inputs.InputException("workflow " + name + ":" + at.getLineNr() + ":" + at.getColumnNr()
+              + ": YAML alias *" + (alias.length() > 80 ? alias.substring(0, 80) + "..." : alias)
+              + " is not supported (an alias would be read as its anchor's name); write the value out");
+        }
+      }
+    }
+  }
 
   static List<String> read(String name, String text) {
     int line = 1;
@@ -28,6 +49,7 @@ final class WorkflowCrons {
     }
     JsonNode root;
     try {
+      rejectAliases(name, text);
       root = YAML.readTree(text);
     } catch (IOException e) {
       throw new Inputs.InputException("cannot parse workflow " + name + ": " + e.getMessage().lines().findFirst()
