@@ -61,8 +61,7 @@ final class ResolveCommand extends PolicyCommand {
     String event = eventName != null ? eventName
         : Inputs.nonEmpty(env.get("EVENT_NAME")).or(() -> runnerEvent).orElse("");
     if (event.isEmpty() && override.orElse("").isEmpty()) {
-      throw new Inputs.InputException("no event name: pass --event-name, set EVENT_NAME, or run where the"
-          + " runner sets GITHUB_EVENT_NAME");
+      throw new Inputs.InputException("no event name: pass --event-name or set EVENT_NAME or GITHUB_EVENT_NAME");
     }
     // the runner's payload describes GITHUB_EVENT_NAME's event: read only for that event, only when needed
     Optional<String> payloadPath = runnerEvent.filter(event::equals)
@@ -136,7 +135,7 @@ final class ResolveCommand extends PolicyCommand {
       Optional<GithubEvent> p = parsed;
       if (p == null) {
         p = path.map(f -> GithubEvent.parse(f,
-            Inputs.readText(cli.resolvePath(f), "event payload file", Inputs.MAX_EVENT_BYTES), event));
+            Inputs.readText(cli.resolvePath(f), "GitHub event payload", Inputs.MAX_EVENT_BYTES), event));
         parsed = p;
       }
       return p;
