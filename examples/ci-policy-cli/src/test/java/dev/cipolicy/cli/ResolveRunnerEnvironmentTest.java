@@ -83,6 +83,27 @@ class ResolveRunnerEnvironmentTest {
   }
 
   @Test
+  void thePayloadGivesNumberActionLabelsAndCron() throws Exception {
+    GithubEvent fork = parse("pull_request-fork.json", "pull_request");
+    assertThat(fork.prNumber()).hasValue(104);
+    assertThat(fork.action()).contains("synchronize");
+    assertThat(fork.prLabels()).contains(List.of("run-ci-megatron"));
+    GithubEvent noLabels = parse("pull_request-no-labels-key.json", "pull_request");
+    assertThat(noLabels.prLabels()).contains(List.of());
+    assertThat(noLabels.action()).contains("opened");
+    GithubEvent weekly = parse("schedule-weekly.json", "schedule");
+    assertThat(weekly.schedule()).contains("0 15 * * 6");
+    assertThat(weekly.prLabels()).isEmpty();
+    assertThat(weekly.prNumber()).isEmpty();
+    assertThat(parse("workflow_dispatch.json", "workflow_dispatch").schedule()).isEmpty();
+  }
+
+  private static GithubEvent parse(String fixture, String event) throws Exception {
+    Path p = EVENTS.resolve(fixture);
+    return GithubEvent.parse(p.toString(), Files.readString(p), event);
+  }
+
+  @Test
   void flagsBeatTheReferenceVariablesWhichBeatTheRunner() throws Exception {
     Map<String, String> env = runner("pull_request", "pull_request-labeled.json");
     env.put("PR_LABELS_JSON", "[\"run-ci-megatron\"]");
