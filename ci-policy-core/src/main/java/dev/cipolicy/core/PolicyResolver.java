@@ -314,6 +314,19 @@ public final class PolicyResolver {
   }
 
   /**
+   * Whether an event is a pull request: the policy's rule for it takes the cadence from the PR labels
+   * ({@code pull_request} in the reference policy). Such a run is pruned by its diff whatever chose the
+   * cadence, a cadence override included.
+   *
+   * @param eventName the event that started the run; empty for none
+   * @return whether the event is a pull request
+   */
+  public boolean isPullRequestEvent(String eventName) {
+    return !eventName.isEmpty()
+        && policy.event(eventName).filter(r -> r.source() == EventRule.Source.PULL_REQUEST_LABELS).isPresent();
+  }
+
+  /**
    * Whether {@link #resolve(TriggerInput)} reads the PR labels of this input: there is no non-empty cadence
    * override, and the policy's rule for the event takes the cadence from the PR labels. An adapter that
    * receives the labels in some encoding needs to decode them only then.

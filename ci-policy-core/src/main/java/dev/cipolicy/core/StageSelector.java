@@ -62,9 +62,10 @@ public final class StageSelector {
   }
 
   /**
-   * Decides the skipped stages of a resolved trigger. Only a pull request whose cadence came from its labels
-   * ({@link TriggerResolution.Source#PULL_REQUEST_LABELS}) is pruned; any other resolution, a missing diff or
-   * an unusable diff prunes nothing.
+   * Decides the skipped stages of a resolved trigger. Every pull request is pruned (an event for which
+   * {@link PolicyResolver#isPullRequestEvent(String)} holds), whether its cadence came from its labels or
+   * from a cadence override; with an override the raw labels are empty, so the changed paths decide. Any
+   * other event, a missing diff or an unusable diff prunes nothing.
    *
    * @param resolution the resolved trigger and its run policy
    * @param diff the {@code git diff --name-status -z -M} output, or empty when unavailable
@@ -72,7 +73,8 @@ public final class StageSelector {
    */
   public StageSelection select(TriggerResolution resolution, Optional<byte[]> diff) {
     RunPolicy run = resolution.runPolicy();
-    if (resolution.source() != TriggerResolution.Source.PULL_REQUEST_LABELS) {
+    if (resolution.source() != TriggerResolution.Source.PULL_REQUEST_LABELS
+        && !registry.resolver().isPullRequestEvent(resolution.eventName())) {
       return failOpen("only pull requests prune stages; every PR stage keeps its normal gating");
     }
     if (diff.isEmpty()) {

@@ -140,6 +140,35 @@ class StageSelectorTest {
   }
 
   @Test
+  void aPullRequestWithACadenceOverrideIsPrunedByItsDiff() {
+    // a reusable workflow called from a PR passes the event name and an override: the paths decide
+    TriggerResolution overridden = resolver.resolve(dev.cipolicy.api.run.TriggerInput.builder()
+        .eventName("pull_request").cadenceOverride("regular").build());
+    assertThat(overridden.source()).isEqualTo(TriggerResolution.Source.CADENCE_OVERRIDE);
+    assertThat(overridden.runPolicy().rawLabels()).isEmpty();
+    StageSelection docsOnly = selector.select(overridden, Optional.of(diff("M", "docs/index.md")));
+    assertThat(docsOnly.failOpen()).isEmpty();
+    assertThat(docsOnly.skippedStages()).isEqualTo(except());
+    // exactly what an unlabelled PR at that cadence gets from the same diff
+    for (byte[] d : List.of(diff("M", "tests/e2e/test_lora.py"), diff("M", "miles/backends/megatron/train.py"),
+        diff("M", "docs/index.md", "D", "tests/e2e/test_removed.py"))) {
+      StageSelection s = selector.select(overridden, Optional.of(d));
+      assertThat(s.failOpen()).isEmpty();
+      assertThat(s.skippedStages()).isEqualTo(pr(List.of(), d).skippedStages());
+    }
+    // the same override on an event that is not a pull request prunes nothing
+    TriggerResolution dispatched = resolver.resolve(dev.cipolicy.api.run.TriggerInput.builder()
+        .eventName("workflow_dispatch").cadenceOverride("regular").build());
+    assertThat(selector.select(dispatched, Optional.of(diff("M", "docs/index.md"))).skippedStages()).isEmpty();
+    TriggerResolution noEvent = resolver.resolve(dev.cipolicy.api.run.TriggerInput.builder()
+        .eventName("").cadenceOverride("regular").build());
+    assertThat(selector.select(noEvent, Optional.of(diff("M", "docs/index.md"))).skippedStages()).isEmpty();
+    assertThat(resolver.isPullRequestEvent("pull_request")).isTrue();
+    assertThat(resolver.isPullRequestEvent("schedule")).isFalse();
+    assertThat(resolver.isPullRequestEvent("")).isFalse();
+  }
+
+  @Test
   void anUnusableDiffFailsOpenWithTheReason() {
     RunPolicy run = resolver.resolveCadence("regular", List.of());
     assertThat(selector.select(pullRequest(run), Optional.of(new byte[0])).failOpen().orElseThrow())

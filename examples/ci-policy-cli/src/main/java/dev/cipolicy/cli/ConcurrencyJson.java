@@ -80,8 +80,11 @@ final class ConcurrencyJson {
     return runs;
   }
 
-  /** Typed reads of one file, each failure naming the file and the field path. */
-  private static final class Reader {
+  /**
+   * Typed reads of one JSON file, each failure naming the file and the field path; also used for the
+   * GitHub event payload ({@link GithubEvent}).
+   */
+  static final class Reader {
     private final String file;
 
     Reader(String file) {

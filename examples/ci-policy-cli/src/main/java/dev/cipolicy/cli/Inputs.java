@@ -44,6 +44,11 @@ final class Inputs {
     return Optional.ofNullable(env.get(variable));
   }
 
+  /** The value if it is neither null nor empty. */
+  static Optional<String> nonEmpty(@Nullable String value) {
+    return value == null || value.isEmpty() ? Optional.empty() : Optional.of(value);
+  }
+
   /** The largest file read when an input names no limit of its own: 64 MiB. */
   static final long DEFAULT_MAX_BYTES = 64L * 1024 * 1024;
   /** The largest policy, registrations or gates document: the loaders' own limit. */

@@ -10,6 +10,7 @@ import dev.cipolicy.core.StageSelector;
 import dev.cipolicy.core.SuiteRegistry;
 import dev.cipolicy.core.load.LoadedPolicy;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,27 +56,43 @@ final class ResolveCommand extends PolicyCommand {
   @Override
   int run(CiPolicyCli c, LoadedPolicy loaded) throws IOException {
     Map<String, String> env = c.environment();
-    String event = Inputs.flagOrEnv(eventName, env, "EVENT_NAME").orElse("");
-    if (event.isEmpty() && Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").orElse("").isEmpty()) {
-      throw new Inputs.InputException("no event name: pass --event-name or set EVENT_NAME");
+    Optional<String> override = Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE");
+    Optional<String> runnerEvent = Inputs.nonEmpty(env.get("GITHUB_EVENT_NAME"));
+    String event = eventName != null ? eventName
+        : Inputs.nonEmpty(env.get("EVENT_NAME")).or(() -> runnerEvent).orElse("");
+    if (event.isEmpty() && override.orElse("").isEmpty()) {
+      throw new Inputs.InputException("no event name: pass --event-name or set EVENT_NAME or GITHUB_EVENT_NAME");
     }
+    // the runner's payload describes GITHUB_EVENT_NAME's event: read only for that event, only when needed
+    Optional<String> payloadPath = runnerEvent.filter(event::equals)
+        .flatMap(e -> Inputs.nonEmpty(env.get("GITHUB_EVENT_PATH")));
+    Payload payload = new Payload(c, payloadPath, event);
     TriggerInput.Builder input = TriggerInput.builder().eventName(event);
-    Inputs.flagOrEnv(schedule, env, "SCHEDULE").ifPresent(input::schedule);
-    Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE").ifPresent(input::cadenceOverride);
-    Optional<String> labelsJson = Inputs.flagOrEnv(prLabelsJson, env, "PR_LABELS_JSON");
+    Optional<String> cron = schedule != null ? Optional.of(schedule)
+        : Inputs.nonEmpty(env.get("SCHEDULE")).or(() -> event.equals("schedule")
+            ? payload.get().flatMap(GithubEvent::schedule) : Optional.empty());
+    cron.ifPresent(input::schedule);
+    override.ifPresent(input::cadenceOverride);
+    Optional<String> labelsJson = prLabelsJson != null ? Optional.of(prLabelsJson)
+        : Inputs.nonEmpty(env.get("PR_LABELS_JSON"));
+    boolean pullRequestEvent = loaded.resolver().isPullRequestEvent(event);
     Optional<String> changedPath = Inputs.flagOrEnv(changedFiles, env, "CHANGED_FILES_PATH").filter(s -> !s.isEmpty());
-    Optional<byte[]> diff = changedPath.map(p -> Inputs.readBytes(c.resolvePath(p), "changed-files file", Inputs.MAX_CHANGED_FILES_BYTES));
+    // outside a pull request nothing is pruned, so a diff file the workflow did not write is no error
+    Optional<byte[]> diff = changedPath
+        .filter(p -> pullRequestEvent || !Files.notExists(c.resolvePath(p)))
+        .map(p -> Inputs.readBytes(c.resolvePath(p), "changed-files file", Inputs.MAX_CHANGED_FILES_BYTES));
     Optional<SuiteRegistry> registry = Optional.ofNullable(registrations)
         .map(r -> Inputs.loadRegistry(c, loaded, r));
     // the label text is decoded only when resolution reads the labels (a missing text is then an error too)
     if (loaded.resolver().readsPrLabels(input.build())) {
-      input.prLabels(GithubFormats.prLabels(labelsJson.orElse("")));
+      Optional<List<String>> fromPayload = labelsJson.isPresent() ? Optional.empty()
+          : payload.get().flatMap(GithubEvent::prLabels);
+      input.prLabels(fromPayload.orElseGet(() -> GithubFormats.prLabels(labelsJson.orElse(""))));
     }
     TriggerResolution resolution = loaded.resolver().resolve(input.build());
     RunPolicy run = resolution.runPolicy();
-    boolean pullRequest = resolution.source() == TriggerResolution.Source.PULL_REQUEST_LABELS;
     Optional<StageSelection> stages = registry.map(r -> StageSelector.of(r).select(resolution, diff));
-    if (pullRequest && registry.isEmpty() && diff.isPresent()) {
+    if (pullRequestEvent && registry.isEmpty() && diff.isPresent()) {
       c.console().warning("--changed-files without --registrations: nothing can be pruned (fail-open)");
     }
     List<String> skipped = stages.map(StageSelection::skippedStages).orElse(List.of());
@@ -100,6 +117,30 @@ final class ResolveCommand extends PolicyCommand {
     return 0;
   }
 
+
+  /** The runner's event payload, read and parsed at most once and only when a value is taken from it. */
+  private static final class Payload {
+    private final CiPolicyCli cli;
+    private final Optional<String> path;
+    private final String event;
+    private @Nullable Optional<GithubEvent> parsed;
+
+    Payload(CiPolicyCli cli, Optional<String> path, String event) {
+      this.cli = cli;
+      this.path = path;
+      this.event = event;
+    }
+
+    Optional<GithubEvent> get() {
+      Optional<GithubEvent> p = parsed;
+      if (p == null) {
+        p = path.map(f -> GithubEvent.parse(f,
+            Inputs.readText(cli.resolvePath(f), "GitHub event payload", Inputs.MAX_EVENT_BYTES), event));
+        parsed = p;
+      }
+      return p;
+    }
+  }
 
   private static List<Object> stagesJson(StageSelection s) {
     List<Object> out = new ArrayList<>();

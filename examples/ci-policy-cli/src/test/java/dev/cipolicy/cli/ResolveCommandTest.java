@@ -136,7 +136,7 @@ class ResolveCommandTest {
   void noEventNameIsAnError() {
     Result r = run(Map.of(), "resolve", "--policy", POLICY);
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err()).isEqualTo("::error::no event name: pass --event-name or set EVENT_NAME\n");
+    assertThat(r.err()).isEqualTo("::error::no event name: pass --event-name or set EVENT_NAME or GITHUB_EVENT_NAME\n");
   }
 
   @Test

@@ -1,0 +1,238 @@
+package dev.cipolicy.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the {@code run:} step of {@code examples/workflows/pr-test.yml} the way the runner does: the step's
+ * script is executed by {@code bash --noprofile --norc -eo pipefail} in a shallow clone made as
+ * {@code actions/checkout} with {@code fetch-depth: 2} makes it (the PR's merge commit and its two parents),
+ * with only the variables the runner sets. The {@code ./ci-policy} wrapper in the clone is a shim that
+ * records its arguments; the recorded command is then run in-process in the clone with the same
+ * environment, and the four {@code $GITHUB_OUTPUT} lines are checked.
+ */
+class WorkflowRunStepsTest {
+  private static final Path WORKFLOW = CliTestSupport.REPO.resolve("examples/workflows/pr-test.yml");
+  private static final String EVERY_STAGE_BUT_LORA = "[\"stage-b-2-gpu-h200\",\"stage-c-2-gpu-h200\","
+      + "\"stage-c-4-gpu-mi350\",\"stage-c-8-gpu-b200\",\"stage-c-8-gpu-h100\",\"stage-c-8-gpu-h200\"]";
+
+  @TempDir
+  static Path repos;
+
+  private static Path prClone;
+  private static Path mainClone;
+
+  @TempDir
+  Path runner;
+
+  /** A repository with a base commit, a later base commit, a PR commit and the PR's merge commit. */
+  @BeforeAll
+  static void repositories() throws Exception {
+    Path origin = Files.createDirectories(repos.resolve("origin"));
+    git(origin, "init", "-q", "-b", "main");
+    for (String f : List.of(CliTestSupport.POLICY, CliTestSupport.REGISTRATIONS, "examples/workflows/pr-test.yml")) {
+      Path to = origin.resolve(f);
+      Files.createDirectories(to.getParent());
+      Files.copy(CliTestSupport.REPO.resolve(f), to);
+    }
+    write(origin, "docs/guide.md", "# Guide\n");
+    write(origin, "miles/core.py", "x = 1\n");
+    git(origin, "add", "-A");
+    git(origin, "commit", "-q", "-m", "base");
+    git(origin, "checkout", "-q", "-b", "feature");
+    write(origin, "docs/guide.md", "# Guide\n\nMore words.\n");
+    write(origin, "docs/new page.md", "# New\n");
+    git(origin, "add", "-A");
+    git(origin, "commit", "-q", "-m", "the PR: documentation only");
+    // the base branch moves on after the PR was opened: a code change the PR's diff must not contain
+    git(origin, "checkout", "-q", "main");
+    write(origin, "miles/core.py", "x = 2\n");
+    git(origin, "commit", "-q", "-am", "main moves on");
+    // what GitHub offers as refs/pull/N/merge: base tip first parent, PR head second
+    git(origin, "checkout", "-q", "-b", "pull-1-merge");
+    git(origin, "merge", "-q", "--no-ff", "-m", "Merge feature into main", "feature");
+    git(origin, "checkout", "-q", "main");
+    prClone = shallowClone(origin, "pull-1-merge", "pr");
+    mainClone = shallowClone(origin, "main", "main");
+  }
+
+  private static Path shallowClone(Path origin, String branch, String name) throws Exception {
+    Path clone = repos.resolve(name);
+    // a file:// URL, so that --depth applies as it does over the network
+    git(repos, "clone", "-q", "--depth", "2", "--branch", branch, origin.toUri().toString(), clone.toString());
+    assertThat(git(clone, "rev-parse", "--is-shallow-repository").strip()).isEqualTo("true");
+    Path shim = clone.resolve("ci-policy");
+    Files.writeString(shim, "#!/bin/sh\nprintf '%s\\0' \"$@\" > .ci-policy-argv\n");
+    assertThat(shim.toFile().setExecutable(true)).isTrue();
+    return clone;
+  }
+
+  private static void write(Path repo, String file, String text) throws IOException {
+    Path p = repo.resolve(file);
+    Files.createDirectories(p.getParent());
+    Files.writeString(p, text);
+  }
+
+  private static String git(Path dir, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("git"));
+    command.addAll(Arrays.asList(args));
+    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+    Map<String, String> env = pb.environment();
+    env.put("GIT_CONFIG_NOSYSTEM", "1");
+    env.put("GIT_CONFIG_GLOBAL", "/dev/null");
+    env.put("GIT_AUTHOR_NAME", "Test");
+    env.put("GIT_AUTHOR_EMAIL", "test@example.invalid");
+    env.put("GIT_COMMITTER_NAME", "Test");
+    env.put("GIT_COMMITTER_EMAIL", "test@example.invalid");
+    return exec(pb, String.join(" ", command));
+  }
+
+  private static String exec(ProcessBuilder pb, String what) throws Exception {
+    Process p = pb.start();
+    byte[] out = p.getInputStream().readAllBytes();
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("%s finishes", what).isTrue();
+    String text = new String(out, StandardCharsets.UTF_8);
+    assertThat(p.exitValue()).as("%s: %s", what, text).isZero();
+    return text;
+  }
+
+  /** The {@code resolve} step of the {@code resolve-ci-policy} job. */
+  private static JsonNode resolveStep() throws IOException {
+    JsonNode steps = new YAMLMapper().readTree(WORKFLOW.toFile()).path("jobs").path("resolve-ci-policy").path("steps");
+    for (JsonNode step : steps) {
+      if (step.path("id").asText().equals("resolve")) {
+        return step;
+      }
+    }
+    throw new AssertionError("no step with id 'resolve' in " + WORKFLOW);
+  }
+
+  private record Run(int code, String out, String err, String githubOutput, boolean diffWritten) {}
+
+  /** Runs the step in {@code checkout} for an event with the payload, as the runner would. */
+  private Run runStep(Path checkout, String event, String payloadFixture) throws Exception {
+    Path payload = runner.resolve("event.json");
+    Files.copy(ResolveRunnerEnvironmentTest.EVENTS.resolve(payloadFixture), payload,
+        StandardCopyOption.REPLACE_EXISTING);
+    Path output = runner.resolve("github_output");
+    Files.writeString(output, "");
+    Map<String, String> env = new HashMap<>();
+    env.put("CI", "true");
+    env.put("GITHUB_ACTIONS", "true");
+    env.put("GITHUB_EVENT_NAME", event);
+    env.put("GITHUB_EVENT_PATH", payload.toString());
+    env.put("GITHUB_OUTPUT", output.toString());
+    env.put("GITHUB_WORKSPACE", checkout.toString());
+    env.put("RUNNER_TEMP", runner.toString());
+    Files.deleteIfExists(checkout.resolve("changed-files.bin"));
+    Files.deleteIfExists(checkout.resolve(".ci-policy-argv"));
+
+    Path script = runner.resolve("step.sh");
+    Files.writeString(script, resolveStep().path("run").asText());
+    ProcessBuilder pb = new ProcessBuilder("bash", "--noprofile", "--norc", "-eo", "pipefail", script.toString())
+        .directory(checkout.toFile()).redirectErrorStream(true);
+    String path = System.getenv("PATH");
+    pb.environment().clear();
+    pb.environment().put("PATH", path == null ? "/usr/bin:/bin" : path);
+    pb.environment().put("HOME", runner.toString());
+    pb.environment().putAll(env);
+    exec(pb, "the workflow's run: step");
+    boolean diffWritten = Files.exists(checkout.resolve("changed-files.bin"));
+
+    String[] argv = Files.readString(checkout.resolve(".ci-policy-argv")).split("\0");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = CiPolicyCli.run(argv, env, checkout, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8),
+        Files.readString(output), diffWritten);
+  }
+
+  @Test
+  void theStepNeedsNoEnvBlockAndChecksOutTwoCommits() throws IOException {
+    assertThat(resolveStep().has("env")).isFalse();
+    JsonNode checkout = new YAMLMapper().readTree(WORKFLOW.toFile()).path("jobs").path("resolve-ci-policy")
+        .path("steps").get(0);
+    assertThat(checkout.path("uses").asText()).startsWith("actions/checkout@");
+    assertThat(checkout.path("with").path("fetch-depth").asInt()).isEqualTo(2);
+  }
+
+  @Test
+  void aLabelledPullRequestIsPrunedByTheDiffOfItsMergeCommit() throws Exception {
+    Run r = runStep(prClone, "pull_request", "pull_request-labeled.json");
+    assertThat(r.diffWritten()).isTrue();
+    // only the PR's two documentation files, not the base branch's later code change
+    assertThat(Files.readString(prClone.resolve("changed-files.bin")))
+        .isEqualTo("M\0docs/guide.md\0A\0docs/new page.md\0");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.githubOutput()).isEqualTo("cadence=regular\nraw_labels=run-ci-lora bypass-fastfail\n"
+        + "bypass_fastfail=true\nskipped_stages=" + EVERY_STAGE_BUT_LORA + "\n");
+  }
+
+  @Test
+  void aPullRequestWithoutALabelsKeySkipsEveryStageForADocsChange() throws Exception {
+    Run r = runStep(prClone, "pull_request", "pull_request-no-labels-key.json");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.githubOutput()).isEqualTo("cadence=regular\nraw_labels=\nbypass_fastfail=false\nskipped_stages="
+        + "[\"stage-b-2-gpu-h200\",\"stage-c-2-gpu-h200\",\"stage-c-4-gpu-h200\",\"stage-c-4-gpu-mi350\","
+        + "\"stage-c-8-gpu-b200\",\"stage-c-8-gpu-h100\",\"stage-c-8-gpu-h200\"]\n");
+  }
+
+  @Test
+  void draftAndForkPullRequestsResolveTheSameWay() throws Exception {
+    Run draft = runStep(prClone, "pull_request", "pull_request-draft.json");
+    assertThat(draft.code()).as(draft.err()).isZero();
+    assertThat(draft.githubOutput()).startsWith("cadence=regular\nraw_labels=\nbypass_fastfail=false\n");
+    Run fork = runStep(prClone, "pull_request", "pull_request-fork.json");
+    assertThat(fork.code()).as(fork.err()).isZero();
+    assertThat(fork.githubOutput()).startsWith("cadence=regular\nraw_labels=run-ci-megatron\nbypass_fastfail=false\n");
+  }
+
+  @Test
+  void aScheduledRunWritesNoDiffAndResolvesItsCron() throws Exception {
+    Run r = runStep(mainClone, "schedule", "schedule-weekly.json");
+    assertThat(r.diffWritten()).isFalse();
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).isEmpty();
+    assertThat(r.githubOutput()).isEqualTo("cadence=weekly\nraw_labels=\nbypass_fastfail=true\nskipped_stages=[]\n");
+  }
+
+  @Test
+  void aManualRunWritesNoDiffAndResolvesRegular() throws Exception {
+    Run r = runStep(mainClone, "workflow_dispatch", "workflow_dispatch.json");
+    assertThat(r.diffWritten()).isFalse();
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).isEmpty();
+    assertThat(r.githubOutput()).isEqualTo("cadence=regular\nraw_labels=\nbypass_fastfail=false\nskipped_stages=[]\n");
+  }
+
+  @Test
+  void theOldThreeDotDiffHasNoMergeBaseInATwoCommitClone() throws Exception {
+    // what the earlier snippet ran after fetching the base branch at depth 1: a shallow clone has no merge base
+    ProcessBuilder pb = new ProcessBuilder("git", "diff", "--name-status", "-z", "-M", "HEAD^1...HEAD^2")
+        .directory(prClone.toFile()).redirectErrorStream(true);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isNotZero();
+    assertThat(out).contains("no merge base");
+  }
+}
