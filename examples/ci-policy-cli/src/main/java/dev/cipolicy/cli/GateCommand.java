@@ -182,7 +182,7 @@ final class GateCommand extends PolicyCommand {
     }
     String summaryPath = Inputs.flagOrEnv(stepSummary, env, "GITHUB_STEP_SUMMARY").orElse("");
     if (!summaryPath.isEmpty() && !outcome.stepSummary().isEmpty()) {
-      appendSummary(c, c.resolvePath(summaryPath), outcome.stepSummary());
+      appendSummary(c, c.resolvePath(summaryPath), outcome.stepSummary(), "the gate's summary");
     }
     if (commentBody != null) {
       String body = outcome.result().map(r -> GateReport.comment(outcome.mode(), r)).orElse("");
@@ -226,7 +226,7 @@ final class GateCommand extends PolicyCommand {
    * Appends the step summary within what is left of GitHub's 1 MiB for the step's summary file; when too
    * little is left, appends nothing and says so.
    */
-  private static void appendSummary(CiPolicyCli c, Path file, String summary) {
+  static void appendSummary(CiPolicyCli c, Path file, String summary, String what) {
     long used;
     try {
       used = Files.exists(file) ? Files.size(file) : 0;
@@ -236,7 +236,7 @@ final class GateCommand extends PolicyCommand {
     long left = MarkdownLimit.STEP_SUMMARY.max() - used;
     if (left < MarkdownLimit.MIN) {
       c.console().warning("the step summary file already holds " + used + " bytes of GitHub's 1 MiB;"
-          + " the gate's summary was not appended (see the JSON output)");
+          + " " + what + " was not appended (see the JSON output)");
       return;
     }
     Inputs.appendOutput(file, MarkdownLimit.STEP_SUMMARY.withMax((int) left).truncate(summary));

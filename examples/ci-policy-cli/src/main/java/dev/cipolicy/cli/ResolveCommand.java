@@ -50,6 +50,9 @@ final class ResolveCommand extends PolicyCommand {
   @Option(names = "--github-output", paramLabel = "FILE", description = "Appends the four output lines to this file [GITHUB_OUTPUT].")
   private @Nullable String githubOutput;
 
+  @Option(names = "--step-summary", paramLabel = "FILE", description = "Appends a Markdown summary to this file [GITHUB_STEP_SUMMARY].")
+  private @Nullable String stepSummary;
+
   @Option(names = "--json", description = "Print one JSON object instead of the summary line.")
   private boolean json;
 
@@ -100,6 +103,11 @@ final class ResolveCommand extends PolicyCommand {
     String outputPath = Inputs.flagOrEnv(githubOutput, env, "GITHUB_OUTPUT").orElse("");
     if (!outputPath.isEmpty()) {
       Inputs.appendOutput(c.resolvePath(outputPath), GithubFormats.outputLines(run, skipped));
+    }
+    String summaryPath = Inputs.flagOrEnv(stepSummary, env, "GITHUB_STEP_SUMMARY").orElse("");
+    if (!summaryPath.isEmpty()) {
+      GateCommand.appendSummary(c, c.resolvePath(summaryPath), ResolveSummary.render(event, resolution, stages),
+          "the resolve summary");
     }
     for (Warning w : loaded.warnings()) {
       c.console().warning(w.message());
