@@ -264,6 +264,8 @@ public final class QueueWorkerMain {
     System.out.println("CLAIMED " + lease.jobId().value() + " " + lease.attempt() + " " + lease.token());
     System.out.flush();
     long workUntil = System.nanoTime() + Duration.ofMillis(workMs).toNanos();
+    // Its result travels with the completion, so a refused completion keeps no result either.
+    ResultPayload result = ResultPayload.ofText("zombie " + name + " attempt " + lease.attempt());
     while (System.nanoTime() < deadline) {
       LeaseResult beat;
       try {
@@ -274,14 +276,12 @@ public final class QueueWorkerMain {
         continue;
       }
       if (!beat.ok()) {
-        // Its result travels with the completion, so a refused completion keeps no result either.
-        LeaseResult done = queue.complete(lease, ResultPayload.ofText("zombie " + name + " attempt " + lease.attempt()));
+        LeaseResult done = queue.complete(lease, result);
         System.out.println("FENCED heartbeat=" + beat.status() + " complete=" + done.status());
         return 0;
       }
       if (System.nanoTime() > workUntil) {
-        System.out.println("COMPLETED " + queue.complete(lease,
-            ResultPayload.ofText("zombie " + name + " attempt " + lease.attempt())).status());
+        System.out.println("COMPLETED " + queue.complete(lease, result).status());
         return 0;
       }
       Thread.sleep(200);
