@@ -38,7 +38,7 @@ class StageLauncherTest {
   }
 
   @Test
-  void anImageAlreadyOnTheNodeIsNotPulled() {
+  void anImageAlreadyOnTheNodeIsNotPulled() throws Exception {
     launcher(CommandScript.empty()).pullImage();
 
     assertThat(executor.commands()).extracting(c -> String.join(" ", c.command().argv()))
