@@ -48,6 +48,16 @@ class SuiteNamingTest {
   }
 
   @Test
+  void theReferencePolicyDeclaresItsOwnProjectChoices() {
+    var p = ReferencePolicy.loaded().policy();
+    assertThat(p.retry()).isEqualTo(dev.cipolicy.api.policy.RetryRules.defaults());
+    assertThat(p.fileRun().command() + " " + p.fileRun().testDirectory() + " " + p.fileRun().testRoots() + " "
+        + p.fileRun().filePrefix() + " " + p.fileRun().fileSuffix() + " " + p.fileRun().backends())
+        .isEqualTo("/rerun-test tests [e2e, fast, fast-gpu, ci] test_ .py [cpu, cuda]");
+    assertThat(p.labelPrefix()).isEqualTo("run-ci-");
+  }
+
+  @Test
   void withoutARuleAnyShellSafeNameIsASuiteName() {
     PolicyLoader.load("ok.yaml", BASE + "backends:\n  cpu:\n    suites:\n      unit-tests: {github_hosted: true}\n"
         + "      integration: {github_hosted: true}\n");
