@@ -52,6 +52,7 @@ class ExampleWorkflowsHarnessTest {
   static Path shared;
 
   private static Path cliJar;
+  private static Path quickJava;
   private static String origin;
 
   @TempDir
@@ -154,8 +155,12 @@ class ExampleWorkflowsHarnessTest {
       Files.createDirectories(to.getParent());
       Files.copy(CliTestSupport.REPO.resolve(f), to);
     }
+    // a short-lived CLI JVM: the action's java input and the wrapper below use it (the machine is shared)
+    quickJava = shared.resolve("java-quick");
+    Files.writeString(quickJava, "#!/bin/sh\nexec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \"$@\"\n");
+    assertThat(quickJava.toFile().setExecutable(true)).isTrue();
     // the repository's ./ci-policy builds the CLI with Maven on first use; here it runs the module's classes
-    write(repo, "ci-policy", "#!/usr/bin/env bash\nexec java -jar '" + cliJar + "' \"$@\"\n");
+    write(repo, "ci-policy", "#!/usr/bin/env bash\nexec '" + quickJava + "' -jar '" + cliJar + "' \"$@\"\n");
     assertThat(repo.resolve("ci-policy").toFile().setExecutable(true)).isTrue();
     write(repo, "docs/guide.md", "# Guide\n");
     write(repo, "miles/core.py", "x = 1\n");
@@ -189,7 +194,9 @@ class ExampleWorkflowsHarnessTest {
   }
 
   private WorkflowHarness harness(String ref, Map<String, String> inputs, Map<String, String> env) {
-    return new WorkflowHarness(WORKFLOWS, origin, ref, scratch, inputs, env);
+    Map<String, String> all = new LinkedHashMap<>(Map.of("java", quickJava.toString()));
+    all.putAll(inputs);
+    return new WorkflowHarness(WORKFLOWS, origin, ref, scratch, all, env);
   }
 
   private static Map<String, String> jarInput() {
