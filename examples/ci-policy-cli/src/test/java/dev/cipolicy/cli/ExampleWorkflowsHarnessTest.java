@@ -354,6 +354,31 @@ class ExampleWorkflowsHarnessTest {
     assertThat(scheduling).isEqualTo(2);
   }
 
+  /** The diff files the action wrote under any job's {@code $RUNNER_TEMP} in this test. */
+  private List<Path> diffFiles() throws IOException {
+    try (Stream<Path> s = Files.walk(scratch)) {
+      return s.filter(p -> p.getFileName().toString().equals("ci-policy-changed-files.bin")).toList();
+    }
+  }
+
+  @Test
+  void theActionDiffsThePullRequestsMergeCommitAndNothingForOtherEvents() throws Exception {
+    WorkflowRun schedule = harness("main", jarInput(), Map.of()).run(WORKFLOWS.resolve("pr-test-action.yml"),
+        "schedule", EVENTS.resolve("schedule-weekly.json"));
+    assertThat(schedule.failures()).as(describe(schedule)).isEmpty();
+    WorkflowRun dispatch = harness("main", jarInput(), Map.of()).run(WORKFLOWS.resolve("pr-test-action.yml"),
+        "workflow_dispatch", EVENTS.resolve("workflow_dispatch-cadence.json"));
+    assertThat(dispatch.failures()).as(describe(dispatch)).isEmpty();
+    assertThat(diffFiles()).isEmpty();
+    WorkflowRun pr = harness("pull-1-merge", jarInput(), Map.of()).run(WORKFLOWS.resolve("pr-test-action.yml"),
+        "pull_request", EVENTS.resolve("pull_request-labeled.json"));
+    assertThat(pr.failures()).as(describe(pr)).isEmpty();
+    List<Path> diffs = diffFiles();
+    assertThat(diffs).hasSize(1);
+    // only the PR's two documentation files, not the base branch's later change to miles/core.py
+    assertThat(Files.readString(diffs.get(0))).isEqualTo("M\0docs/guide.md\0A\0docs/new page.md\0");
+  }
+
   @Test
   void theActionFailsClearlyWhenTheCheckoutHasNoParent() throws Exception {
     Path wf = scratch.resolve("shallow.yml");
