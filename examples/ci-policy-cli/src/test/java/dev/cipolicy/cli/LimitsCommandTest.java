@@ -89,7 +89,7 @@ class LimitsCommandTest {
     Files.writeString(p, Files.readString(CliTestSupport.REPO.resolve(POLICY)).replaceFirst("shards: 4", "shards: 0x10"),
         StandardCharsets.UTF_8);
     assertOneError(timed("check", "--policy", p.toString()),
-        "hex.yaml:118:17: backends.cpu.suites.stage-a-cpu.shards: 0x10 is not a decimal number");
+        "hex.yaml:119:17: backends.cpu.suites.stage-a-cpu.shards: 0x10 is not a decimal number");
   }
 
   @Test
