@@ -13,9 +13,12 @@ import dev.cipolicy.core.PolicyResolver;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -51,6 +54,7 @@ class SchemaAgreementProperties {
   private static final Schema REGISTRATIONS_SCHEMA = SchemaSupport.registrationsSchema();
   private static final List<Path> POLICIES = SchemaSupport.examples("policies");
   private static final List<Path> MANIFESTS = SchemaSupport.examples("registrations");
+  static final Path EVERY_FIELD = SchemaSupport.ROOT.resolve("ci-policy-core/src/test/resources/schema/every-field.yaml");
 
   @Test
   void mutatedPoliciesAreRejectedByTheSchemaExactlyWhenTheLoaderRejectsTheirStructure() {
@@ -80,6 +84,105 @@ class SchemaAgreementProperties {
           check(v, SchemaSupport.errors(REGISTRATIONS_SCHEMA, m.tree()), m, MANIFESTS.get(which));
         });
     assertGeneratorIsNotDegenerate(seen);
+  }
+
+  /**
+   * Every single mutation of a small policy that sets every field the loader reads: each key dropped, an
+   * unknown key added to each mapping, each value replaced by one of each other kind. Random mutations of the
+   * large examples rarely hit a given key; these hit every one.
+   */
+  @Test
+  void everySingleMutationOfAPolicyWithEveryFieldAgrees() {
+    JsonNode doc = SchemaSupport.tree(EVERY_FIELD);
+    assertThat(policyVerdict(SchemaSupport.JSON.writeValueAsString(doc))).isEqualTo(Verdict.ACCEPTED);
+    assertThat(SchemaSupport.errors(POLICY_SCHEMA, doc)).isEmpty();
+    Map<Verdict, Integer> seen = new EnumMap<>(Verdict.class);
+    List<Place> places = new ArrayList<>();
+    collect(doc, null, "", -1, "", places);
+    for (int at = 0; at < places.size(); at++) {
+      Place p = places.get(at);
+      List<JsonNode> replacements = new ArrayList<>();
+      for (int kind = 0; kind < 7; kind++) {
+        if (kind != kindOf(p.node())) {
+          replacements.add(valueOfKind(kind, p.node(), new Random(at * 7L + kind)));
+        }
+      }
+      for (JsonNode r : replacements) {
+        single(doc, at, "retype " + p.path() + " to " + r, (root, q) -> replace(root, q, r), seen);
+      }
+      if (p.parent() != null) {
+        single(doc, at, "drop " + p.path(), (root, q) -> {
+          if (q.parent() instanceof ObjectNode o) {
+            o.remove(q.key());
+          } else {
+            ((ArrayNode) q.parent()).remove(q.index());
+          }
+          return root;
+        }, seen);
+      }
+      if (p.node() instanceof ObjectNode) {
+        single(doc, at, "add " + p.path() + ".x_unknown", (root, q) -> {
+          ((ObjectNode) q.node()).put("x_unknown", "x");
+          return root;
+        }, seen);
+      }
+    }
+    assertGeneratorIsNotDegenerate(seen);
+  }
+
+  /** The mutations of {@link #everySingleMutationOfAPolicyWithEveryFieldAgrees} touch every key of the loader. */
+  @Test
+  void thePolicyWithEveryFieldHasEveryKeyOfTheLoader() {
+    JsonNode doc = SchemaSupport.tree(EVERY_FIELD);
+    Map<String, Set<String>> keysByPath = new LinkedHashMap<>();
+    List<Place> places = new ArrayList<>();
+    collect(doc, null, "", -1, "", places);
+    for (Place p : places) {
+      if (p.node() instanceof ObjectNode o) {
+        keysByPath.put(p.path(), new TreeSet<>(o.propertyNames()));
+      }
+    }
+    for (Map.Entry<String, Set<String>> e : PolicyLoader.fieldSets().entrySet()) {
+      Pattern place = Pattern.compile(Pattern.quote(e.getKey()).replace("[]", "\\E\\[[0-9]+\\]\\Q")
+          .replace(".*", "\\E\\.[^.\\[]+\\Q"));
+      Set<String> found = new TreeSet<>();
+      keysByPath.forEach((path, keys) -> {
+        if (place.matcher(path).matches()) {
+          found.addAll(keys);
+        }
+      });
+      Set<String> expected = new TreeSet<>(e.getValue());
+      expected.remove(PolicyLoader.SCHEMA_FIELD);
+      assertThat(found).as("keys of %s at '%s'", EVERY_FIELD.getFileName(), e.getKey()).isEqualTo(expected);
+    }
+  }
+
+  private interface Edit {
+    JsonNode apply(JsonNode root, Place at);
+  }
+
+  /** Applies one edit to a copy of {@code doc} at the {@code at}-th place and compares the verdicts. */
+  private static void single(JsonNode doc, int at, String step, Edit edit, Map<Verdict, Integer> seen) {
+    JsonNode copy = doc.deepCopy();
+    List<Place> places = new ArrayList<>();
+    collect(copy, null, "", -1, "", places);
+    JsonNode mutated = edit.apply(copy, places.get(at));
+    Mutant m = new Mutant(mutated, SchemaSupport.JSON.writeValueAsString(mutated), List.of(step));
+    Verdict v = policyVerdict(m.text());
+    seen.merge(v, 1, Integer::sum);
+    check(v, SchemaSupport.errors(POLICY_SCHEMA, m.tree()), m, EVERY_FIELD);
+  }
+
+  private static JsonNode replace(JsonNode root, Place p, JsonNode replacement) {
+    if (p.parent() instanceof ObjectNode o) {
+      o.set(p.key(), replacement);
+      return root;
+    }
+    if (p.parent() instanceof ArrayNode a) {
+      a.set(p.index(), replacement);
+      return root;
+    }
+    return replacement;
   }
 
   /** The property compares something: both accepted and structurally rejected documents were generated. */
@@ -167,13 +270,7 @@ class SchemaAgreementProperties {
         JsonNode replacement = kind == 2 ? otherKind(p.node(), rnd)
             : p.node() instanceof ObjectNode o ? listOf(o) : otherKind(p.node(), rnd);
         steps.add("retype " + (p.path().isEmpty() ? "the root" : p.path()) + " to " + replacement);
-        if (p.parent() instanceof ObjectNode o) {
-          o.set(p.key(), replacement);
-        } else if (p.parent() instanceof ArrayNode a) {
-          a.set(p.index(), replacement);
-        } else {
-          root = replacement;
-        }
+        root = replace(root, p, replacement);
       }
     }
     return new Mutant(root, SchemaSupport.JSON.writeValueAsString(root), steps);
