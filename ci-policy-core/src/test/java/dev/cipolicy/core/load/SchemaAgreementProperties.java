@@ -60,7 +60,7 @@ class SchemaAgreementProperties {
   void mutatedPoliciesAreRejectedByTheSchemaExactlyWhenTheLoaderRejectsTheirStructure() {
     List<JsonNode> seeds = POLICIES.stream().map(SchemaSupport::tree).toList();
     Map<Verdict, Integer> seen = new EnumMap<>(Verdict.class);
-    qt().withExamples(250).forAll(integers().between(0, seeds.size() - 1), longs().all(), integers().between(1, 3))
+    qt().withExamples(150).forAll(integers().between(0, seeds.size() - 1), longs().all(), integers().between(1, 3))
         .checkAssert((which, seed, count) -> {
           Mutant m = mutate(seeds.get(which), seed, count);
           Verdict v = policyVerdict(m.text());
