@@ -98,7 +98,7 @@ class DocumentLimitsTest {
 
     @Test
     void theExactMessage() {
-      assertThat(policyWith("shards", "0x10").getMessage()).isEqualTo("Invalid CI policy: x.yaml:118:17:"
+      assertThat(policyWith("shards", "0x10").getMessage()).isEqualTo("Invalid CI policy: x.yaml:119:17:"
           + " backends.cpu.suites.stage-a-cpu.shards: 0x10 is not a decimal number (expected an integer"
           + " in plain decimal such as 30 or -2; YAML forms such as 0x10, 0o17, 1_000, +5, 017, .inf and .nan"
           + " are not accepted)");

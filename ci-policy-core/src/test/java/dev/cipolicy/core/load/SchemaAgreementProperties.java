@@ -50,6 +50,9 @@ class SchemaAgreementProperties {
 
   private enum Verdict { ACCEPTED, STRUCTURAL, OTHER }
 
+  /** What the loader said: its verdict, and its problems when it rejected the document. */
+  private record Outcome(Verdict verdict, List<PolicyProblem> problems) {}
+
   private static final Schema POLICY_SCHEMA = SchemaSupport.policySchema();
   private static final Schema REGISTRATIONS_SCHEMA = SchemaSupport.registrationsSchema();
   private static final List<Path> POLICIES = SchemaSupport.examples("policies");
@@ -63,8 +66,8 @@ class SchemaAgreementProperties {
     qt().withExamples(150).forAll(integers().between(0, seeds.size() - 1), longs().all(), integers().between(1, 3))
         .checkAssert((which, seed, count) -> {
           Mutant m = mutate(seeds.get(which), seed, count);
-          Verdict v = policyVerdict(m.text());
-          seen.merge(v, 1, Integer::sum);
+          Outcome v = policyVerdict(m.text());
+          seen.merge(v.verdict(), 1, Integer::sum);
           check(v, SchemaSupport.errors(POLICY_SCHEMA, m.tree()), m, POLICIES.get(which));
         });
     assertGeneratorIsNotDegenerate(seen);
@@ -79,8 +82,8 @@ class SchemaAgreementProperties {
     qt().withExamples(400).forAll(integers().between(0, seeds.size() - 1), longs().all(), integers().between(1, 3))
         .checkAssert((which, seed, count) -> {
           Mutant m = mutate(seeds.get(which), seed, count);
-          Verdict v = manifestVerdict(m.text(), resolvers.get(which));
-          seen.merge(v, 1, Integer::sum);
+          Outcome v = manifestVerdict(m.text(), resolvers.get(which));
+          seen.merge(v.verdict(), 1, Integer::sum);
           check(v, SchemaSupport.errors(REGISTRATIONS_SCHEMA, m.tree()), m, MANIFESTS.get(which));
         });
     assertGeneratorIsNotDegenerate(seen);
@@ -94,7 +97,7 @@ class SchemaAgreementProperties {
   @Test
   void everySingleMutationOfAPolicyWithEveryFieldAgrees() {
     JsonNode doc = SchemaSupport.tree(EVERY_FIELD);
-    assertThat(policyVerdict(SchemaSupport.JSON.writeValueAsString(doc))).isEqualTo(Verdict.ACCEPTED);
+    assertThat(policyVerdict(SchemaSupport.JSON.writeValueAsString(doc)).problems()).isEmpty();
     assertThat(SchemaSupport.errors(POLICY_SCHEMA, doc)).isEmpty();
     Map<Verdict, Integer> seen = new EnumMap<>(Verdict.class);
     List<Place> places = new ArrayList<>();
@@ -168,8 +171,8 @@ class SchemaAgreementProperties {
     collect(copy, null, "", -1, "", places);
     JsonNode mutated = edit.apply(copy, places.get(at));
     Mutant m = new Mutant(mutated, SchemaSupport.JSON.writeValueAsString(mutated), List.of(step));
-    Verdict v = policyVerdict(m.text());
-    seen.merge(v, 1, Integer::sum);
+    Outcome v = policyVerdict(m.text());
+    seen.merge(v.verdict(), 1, Integer::sum);
     check(v, SchemaSupport.errors(POLICY_SCHEMA, m.tree()), m, EVERY_FIELD);
   }
 
@@ -193,36 +196,36 @@ class SchemaAgreementProperties {
         .isGreaterThan(50);
   }
 
-  private static void check(Verdict v, List<String> schemaErrors, Mutant m, Path example) {
-    String what = example.getFileName() + " with " + m.steps() + "\n" + m.text();
-    switch (v) {
+  private static void check(Outcome o, List<String> schemaErrors, Mutant m, Path example) {
+    String what = example.getFileName() + " with " + m.steps() + " (loader: " + o.problems() + ")\n" + m.text();
+    switch (o.verdict()) {
       case ACCEPTED -> assertThat(schemaErrors).as("the loader accepts %s", what).isEmpty();
       case STRUCTURAL -> assertThat(schemaErrors).as("the loader rejects the structure of %s", what).isNotEmpty();
       case OTHER -> { }
     }
   }
 
-  private static Verdict policyVerdict(String json) {
+  private static Outcome policyVerdict(String json) {
     try {
       PolicyLoader.load("mutant.json", json, DocumentFormat.JSON);
-      return Verdict.ACCEPTED;
+      return new Outcome(Verdict.ACCEPTED, List.of());
     } catch (InvalidPolicyException e) {
       return classify(e.problems());
     }
   }
 
-  private static Verdict manifestVerdict(String json, PolicyResolver resolver) {
+  private static Outcome manifestVerdict(String json, PolicyResolver resolver) {
     try {
       RegistrationLoader.load("mutant.json", json, DocumentFormat.JSON, resolver);
-      return Verdict.ACCEPTED;
+      return new Outcome(Verdict.ACCEPTED, List.of());
     } catch (RegistrationException e) {
       return classify(e.problems());
     }
   }
 
-  private static Verdict classify(List<PolicyProblem> problems) {
-    return problems.stream().anyMatch(p -> STRUCTURAL.matcher(p.message()).matches())
-        ? Verdict.STRUCTURAL : Verdict.OTHER;
+  private static Outcome classify(List<PolicyProblem> problems) {
+    return new Outcome(problems.stream().anyMatch(p -> STRUCTURAL.matcher(p.message()).matches())
+        ? Verdict.STRUCTURAL : Verdict.OTHER, problems);
   }
 
   /** A mutated document, its JSON text (what the loader reads) and the mutations applied. */
