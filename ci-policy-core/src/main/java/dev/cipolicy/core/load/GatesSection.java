@@ -26,13 +26,17 @@ final class GatesSection {
   /** The root field of the section. */
   static final String FIELD = "gates";
 
-  private static final Set<String> DECLARATION_FIELDS = Set.of("metric_key", "steps", "constraint", "better");
-  private static final Set<String> DEFAULT_FIELDS = Set.of("steps", "constraint", "better");
+  /** The keys of the section itself. */
+  static final Set<String> SECTION_FIELDS = Set.of("defaults");
+  /** The keys of a test's gate declaration. */
+  static final Set<String> DECLARATION_FIELDS = Set.of("metric_key", "steps", "constraint", "better");
+  /** The keys of a gate default (its metric key is the entry's key). */
+  static final Set<String> DEFAULT_FIELDS = Set.of("steps", "constraint", "better");
 
   private GatesSection() {}
 
   static void read(DocReader r, DocReader.Fields root, Policy.Builder policy) {
-    root.node(FIELD).flatMap(n -> r.fields(n, FIELD, Set.of("defaults"))).ifPresent(g ->
+    root.node(FIELD).flatMap(n -> r.fields(n, FIELD, SECTION_FIELDS)).ifPresent(g ->
         g.node("defaults").flatMap(n -> r.namedMap(n, g.path("defaults"))).ifPresent(m -> {
           for (Node.Entry e : m.view().values()) {
             String path = DocReader.child(g.path("defaults"), e.key());

@@ -1,6 +1,7 @@
 package dev.cipolicy.core.load;
 
 import dev.cipolicy.api.InvalidPolicyException;
+import dev.cipolicy.api.gate.GateConstraint;
 import dev.cipolicy.api.policy.Backend;
 import dev.cipolicy.api.policy.CadenceDefinition;
 import dev.cipolicy.api.policy.DomainLabel;
@@ -16,6 +17,8 @@ import dev.cipolicy.api.policy.SuiteNaming;
 import dev.cipolicy.api.policy.TimeoutRule;
 import dev.cipolicy.api.policy.WorkflowLabel;
 import dev.cipolicy.core.PolicyResolver;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -35,15 +38,67 @@ public final class PolicyLoader {
   /** The document version this loader reads. */
   public static final int POLICY_VERSION = 1;
 
-  private static final Set<String> ROOT_FIELDS = Set.of(
+  /**
+   * The optional root key naming the document's JSON Schema ({@code schemas/policy.schema.json}), so that a JSON
+   * document can name its schema as a YAML one does with a {@code yaml-language-server} comment. It must be a
+   * string and is otherwise ignored.
+   */
+  static final String SCHEMA_FIELD = "$schema";
+
+  private static final Set<String> ROOT_FIELDS = Set.of(SCHEMA_FIELD,
       "policy_version", "name", "label_prefix", "labels", "workflow_labels", "cadences", "events",
       "schedules", "scopes", "hosts", "backends", "container_image", "pr_stages", "non_gpu_paths", "retry",
       "timeouts", "file_run", "suite_naming", WorkflowsSection.FIELD, GatesSection.FIELD);
+
+  private static final Set<String> WORKFLOW_LABEL_FIELDS = Set.of("description", "switches_cadence", "bypass_fastfail");
+  private static final Set<String> CADENCE_FIELDS = Set.of("description", "admit_nightly_tests", "bypass_fastfail",
+      "write_baseline", "gpu_max_parallel");
+  private static final Set<String> EVENT_FIELDS = Set.of("source", "cadence", "match_all_labels");
+  private static final Set<String> SCHEDULE_FIELDS = Set.of("cron", "cadence", "labels", "description");
+  private static final Set<String> SCOPE_FIELDS = Set.of("name", "description", "when_labels", "when_cadences", "except");
+  private static final Set<String> HOST_FIELDS = Set.of("gpus", "partitions");
+  private static final Set<String> BACKEND_FIELDS = Set.of("gpu", "suites");
+  private static final Set<String> SUITE_FIELDS = Set.of("runner_labels", "shards", "github_hosted",
+      "externally_scheduled", "host", "description", "gpus", "hardware", "pool", "gpu_budget");
+  private static final Set<String> CONTAINER_IMAGE_FIELDS = Set.of("repository");
+  private static final Set<String> RETRY_FIELDS = Set.of("non_retriable", "metric_assertion_patterns", "assertion_token");
+  private static final Set<String> TIMEOUT_FIELDS = Set.of("base_seconds", "factor");
+  private static final Set<String> FILE_RUN_FIELDS = Set.of("command", "test_directory", "test_roots", "file_prefix",
+      "file_suffix", "backends", "default_image_tag");
+  private static final Set<String> SUITE_NAMING_FIELDS = Set.of("pattern", "description");
 
   /** The name of an entry of a named map is its key: a problem with the name points at the entry. */
   private static final Map<String, String> NAME_IS_KEY = Map.of("name", "");
 
   private PolicyLoader() {}
+
+  /**
+   * The keys each mapping of a policy document may have, by where the mapping is: {@code ""} is the root,
+   * {@code a.b} a field, {@code a.*} every entry of the named map {@code a}, {@code a[]} every item of the list
+   * {@code a}. The schema tests compare these with {@code schemas/policy.schema.json}.
+   */
+  static Map<String, Set<String>> fieldSets() {
+    Map<String, Set<String>> m = new LinkedHashMap<>();
+    m.put("", ROOT_FIELDS);
+    m.put("workflow_labels.*", WORKFLOW_LABEL_FIELDS);
+    m.put("cadences.*", CADENCE_FIELDS);
+    m.put("events.*", EVENT_FIELDS);
+    m.put("schedules[]", SCHEDULE_FIELDS);
+    m.put("scopes[]", SCOPE_FIELDS);
+    m.put("hosts.*", HOST_FIELDS);
+    m.put("backends.*", BACKEND_FIELDS);
+    m.put("backends.*.suites.*", SUITE_FIELDS);
+    m.put("container_image", CONTAINER_IMAGE_FIELDS);
+    m.put("retry", RETRY_FIELDS);
+    m.put("timeouts", TIMEOUT_FIELDS);
+    m.put("file_run", FILE_RUN_FIELDS);
+    m.put("suite_naming", SUITE_NAMING_FIELDS);
+    m.put(WorkflowsSection.FIELD + ".*", WorkflowsSection.WORKFLOW_FIELDS);
+    m.put(GatesSection.FIELD, GatesSection.SECTION_FIELDS);
+    m.put(GatesSection.FIELD + ".defaults.*", GatesSection.DEFAULT_FIELDS);
+    m.put(GatesSection.FIELD + ".defaults.*.constraint", Set.copyOf(GateConstraint.FIELDS));
+    return Collections.unmodifiableMap(m);
+  }
 
   /**
    * Parses and checks a policy document, picking YAML or JSON from the source name's extension.
@@ -87,6 +142,7 @@ public final class PolicyLoader {
             "unsupported policy_version " + v + "; expected " + POLICY_VERSION);
       }
     });
+    root.string(SCHEMA_FIELD);
     Policy.Builder b = Policy.builder();
     root.requiredString("name").ifPresent(b::name);
     root.string("label_prefix").ifPresent(b::labelPrefix);
@@ -121,18 +177,17 @@ public final class PolicyLoader {
     root.node("backends").flatMap(n -> r.namedMap(n, "backends"))
         .ifPresent(m -> m.view().values().forEach(e -> readBackend(r, e).ifPresent(b::addBackends)));
     root.node("container_image")
-        .flatMap(n -> r.fields(n, "container_image", Set.of("repository")))
+        .flatMap(n -> r.fields(n, "container_image", CONTAINER_IMAGE_FIELDS))
         .flatMap(f -> f.requiredString("repository"))
         .ifPresent(b::containerImageRepository);
-    root.node("suite_naming").flatMap(n -> r.fields(n, "suite_naming", Set.of("pattern", "description")))
+    root.node("suite_naming").flatMap(n -> r.fields(n, "suite_naming", SUITE_NAMING_FIELDS))
         .ifPresent(f -> {
           SuiteNaming.Builder nb = SuiteNaming.builder();
           Optional<String> pattern = f.requiredString("pattern");
           f.string("description").ifPresent(nb::description);
           pattern.flatMap(p -> r.build("suite_naming", Map.of(), nb.pattern(p)::build)).ifPresent(b::suiteNaming);
         });
-    root.node("retry").flatMap(n -> r.fields(n, "retry",
-        Set.of("non_retriable", "metric_assertion_patterns", "assertion_token"))).ifPresent(f -> {
+    root.node("retry").flatMap(n -> r.fields(n, "retry", RETRY_FIELDS)).ifPresent(f -> {
           RetryRules.Builder rb = RetryRules.builder();
           f.node("non_retriable").ifPresent(n -> rb.nonRetriable(r.stringList(n, f.path("non_retriable"))));
           f.node("metric_assertion_patterns").ifPresent(n ->
@@ -140,16 +195,14 @@ public final class PolicyLoader {
           f.string("assertion_token").ifPresent(rb::assertionToken);
           r.build("retry", Map.of(), rb::build).ifPresent(b::retry);
         });
-    root.node("timeouts").flatMap(n -> r.fields(n, "timeouts", Set.of("base_seconds", "factor")))
+    root.node("timeouts").flatMap(n -> r.fields(n, "timeouts", TIMEOUT_FIELDS))
         .ifPresent(f -> {
           TimeoutRule.Builder tb = TimeoutRule.builder();
           f.integer("base_seconds").ifPresent(tb::baseSeconds);
           f.node("factor").flatMap(n -> r.number(n, f.path("factor"))).ifPresent(tb::factor);
           r.build("timeouts", Map.of(), tb::build).ifPresent(b::timeouts);
         });
-    root.node("file_run").flatMap(n -> r.fields(n, "file_run",
-        Set.of("command", "test_directory", "test_roots", "file_prefix", "file_suffix", "backends",
-            "default_image_tag"))).ifPresent(f -> {
+    root.node("file_run").flatMap(n -> r.fields(n, "file_run", FILE_RUN_FIELDS)).ifPresent(f -> {
           FileRunRules.Builder fb = FileRunRules.builder();
           f.string("command").ifPresent(fb::command);
           f.string("test_directory").ifPresent(fb::testDirectory);
@@ -169,7 +222,7 @@ public final class PolicyLoader {
 
   private static Optional<WorkflowLabel> readWorkflowLabel(DocReader r, Node.Entry e) {
     String path = DocReader.child("workflow_labels", e.key());
-    return r.fields(e.value(), path, Set.of("description", "switches_cadence", "bypass_fastfail"))
+    return r.fields(e.value(), path, WORKFLOW_LABEL_FIELDS)
         .flatMap(f -> {
           WorkflowLabel.Builder b = WorkflowLabel.builder().name(e.key());
           f.string("description").ifPresent(b::description);
@@ -181,8 +234,7 @@ public final class PolicyLoader {
 
   private static Optional<CadenceDefinition> readCadence(DocReader r, Node.Entry e) {
     String path = DocReader.child("cadences", e.key());
-    return r.fields(e.value(), path, Set.of("description", "admit_nightly_tests", "bypass_fastfail",
-            "write_baseline", "gpu_max_parallel"))
+    return r.fields(e.value(), path, CADENCE_FIELDS)
         .flatMap(f -> {
           CadenceDefinition.Builder b = CadenceDefinition.builder().name(e.key());
           f.string("description").ifPresent(b::description);
@@ -200,7 +252,7 @@ public final class PolicyLoader {
 
   private static Optional<EventRule> readEvent(DocReader r, Node.Entry e) {
     String path = DocReader.child("events", e.key());
-    return r.fields(e.value(), path, Set.of("source", "cadence", "match_all_labels"))
+    return r.fields(e.value(), path, EVENT_FIELDS)
         .flatMap(f -> {
           EventRule.Builder b = EventRule.builder().event(e.key());
           f.string("cadence").ifPresent(b::cadence);
@@ -223,7 +275,7 @@ public final class PolicyLoader {
   }
 
   private static Optional<ScheduleRule> readSchedule(DocReader r, Node node, String path) {
-    return r.fields(node, path, Set.of("cron", "cadence", "labels", "description")).flatMap(f -> {
+    return r.fields(node, path, SCHEDULE_FIELDS).flatMap(f -> {
       ScheduleRule.Builder b = ScheduleRule.builder();
       Optional<String> cron = f.requiredString("cron");
       Optional<String> cadence = f.requiredString("cadence");
@@ -238,7 +290,7 @@ public final class PolicyLoader {
   }
 
   private static Optional<ScopeRule> readScope(DocReader r, Node node, String path) {
-    return r.fields(node, path, Set.of("name", "description", "when_labels", "when_cadences", "except"))
+    return r.fields(node, path, SCOPE_FIELDS)
         .flatMap(f -> {
           ScopeRule.Builder b = ScopeRule.builder();
           Optional<String> name = f.requiredString("name");
@@ -252,7 +304,7 @@ public final class PolicyLoader {
 
   private static Optional<HostLayout> readHost(DocReader r, Node.Entry e) {
     String path = DocReader.child("hosts", e.key());
-    return r.fields(e.value(), path, Set.of("gpus", "partitions")).flatMap(f -> {
+    return r.fields(e.value(), path, HOST_FIELDS).flatMap(f -> {
       Optional<Integer> gpus = f.requiredInteger("gpus");
       var partitions = f.intList("partitions");
       return gpus.flatMap(g -> r.build(path, NAME_IS_KEY,
@@ -262,7 +314,7 @@ public final class PolicyLoader {
 
   private static Optional<Backend> readBackend(DocReader r, Node.Entry e) {
     String path = DocReader.child("backends", e.key());
-    return r.fields(e.value(), path, Set.of("gpu", "suites")).flatMap(f -> {
+    return r.fields(e.value(), path, BACKEND_FIELDS).flatMap(f -> {
       Backend.Builder b = Backend.builder().name(e.key());
       f.bool("gpu").ifPresent(b::gpu);
       f.node("suites").flatMap(n -> r.namedMap(n, f.path("suites"))).ifPresent(m -> {
@@ -275,8 +327,7 @@ public final class PolicyLoader {
   }
 
   private static Optional<Suite> readSuite(DocReader r, Node.Entry e, String path) {
-    return r.fields(e.value(), path, Set.of("runner_labels", "shards", "github_hosted",
-            "externally_scheduled", "host", "description", "gpus", "hardware", "pool", "gpu_budget"))
+    return r.fields(e.value(), path, SUITE_FIELDS)
         .flatMap(f -> {
           Suite.Builder b = Suite.builder().name(e.key());
           f.integer("gpus").ifPresent(b::gpus);

@@ -28,6 +28,14 @@ public final class RegistrationLoader {
   private RegistrationLoader() {}
 
   /**
+   * The keys an entry of a manifest may have; the schema tests compare them with
+   * {@code schemas/registrations.schema.json}.
+   */
+  static Set<String> fields() {
+    return FIELDS;
+  }
+
+  /**
    * Parses and checks a manifest, picking YAML or JSON from the source name's extension.
    *
    * @param sourceName the name used in messages

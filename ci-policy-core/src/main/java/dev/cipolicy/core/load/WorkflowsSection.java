@@ -24,6 +24,9 @@ final class WorkflowsSection {
   /** The root field of the section. */
   static final String FIELD = "workflows";
 
+  /** The keys of one workflow's entry. */
+  static final Set<String> WORKFLOW_FIELDS = Set.of("group_prefix", "on", "description");
+
   private WorkflowsSection() {}
 
   static void read(DocReader r, DocReader.Fields root, Policy.Builder policy) {
@@ -33,7 +36,7 @@ final class WorkflowsSection {
 
   private static Optional<WorkflowConcurrency> readWorkflow(DocReader r, Node.Entry e) {
     String path = DocReader.child(FIELD, e.key());
-    return r.fields(e.value(), path, Set.of("group_prefix", "on", "description")).flatMap(f -> {
+    return r.fields(e.value(), path, WORKFLOW_FIELDS).flatMap(f -> {
       WorkflowConcurrency.Builder b = WorkflowConcurrency.builder().name(e.key());
       Optional<String> prefix = f.requiredString("group_prefix");
       f.string("description").ifPresent(b::description);
