@@ -353,7 +353,7 @@ class WorkflowSimulatorTest {
         .isInstanceOf(InvalidValueException.class)
         .hasMessageEndingWith("needs 'x', which is not a job of the workflow; expected one of [a]");
     assertThatThrownBy(() -> workflow(job("a"), job("a")))
-        .isInstanceOf(InvalidValueException.class).hasMessageContaining("job id 'a' at w.yml:2:3 is used twice");
+        .isInstanceOf(InvalidValueException.class).hasMessageMatching("Workflow.jobs: job id 'a' at w.yml:\\d+:3 is used twice");
     assertThatThrownBy(() -> job("a", "a").build()).isInstanceOf(InvalidValueException.class)
         .hasMessage("Job.needs[0]: job 'a' cannot need itself");
     assertThatThrownBy(() -> Matrix.ofCount(0, true, new SourceLocation("w.yml", 1, 1)))
