@@ -1,0 +1,200 @@
+package dev.cipolicy.core.workflow;
+
+import dev.cipolicy.core.workflow.Node.Lit;
+import dev.cipolicy.core.workflow.Node.Template;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A parsed expression of GitHub Actions: the body of {@code ${{ }}} or a job's {@code if:}. Immutable;
+ * equal when the text is equal.
+ *
+ * <pre>{@code
+ * Expression e = Expression.parseCondition("${{ needs.policy.outputs.bypass == 'true' }}");
+ * ExprValue v = e.evaluate(environment);
+ * }</pre>
+ */
+public final class Expression {
+  private final String text;
+  private final Node root;
+
+  private Expression(String text, Node root) {
+    this.text = text;
+    this.root = root;
+  }
+
+  /**
+   * Parses a bare expression (what stands between <code>${{</code> and <code>}}</code>).
+   *
+   * @param text the expression
+   * @return the expression
+   * @throws InvalidExpressionException naming the column and what was expected, for a syntax error, an
+   *     unknown function or a wrong number of arguments
+   */
+  public static Expression parse(String text) {
+    return new Expression(text, Parser.parse(text, 0, text.length()));
+  }
+
+  /**
+   * Parses the value of an {@code if:} as GitHub reads it: a whole {@code ${{ expr }}} is the expression
+   * {@code expr}; text with {@code ${{ }}} parts among other characters is a string template (truthy when
+   * not empty — a classic mistake, since {@code if: ${{ a }} && b} is always true); anything else is a bare
+   * expression.
+   *
+   * @param text the {@code if:} value
+   * @return the expression; columns of errors are columns in {@code text}
+   * @throws InvalidExpressionException for a syntax error
+   */
+  public static Expression parseCondition(String text) {
+    String trimmed = text.strip();
+    int lead = text.indexOf(trimmed);
+    if (trimmed.startsWith("${{") && trimmed.endsWith("}}") && trimmed.indexOf("${{", 3) < 0
+        && trimmed.indexOf("}}") == trimmed.length() - 2 && trimmed.length() >= 5) {
+      return new Expression(text, Parser.parse(text, lead + 3, lead + trimmed.length() - 2));
+    }
+    if (!text.contains("${{")) {
+      return parse(text);
+    }
+    return new Expression(text, template(text));
+  }
+
+  /**
+   * Parses text with {@code ${{ }}} parts, such as a job output's value, into a string template.
+   *
+   * @param text the text
+   * @return the template; its value is a string
+   * @throws InvalidExpressionException for a syntax error in a part or an unclosed <code>${{</code>
+   */
+  public static Expression parseTemplate(String text) {
+    return new Expression(text, template(text));
+  }
+
+  private static Node template(String text) {
+    List<Node> parts = new ArrayList<>();
+    int i = 0;
+    while (i < text.length()) {
+      int open = text.indexOf("${{", i);
+      if (open < 0) {
+        parts.add(new Lit(new ExprValue.Str(text.substring(i)), i, text.length()));
+        break;
+      }
+      if (open > i) {
+        parts.add(new Lit(new ExprValue.Str(text.substring(i, open)), i, open));
+      }
+      int close = closing(text, open + 3);
+      if (close < 0) {
+        throw new InvalidExpressionException(text, open + 1, "'${{' is not closed; expected '}}'");
+      }
+      parts.add(Parser.parse(text, open + 3, close));
+      i = close + 2;
+    }
+    return new Template(List.copyOf(parts), 0, text.length());
+  }
+
+  /** The index of the {@code }}} closing an expression that starts at {@code from}, skipping strings. */
+  private static int closing(String text, int from) {
+    boolean inString = false;
+    for (int i = from; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '\'') {
+        inString = !inString;
+      } else if (!inString && c == '}' && i + 1 < text.length() && text.charAt(i + 1) == '}') {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * The text as given.
+   *
+   * @return the text
+   */
+  public String text() {
+    return text;
+  }
+
+  /**
+   * Whether a status function ({@code success()}, {@code failure()}, {@code cancelled()}, {@code always()})
+   * appears anywhere in the expression — GitHub adds its implicit {@code success() &&} to a job's {@code if}
+   * only when none does, even when it is negated as in {@code !success()}.
+   *
+   * @return whether a status function is called
+   */
+  public boolean callsStatusFunction() {
+    return callsStatus(root);
+  }
+
+  private static boolean callsStatus(Node n) {
+    if (n instanceof Node.Call c) {
+      if (c.name().equals("success") || c.name().equals("failure") || c.name().equals("cancelled")
+          || c.name().equals("always")) {
+        return true;
+      }
+      return c.args().stream().anyMatch(Expression::callsStatus);
+    } else if (n instanceof Node.Prop p) {
+      return callsStatus(p.target());
+    } else if (n instanceof Node.Star s) {
+      return callsStatus(s.target());
+    } else if (n instanceof Node.Index ix) {
+      return callsStatus(ix.target()) || callsStatus(ix.index());
+    } else if (n instanceof Node.Not not) {
+      return callsStatus(not.operand());
+    } else if (n instanceof Node.Bin b) {
+      return callsStatus(b.left()) || callsStatus(b.right());
+    } else if (n instanceof Template t) {
+      return t.parts().stream().anyMatch(Expression::callsStatus);
+    }
+    return false;
+  }
+
+  /**
+   * Evaluates the expression.
+   *
+   * @param env the contexts and status functions
+   * @return the value; {@link ExprValue.Unknown} when it depends on something {@code env} does not know
+   * @throws InvalidExpressionException for an error only evaluation finds ({@code fromJSON} of text that is
+   *     not JSON, a {@code format} placeholder without its argument)
+   */
+  public ExprValue evaluate(ExpressionEnvironment env) {
+    return new Evaluator(text, env, false).eval(root);
+  }
+
+  /**
+   * Evaluates the expression as a condition and says why it has its truth, naming the deciding terms, e.g.
+   * {@code `needs.policy.outputs.bypass == 'true'` is false (needs.policy.outputs.bypass is 'false')}.
+   *
+   * @param env the contexts and status functions
+   * @return the truth and the explanation
+   * @throws InvalidExpressionException as {@link #evaluate} does
+   */
+  public Verdict decide(ExpressionEnvironment env) {
+    Evaluator e = new Evaluator(text, env, true);
+    ExprValue v = e.eval(root);
+    return new Verdict(v, v.truth(), e.explain(root));
+  }
+
+  /**
+   * The result of a condition.
+   *
+   * @param value the expression's value
+   * @param truth its truthiness
+   * @param explanation why, naming the deciding terms
+   */
+  public record Verdict(ExprValue value, Tri truth, String explanation) {}
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Expression e && e.text.equals(text);
+  }
+
+  @Override
+  public int hashCode() {
+    return text.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return text;
+  }
+}

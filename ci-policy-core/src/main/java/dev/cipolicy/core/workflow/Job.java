@@ -1,0 +1,146 @@
+package dev.cipolicy.core.workflow;
+
+import dev.cipolicy.api.SourceLocation;
+import dev.cipolicy.api.value.ValueCheck;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One job of a workflow, as far as GitHub's job rules need it.
+ *
+ * @param id the job id (the key under {@code jobs:})
+ * @param location where the id is
+ * @param needs the ids under {@code needs:}, in the order written
+ * @param condition the {@code if:}, absent when there is none (GitHub then uses {@code success()})
+ * @param continueOnError {@code continue-on-error: true}: a failure reports success
+ * @param matrix the {@code strategy}, absent for a single-leg job
+ * @param outputs the {@code outputs:} entries in order
+ */
+public record Job(String id, SourceLocation location, List<String> needs, Optional<Condition> condition,
+    boolean continueOnError, Optional<Matrix> matrix, List<JobOutput> outputs) {
+  /** Validates the id and the needs, and copies the lists. */
+  public Job {
+    List<String> ns = List.copyOf(needs);
+    needs = ns;
+    outputs = List.copyOf(outputs);
+    ValueCheck check = ValueCheck.of("Job").nonEmpty("id", id);
+    for (int i = 0; i < needs.size(); i++) {
+      String n = needs.get(i);
+      check.require(!n.isEmpty(), "needs[" + i + "]", () -> "must not be empty")
+          .require(!n.equals(id), "needs[" + i + "]", () -> "job '" + n + "' cannot need itself");
+    }
+    check.require(new HashSet<>(needs).size() == needs.size(), "needs",
+        () -> "lists a job twice: " + ns + "; expected each job once");
+    HashSet<String> names = new HashSet<>();
+    for (JobOutput o : outputs) {
+      check.require(names.add(o.name()), "outputs", () -> "declares '" + o.name() + "' twice");
+    }
+    check.done();
+  }
+
+  /**
+   * Starts a job.
+   *
+   * @param id the job id
+   * @param location where the id is
+   * @return a builder with no needs, no condition, one leg, no outputs
+   */
+  public static Builder builder(String id, SourceLocation location) {
+    return new Builder(id, location);
+  }
+
+  /** Builds a {@link Job} one construct at a time. */
+  public static final class Builder {
+    private final String id;
+    private final SourceLocation location;
+    private final List<String> needs = new ArrayList<>();
+    private Optional<Condition> condition = Optional.empty();
+    private boolean continueOnError;
+    private Optional<Matrix> matrix = Optional.empty();
+    private final List<JobOutput> outputs = new ArrayList<>();
+
+    private Builder(String id, SourceLocation location) {
+      this.id = id;
+      this.location = location;
+    }
+
+    /**
+     * Adds needed jobs.
+     *
+     * @param ids the ids
+     * @return this builder
+     */
+    public Builder needs(String... ids) {
+      needs.addAll(List.of(ids));
+      return this;
+    }
+
+    /**
+     * Sets the condition.
+     *
+     * @param value the condition
+     * @return this builder
+     */
+    public Builder condition(Condition value) {
+      condition = Optional.of(value);
+      return this;
+    }
+
+    /**
+     * Parses and sets the condition, located at the job.
+     *
+     * @param text the {@code if:} value
+     * @return this builder
+     * @throws InvalidExpressionException for a syntax error
+     */
+    public Builder condition(String text) {
+      return condition(Condition.parse(text, location));
+    }
+
+    /**
+     * Sets {@code continue-on-error}.
+     *
+     * @param value the flag
+     * @return this builder
+     */
+    public Builder continueOnError(boolean value) {
+      continueOnError = value;
+      return this;
+    }
+
+    /**
+     * Sets the strategy.
+     *
+     * @param value the matrix
+     * @return this builder
+     */
+    public Builder matrix(Matrix value) {
+      matrix = Optional.of(value);
+      return this;
+    }
+
+    /**
+     * Adds an output.
+     *
+     * @param name its name
+     * @param value its value as written
+     * @return this builder
+     */
+    public Builder output(String name, String value) {
+      outputs.add(new JobOutput(name, value, location));
+      return this;
+    }
+
+    /**
+     * Builds the job.
+     *
+     * @return the job
+     * @throws dev.cipolicy.api.InvalidValueException when a rule of {@link Job} is broken
+     */
+    public Job build() {
+      return new Job(id, location, needs, condition, continueOnError, matrix, outputs);
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package dev.cipolicy.core.workflow;
+
+import dev.cipolicy.api.SourceLocation;
+import dev.cipolicy.api.value.ValueCheck;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A job's {@code strategy}: the matrix legs and how they are run.
+ *
+ * @param legs one entry per leg: the leg's matrix values (empty maps when only the count is known)
+ * @param failFast {@code fail-fast} (GitHub's default is true): a failing leg cancels the others
+ * @param maxParallel {@code max-parallel}, when set
+ * @param location where {@code strategy:} is
+ */
+public record Matrix(List<Map<String, ExprValue>> legs, boolean failFast, Optional<Integer> maxParallel,
+    SourceLocation location) {
+  /** Validates the counts and copies the legs. */
+  public Matrix {
+    List<Map<String, ExprValue>> copy = new ArrayList<>();
+    for (Map<String, ExprValue> leg : legs) {
+      copy.add(Map.copyOf(leg));
+    }
+    legs = List.copyOf(copy);
+    ValueCheck.of("Matrix").atLeast("legs", legs.size(), 1)
+        .require(maxParallel.orElse(1) >= 1, "maxParallel", () -> "must be at least 1, got " + maxParallel.orElse(0))
+        .done();
+  }
+
+  /**
+   * A matrix of which only the number of legs is known.
+   *
+   * @param count the number of legs, at least 1
+   * @param failFast {@code fail-fast}
+   * @param location where {@code strategy:} is
+   * @return the matrix
+   */
+  public static Matrix ofCount(int count, boolean failFast, SourceLocation location) {
+    List<Map<String, ExprValue>> legs = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      legs.add(Map.of());
+    }
+    return new Matrix(legs, failFast, Optional.empty(), location);
+  }
+}
