@@ -110,10 +110,10 @@ final class ResolveCommand extends PolicyCommand {
           "the resolve summary");
     }
     for (Warning w : loaded.warnings()) {
-      c.console().warning(w.message());
+      Annotations.warning(c, w);
     }
     for (Warning w : resolution.warnings()) {
-      c.console().warning(w.message());
+      Annotations.warning(c, w);
     }
     if (json) {
       Map<String, Object> out = toJson(resolution, skipped);
