@@ -40,6 +40,8 @@ import org.jspecify.annotations.Nullable;
  *   <caption>Rule ids</caption>
  *   <tr><th>document, path</th><th>rule</th></tr>
  *   <tr><td>any document, the empty path (it does not parse, its root is of the wrong kind)</td><td>{@code syntax}</td></tr>
+ *   <tr><td>any document, the empty path, {@code missing required field '<f>'}</td><td>the rule of the
+ *       path {@code <f>}</td></tr>
  *   <tr><td>registrations, any other path</td><td>{@code registrations}</td></tr>
  *   <tr><td>gate declarations, any other path</td><td>{@code gates}</td></tr>
  *   <tr><td>policy, {@code backends.<b>.suites...}</td><td>{@code suites}</td></tr>
@@ -93,6 +95,18 @@ final class Annotations {
     };
   }
 
+  /** The rule of a problem: that of its path, or of the top-level field it says is missing. */
+  static String rule(Document document, PolicyProblem p) {
+    String missing = "missing required field '";
+    if (p.path().isEmpty() && p.message().startsWith(missing)) {
+      int end = p.message().indexOf('\'', missing.length());
+      if (end > missing.length()) {
+        return rule(document, p.message().substring(missing.length(), end));
+      }
+    }
+    return rule(document, p.path());
+  }
+
   private static String section(String path) {
     int end = path.length();
     for (int i = 0; i < path.length(); i++) {
@@ -130,7 +144,7 @@ final class Annotations {
       return;
     }
     for (PolicyProblem p : problems) {
-      cli.console().command("error", properties(cli, p.location(), rule(document.get(), p.path())),
+      cli.console().command("error", properties(cli, p.location(), rule(document.get(), p)),
           data(p.location().isPresent() || p.path().isEmpty() ? p.message() : p.path() + ": " + p.message()));
     }
   }

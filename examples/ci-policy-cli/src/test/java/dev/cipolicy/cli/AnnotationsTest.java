@@ -2,6 +2,7 @@ package dev.cipolicy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cipolicy.api.PolicyProblem;
 import dev.cipolicy.cli.Annotations.Document;
 import dev.cipolicy.cli.CliTestSupport.Result;
 import java.nio.charset.StandardCharsets;
@@ -127,6 +128,12 @@ class AnnotationsTest {
     assertThat(Annotations.rule(Document.POLICY, "bogus")).isEqualTo("policy");
     assertThat(Annotations.rule(Document.REGISTRATIONS, "[0].labels")).isEqualTo("registrations");
     assertThat(Annotations.rule(Document.GATES, "tests/x.py[0].steps[1]")).isEqualTo("gates");
+    assertThat(Annotations.rule(Document.POLICY, PolicyProblem.at("", "missing required field 'name'")))
+        .isEqualTo("name");
+    assertThat(Annotations.rule(Document.POLICY, PolicyProblem.at("", "the document is empty")))
+        .isEqualTo("syntax");
+    assertThat(Annotations.rule(Document.REGISTRATIONS, PolicyProblem.at("", "missing required field 'file'")))
+        .isEqualTo("registrations");
   }
 
   @Test
