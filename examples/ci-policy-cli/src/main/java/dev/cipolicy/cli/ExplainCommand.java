@@ -60,15 +60,16 @@ final class ExplainCommand extends PolicyCommand {
     List<String> out = new ArrayList<>();
     List<String> policyReasons = new ArrayList<>();
     List<String> scopeReasons = new ArrayList<>();
-    List<String> labelReasons = new ArrayList<>();
+    List<String> requested = new ArrayList<>();
+    List<String> dropped = new ArrayList<>();
     for (Explanation.Reason r : e.reasons()) {
       String rule = r.rule();
       if (rule.startsWith("trigger.")) {
         out.add(sentence("Cadence " + run.cadence(), r.detail()));
       } else if (rule.equals("labels.requested")) {
-        labelReasons.add(sentence("Requested", r.detail()));
+        requested.add(sentence("Requested", r.detail()));
       } else if (rule.startsWith("labels.") && !rule.equals("labels.bypass-fastfail")) {
-        labelReasons.add(sentence("Dropped", r.detail()));
+        dropped.add(sentence("Dropped", r.detail()));
       } else if (rule.startsWith("scope.")) {
         scopeReasons.add(sentence("Scope", r.detail()));
       } else if (rule.startsWith("cadence.") || rule.equals("labels.bypass-fastfail")) {
@@ -78,13 +79,14 @@ final class ExplainCommand extends PolicyCommand {
       }
     }
     out.add(sentence("Counted labels", run.rawLabels().isEmpty() ? "none" : String.join(", ", run.rawLabels())));
-    out.addAll(labelReasons);
+    out.addAll(requested);
+    out.addAll(dropped);
     for (Warning w : resolution.warnings()) {
       out.add(sentence("Warning", w.message()));
     }
     out.addAll(scopeReasons);
-    out.add(sentence("Included test labels", run.includeLabels().size() + ": "
-        + (run.includeLabels().isEmpty() ? "none" : String.join(", ", run.includeLabels()))));
+    out.add(sentence("Included test labels (" + run.includeLabels().size() + ")",
+        run.includeLabels().isEmpty() ? "none" : String.join(", ", run.includeLabels())));
     out.addAll(policyReasons);
     out.add(sentence("Flags", "admit_nightly_tests=" + run.admitNightlyTests() + ", bypass_fastfail="
         + run.bypassFastfail() + ", write_baseline=" + run.writeBaseline()));

@@ -48,23 +48,23 @@ class ExplainCommandTest {
     assertThat(r.out().lines().toList()).containsExactly(
         "Cadence regular: pull_request uses its 2 canonical PR label(s) with cadence regular.",
         "Counted labels: run-ci-lora, run-ci-bogus.",
+        "Requested: explicitly requested [lora].",
         "Dropped: non-canonical PR labels ['megatron', 'needs review'] were dropped (only workflow labels and"
             + " run-ci-<label> count).",
-        "Requested: explicitly requested [lora].",
         "Dropped: run-ci-bogus names 'bogus', which is not a known label.",
         "Warning: PR label 'megatron' ignored: only 'run-ci-<label>' requests a test area (did you mean"
             + " 'run-ci-megatron'?).",
         "Scope: no scope rule matched, so only explicitly requested labels are included.",
-        "Included test labels: 1: lora.",
+        "Included test labels (1): lora.",
         "Run policy: cadence regular does not admit nightly-only tests, keeps fast-fail and does not write metric"
             + " baselines.",
         "Flags: admit_nightly_tests=false, bypass_fastfail=false, write_baseline=false.",
-        "Stage stage-b-2-gpu-h200 is skipped: no changed path affects stage-b-2-gpu-h200 and no label requests it.",
-        "Stage stage-c-8-gpu-h100 is skipped: no changed path affects stage-c-8-gpu-h100 and no label requests it.",
-        "Stage stage-c-8-gpu-h200 is skipped: no changed path affects stage-c-8-gpu-h200 and no label requests it.",
+        "Stage stage-b-2-gpu-h200 is skipped: no enabled test of stage-b-2-gpu-h200 matches the run policy.",
+        "Stage stage-c-8-gpu-h100 is skipped: no enabled test of stage-c-8-gpu-h100 matches the run policy.",
+        "Stage stage-c-8-gpu-h200 is skipped: no enabled test of stage-c-8-gpu-h200 matches the run policy.",
         "Stage stage-c-4-gpu-h200 runs: changed registered test tests/e2e/test_lora.py.",
-        "Stage stage-c-2-gpu-h200 is skipped: no changed path affects stage-c-2-gpu-h200 and no label requests it.",
-        "Stage stage-c-8-gpu-b200 is skipped: no changed path affects stage-c-8-gpu-b200 and no label requests it.",
+        "Stage stage-c-2-gpu-h200 is skipped: no enabled test of stage-c-2-gpu-h200 matches the run policy.",
+        "Stage stage-c-8-gpu-b200 is skipped: no enabled test of stage-c-8-gpu-b200 matches the run policy.",
         "Stage stage-c-4-gpu-mi350 is skipped: no enabled test of stage-c-4-gpu-mi350 matches the run policy.",
         "Would change it: adding run-ci-all would include every known label.");
   }
@@ -124,7 +124,8 @@ class ExplainCommandTest {
 
   @Test
   void aDocsOnlyDiffSkipsEveryStageAndSaysWhy() throws Exception {
-    Result r = explain(Map.of(), "--event-name", "pull_request", "--pr-labels-json", "[]", "--registrations",
+    // an override on a pull request: no labels, every nightly label included, so the changed paths decide
+    Result r = explain(Map.of(), "--event-name", "pull_request", "--cadence-override", "nightly", "--registrations",
         REGISTRATIONS, "--changed-files", diff("M", "docs/guide.md").toString(), "--json");
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode j = JSON.readTree(r.out());
@@ -135,8 +136,8 @@ class ExplainCommandTest {
         + " and no label requests it.");
     assertThat(sentences).noneMatch(s -> s.contains(" runs:"));
     // the text form prints the same sentences
-    Result text = explain(Map.of(), "--event-name", "pull_request", "--pr-labels-json", "[]", "--registrations",
-        REGISTRATIONS, "--changed-files", diff("M", "docs/guide.md").toString());
+    Result text = explain(Map.of(), "--event-name", "pull_request", "--cadence-override", "nightly",
+        "--registrations", REGISTRATIONS, "--changed-files", diff("M", "docs/guide.md").toString());
     assertThat(text.out().lines().toList()).isEqualTo(sentences);
   }
 
