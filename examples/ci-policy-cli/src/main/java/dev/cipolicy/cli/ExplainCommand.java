@@ -90,25 +90,29 @@ final class ExplainCommand extends PolicyCommand {
     out.addAll(policyReasons);
     out.add(sentence("Flags", "admit_nightly_tests=" + run.admitNightlyTests() + ", bypass_fastfail="
         + run.bypassFastfail() + ", write_baseline=" + run.writeBaseline()));
-    if (t.stages().isEmpty()) {
-      out.add(sentence("Every stage runs", t.pullRequestEvent() && t.diffGiven()
-          ? "--changed-files without --registrations, so nothing can be pruned (fail-open)"
-          : "no registrations were given, so nothing is pruned"));
+    Optional<String> nothingPruned = nothingPruned(t);
+    if (nothingPruned.isPresent()) {
+      out.add(sentence("Every stage runs", nothingPruned.get()));
     } else {
-      StageSelection s = t.stages().get();
-      if (s.failOpen().isPresent()) {
-        out.add(sentence("Every stage runs", s.failOpen().get()));
-      } else {
-        for (StageDecision d : s.decisions()) {
-          out.add(sentence("Stage " + d.stage() + (d.outcome() == StageOutcome.RUN ? " runs" : " is skipped"),
-              d.reason()));
-        }
+      for (StageDecision d : t.stages().orElseThrow().decisions()) {
+        out.add(sentence("Stage " + d.stage() + (d.outcome() == StageOutcome.RUN ? " runs" : " is skipped"),
+            d.reason()));
       }
     }
     for (String h : e.hints()) {
       out.add(sentence("Would change it", h));
     }
     return out;
+  }
+
+  /** Why nothing is pruned: no registrations, or the stage selector's fail-open reason; empty when it pruned. */
+  private static Optional<String> nothingPruned(TriggerOptions.Trigger t) {
+    if (t.stages().isEmpty()) {
+      return Optional.of(t.pullRequestEvent() && t.diffGiven()
+          ? "--changed-files without --registrations, so nothing can be pruned (fail-open)"
+          : "no registrations were given, so nothing is pruned");
+    }
+    return t.stages().get().failOpen();
   }
 
   /** {@code <head>: <detail>.}, the full stop added unless the detail ends with one. */
@@ -134,7 +138,7 @@ final class ExplainCommand extends PolicyCommand {
     flags.put("write_baseline", run.writeBaseline());
     m.put("run_policy", flags);
     Optional<StageSelection> stages = t.stages();
-    m.put("fail_open", stages.flatMap(StageSelection::failOpen).orElse(null));
+    m.put("fail_open", nothingPruned(t).orElse(null));
     List<Object> decisions = new ArrayList<>();
     stages.ifPresent(s -> s.decisions().forEach(d -> {
       Map<String, Object> dm = new LinkedHashMap<>();

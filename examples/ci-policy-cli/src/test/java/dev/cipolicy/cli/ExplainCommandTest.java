@@ -130,6 +130,8 @@ class ExplainCommandTest {
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode j = JSON.readTree(r.out());
     assertThat(j.get("skipped_stages")).hasSize(7);
+    assertThat(j.get("fail_open").isNull()).as("the selector pruned").isTrue();
+    assertThat(j.get("source").asText()).isEqualTo("CADENCE_OVERRIDE");
     List<String> sentences = new ArrayList<>();
     j.get("sentences").forEach(s -> sentences.add(s.asText()));
     assertThat(sentences).contains("Stage stage-c-4-gpu-h200 is skipped: no changed path affects stage-c-4-gpu-h200"
