@@ -112,6 +112,16 @@ class ExplainCommandTest {
   }
 
   @Test
+  void theNightlyWorkflowLabelSwitchesAPullRequestsCadence() {
+    Result r = explain(Map.of(), "--event-name", "pull_request", "--pr-labels-json", "[\"nightly\"]");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out().lines().toList())
+        .startsWith("Cadence nightly: pull_request uses its 1 canonical PR label(s) and label nightly switches the"
+            + " cadence to nightly.", "Counted labels: nightly.")
+        .contains("Flags: admit_nightly_tests=true, bypass_fastfail=true, write_baseline=true.");
+  }
+
+  @Test
   void anOverrideBeatsTheEventAndItsLabels() {
     Result r = explain(Map.of(), "--event-name", "pull_request", "--pr-labels-json", "[\"run-ci-lora\"]",
         "--cadence-override", "release");
