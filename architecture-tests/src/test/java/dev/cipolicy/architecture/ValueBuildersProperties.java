@@ -39,6 +39,7 @@ import dev.cipolicy.api.policy.RetryRules;
 import dev.cipolicy.api.policy.ScheduleRule;
 import dev.cipolicy.api.policy.ScopeRule;
 import dev.cipolicy.api.policy.Suite;
+import dev.cipolicy.api.policy.SuiteNaming;
 import dev.cipolicy.api.policy.TimeoutRule;
 import dev.cipolicy.api.policy.WorkflowLabel;
 import dev.cipolicy.api.run.RunPolicy;
@@ -294,7 +295,8 @@ class ValueBuildersProperties {
             .broken("a schedule-table event has no cadence of its own", "source", EventRule.Source.SCHEDULE_TABLE)
             .rules(),
         ValueSpec.of(FileRunRules.class).fixed("command", "/rerun-test").field("defaultImageTag", names())
-            .noRules("its grammar (command word, test roots, image tag) and its backends are checked by"
+            .noRules("its grammar (command word, test directory and roots, file prefix and suffix, image tag) and"
+                + " its backends are checked by"
                 + " PolicyResolver.of against the whole policy, with locations"),
         ValueSpec.of(HostLayout.class).field("name", names()).field("gpus", integers().between(1, 16))
             .broken("the name is not empty", "name", "")
@@ -316,10 +318,24 @@ class ValueBuildersProperties {
             .noRules("its labels, cadences and reachability are checked by PolicyResolver.of against the whole"
                 + " policy, with locations"),
         ValueSpec.of(Suite.class).field("name", names()).field("runnerLabels", nameLists())
-            .field("shards", integers().between(1, 32))
+            .field("shards", integers().between(1, 32)).field("gpus", integers().between(0, 16))
+            .field("hardware", names()).field("pool", names())
             .broken("the name is not empty", "name", "")
+            .broken("the name is shell-safe", "name", Generate.pick(List.of("unit tests", "a;b", "$(x)")))
             .broken("there is at least 1 shard", "shards", notPositive())
-            .broken("there are at most 1000 shards", "shards", integers().between(1001, Integer.MAX_VALUE)).rules(),
+            .broken("there are at most 1000 shards", "shards", integers().between(1001, Integer.MAX_VALUE))
+            .broken("there are at most 1024 GPUs", "gpus", integers().between(1025, Integer.MAX_VALUE))
+            .broken("the hardware is shell-safe", "hardware", "h 200")
+            .broken("the pool is shell-safe", "pool", "`pool`")
+            .brokenTogether("the GPU budget is at most the GPUs", of("gpus", 2, "gpuBudget", 4))
+            .brokenTogether("a GPU suite's jobs need a GPU", of("gpus", 2, "gpuBudget", 0))
+            .brokenTogether("a CPU suite has no GPU budget", of("gpus", 0, "gpuBudget", 1)).rules(),
+        ValueSpec.of(SuiteNaming.class).fixed("pattern", "stage-(?<tier>[abc])-[a-z0-9-]+")
+            .field("description", names())
+            .broken("the pattern is not empty", "pattern", "")
+            .broken("the pattern compiles", "pattern", Generate.pick(List.of("(", "[a-", "x{2,1}")))
+            .broken("the pattern is at most 512 characters", "pattern", "a".repeat(513))
+            .broken("named groups are gpus, hardware or tier", "pattern", "(?<gpu>[0-9]+)").rules(),
         ValueSpec.of(TimeoutRule.class).field("baseSeconds", longs().between(1, 100_000))
             .field("factor", doubles().between(0.01, 10))
             .broken("the base is at least 1 s", "baseSeconds", longs().between(-1000, 0))

@@ -32,11 +32,14 @@ public final class FileRunPlanner {
   private final SuiteRegistry registry;
   private final Policy policy;
   private final FileRunRules rules;
+  private final List<String> backends;
 
   private FileRunPlanner(SuiteRegistry registry) {
     this.registry = registry;
     this.policy = registry.resolver().policy();
     this.rules = policy.fileRun();
+    this.backends = rules.backends().isEmpty()
+        ? policy.backends().stream().map(b -> b.name()).toList() : rules.backends();
   }
 
   /**
@@ -50,9 +53,10 @@ public final class FileRunPlanner {
   }
 
   /**
-   * Parses a comment: the whole trimmed comment must be the command, spaces, and a test path under one
-   * of the test roots ({@code tests/(e2e|fast|fast-gpu|ci)(/SEG)*}{@code /test_NAME.py}, SEG and NAME
-   * starting with {@code [A-Za-z0-9_]} and continuing with {@code [A-Za-z0-9_.-]}), so {@code ..}, absolute
+   * Parses a comment: the whole trimmed comment must be the command, spaces, and a test path under the
+   * test directory and one of the test roots ({@code DIR/ROOT(/SEG)*}{@code /PREFIX NAME SUFFIX}, e.g.
+   * {@code tests/e2e/test_NAME.py} for the reference policy; SEG and NAME starting with {@code [A-Za-z0-9_]}
+   * and continuing with {@code [A-Za-z0-9_.-]}), so {@code ..}, absolute
    * paths, extra arguments and shell metacharacters are rejected. The scan is linear in the comment's
    * length (no regular expression, no backtracking) and reads at most {@link #MAX_COMMENT_CHARS}.
    *
@@ -78,8 +82,9 @@ public final class FileRunPlanner {
       return Optional.empty();
     }
     String path = t.substring(i);
-    for (String root : rules.testRoots()) {
-      String prefix = "tests/" + root + "/";
+    List<String> roots = rules.testRoots().isEmpty() ? List.of("") : rules.testRoots();
+    for (String root : roots) {
+      String prefix = rules.testDirectory() + "/" + (root.isEmpty() ? "" : root + "/");
       if (path.startsWith(prefix) && isTestPath(path, prefix.length())) {
         return Optional.of(path);
       }
@@ -87,8 +92,8 @@ public final class FileRunPlanner {
     return Optional.empty();
   }
 
-  /** {@code (SEG/)*test_SEG.py} from {@code from} to the end of {@code path}, in one pass. */
-  private static boolean isTestPath(String path, int from) {
+  /** {@code (SEG/)*PREFIX SEG SUFFIX} from {@code from} to the end of {@code path}, in one pass. */
+  private boolean isTestPath(String path, int from) {
     int start = from;
     for (int i = from; i <= path.length(); i++) {
       if (i < path.length() && path.charAt(i) != '/') {
@@ -99,8 +104,10 @@ public final class FileRunPlanner {
       }
       if (i == path.length()) {
         String last = path.substring(start, i);
-        return last.startsWith("test_") && last.endsWith(".py")
-            && isSegment(last, "test_".length(), last.length() - ".py".length());
+        String head = rules.filePrefix();
+        String tail = rules.fileSuffix();
+        return last.length() > head.length() + tail.length() && last.startsWith(head) && last.endsWith(tail)
+            && isSegment(last, head.length(), last.length() - tail.length());
       }
       start = i + 1;
     }
@@ -154,8 +161,9 @@ public final class FileRunPlanner {
     }
     Optional<String> file = parseComment(text);
     if (file.isEmpty()) {
-      return FileRunDecision.rejected("comment", "usage: " + rules.command() + " tests/<"
-          + String.join("|", rules.testRoots()) + ">/.../test_<name>.py (one registered test file, nothing else)");
+      return FileRunDecision.rejected("comment", "usage: " + rules.command() + " " + rules.testDirectory() + "/"
+          + (rules.testRoots().isEmpty() ? "" : "<" + String.join("|", rules.testRoots()) + ">/") + ".../"
+          + rules.filePrefix() + "<name>" + rules.fileSuffix() + " (one registered test file, nothing else)");
     }
     return planFile(file.get(), imageTag, Optional.of(prNumber));
   }
@@ -181,11 +189,11 @@ public final class FileRunPlanner {
     }
     List<Registration> usable = new ArrayList<>();
     for (Registration r : all) {
-      if (rules.backends().contains(r.backend())) {
+      if (backends.contains(r.backend())) {
         usable.add(r);
       }
     }
-    String supported = rules.backends().stream().map(FileRunPlanner::display).collect(Collectors.joining(" and "));
+    String supported = backends.stream().map(FileRunPlanner::display).collect(Collectors.joining(" and "));
     if (usable.isEmpty()) {
       String others = all.stream().map(Registration::backend).distinct().map(FileRunPlanner::display)
           .collect(Collectors.joining(", "));
@@ -194,7 +202,7 @@ public final class FileRunPlanner {
           + " supports " + supported);
     }
     if (usable.size() > 1) {
-      return FileRunDecision.rejected("unique", file + " has multiple " + rules.backends().stream()
+      return FileRunDecision.rejected("unique", file + " has multiple " + backends.stream()
           .map(FileRunPlanner::display).collect(Collectors.joining("/")) + " registrations ("
           + usable.stream().map(r -> r.backend() + ":" + r.suite()).collect(Collectors.joining(", "))
           + "); expected exactly one");
@@ -209,7 +217,7 @@ public final class FileRunPlanner {
       return FileRunDecision.rejected("runner", file + " is registered in " + r.suite()
           + ", which has no runner mapping");
     }
-    if (!gpu && !r.suite().endsWith("-cpu")) {
+    if (!gpu && suite.gpus() != 0) {
       return FileRunDecision.rejected("runner", file + " is registered in " + r.suite() + ", which is not a CPU suite");
     }
     String image = policy.containerImageRepository().map(repo -> repo + ":" + tag).orElse(tag);

@@ -13,6 +13,7 @@ import dev.cipolicy.api.policy.Policy;
 import dev.cipolicy.api.policy.ScheduleRule;
 import dev.cipolicy.api.policy.ScopeRule;
 import dev.cipolicy.api.policy.Suite;
+import dev.cipolicy.api.policy.SuiteNaming;
 import dev.cipolicy.api.policy.WorkflowLabel;
 import dev.cipolicy.core.schedule.CronSchedule;
 import dev.cipolicy.core.schedule.InvalidCronException;
@@ -29,6 +30,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The static checks, run once when a policy is turned into a resolver: the rules of the policy as a
@@ -342,48 +344,144 @@ final class PolicyChecker {
   }
 
   private void checkSuite(Backend b, Suite s, String path, Map<String, HostLayout> hosts) {
-    Matcher m = Names.STAGE.matcher(s.name());
-    if (!m.matches()) {
-      problem(path, "suite name '" + s.name() + "' does not follow the stage grammar "
-          + "[nightly-]stage-<a|b|c>-cpu or [nightly-]stage-<a|b|c>-<gpus>-gpu-<hw>");
-      return;
-    }
-    boolean gpuStage = m.group(2) != null;
-    if (gpuStage != b.gpu()) {
-      problem(path, "suite '" + s.name() + "' is a " + (gpuStage ? "GPU" : "CPU") + " stage but backend '"
-          + b.name() + "' is " + (b.gpu() ? "a GPU backend (set gpu: true only on GPU backends)"
-          : "a CPU backend (declare gpu: true on GPU backends)"));
+    int gpus = s.gpus();
+    if (b.gpu() && gpus == 0) {
+      problem(path + ".gpus", "suite '" + s.name() + "' of GPU backend '" + b.name() + "' declares no GPUs;"
+          + " declare gpus: <n> (at least 1), or move it to a CPU backend");
+    } else if (!b.gpu() && gpus > 0) {
+      problem(path + ".gpus", "suite '" + s.name() + "' declares gpus: " + gpus + " but backend '" + b.name()
+          + "' is a CPU backend (declare gpu: true on GPU backends, gpus: 0 on CPU suites)");
     }
     if (s.runnerLabels().isEmpty() && !s.githubHosted()) {
       problem(path, "suite '" + s.name() + "' has no runner mapping; declare runner_labels or "
           + "github_hosted: true");
     }
-    if (gpuStage) {
-      int gpus = Integer.parseInt(m.group(2));
-      String hw = m.group(3);
+    s.hardware().ifPresent(hw -> {
       if (!s.runnerLabels().isEmpty() && !s.runnerLabels().contains(hw)) {
         problem(path + ".runner_labels", "runner labels " + s.runnerLabels() + " do not name the hardware '"
-            + hw + "' of stage '" + s.name() + "'");
+            + hw + "' of suite '" + s.name() + "' (hardware: " + hw + ")");
       }
-      for (String label : s.runnerLabels()) {
-        if (label.matches("[0-9]+gpu") && !label.equals(gpus + "gpu")) {
-          problem(path + ".runner_labels", "runner label '" + label + "' contradicts the " + gpus
-              + " GPUs named by stage '" + s.name() + "'");
-        }
+    });
+    for (String label : s.runnerLabels()) {
+      if (GPU_LABEL.matcher(label).matches() && !label.equals(gpus + "gpu")) {
+        problem(path + ".runner_labels", "runner label '" + label + "' contradicts the " + gpus
+            + " GPUs of suite '" + s.name() + "' (gpus: " + gpus + ")");
       }
+    }
+    if (gpus > 0) {
       s.host().ifPresent(h -> {
         HostLayout host = hosts.get(h);
         if (host == null) {
           problem(path + ".host", "unknown host layout '" + h + "'; expected one of "
               + new TreeSet<>(hosts.keySet()));
         } else if (gpus > host.gpus() || (!host.partitions().isEmpty() && !host.partitions().contains(gpus))) {
-          problem(path + ".host", "stage '" + s.name() + "' needs " + gpus + " GPUs, which host layout '" + h
-              + "' " + (host.partitions().isEmpty() ? "with " + host.gpus() + " GPUs"
-              : "partitioned " + host.partitions()) + " cannot provide");
+          problem(path + ".host", "suite '" + s.name() + "' needs " + gpus + " GPUs (gpus: " + gpus
+              + "), which host layout '" + h + "' " + (host.partitions().isEmpty() ? "with " + host.gpus()
+              + " GPUs" : "partitioned " + host.partitions()) + " cannot provide");
         }
       });
     } else if (s.host().isPresent()) {
-      problem(path + ".host", "a CPU stage has no host layout");
+      problem(path + ".host", "a CPU suite (gpus: 0) has no host layout");
+    }
+    policy.suiteNaming().ifPresent(naming -> checkName(naming, s, path));
+  }
+
+  /** A {@code <n>gpu} runner label, which states a GPU count. */
+  private static final Pattern GPU_LABEL = Pattern.compile("[0-9]{1,9}gpu");
+
+  /**
+   * The most characters a naming pattern may read while matching one suite name: far more than any sane
+   * pattern needs on a 64-character name, far less than a catastrophically backtracking one takes.
+   */
+  static final int NAMING_MATCH_BUDGET = 1_000_000;
+
+  private void checkName(SuiteNaming naming, Suite s, String path) {
+    String rule = naming.description().isEmpty() ? naming.pattern()
+        : naming.description() + " (" + naming.pattern() + ")";
+    Matcher m = naming.compiled().matcher(new BoundedChars(s.name(), NAMING_MATCH_BUDGET));
+    boolean matches;
+    try {
+      matches = m.matches();
+    } catch (BoundedChars.Exhausted e) {
+      problem("suite_naming.pattern", "the suite naming pattern takes more than " + NAMING_MATCH_BUDGET
+          + " steps to match suite name '" + s.name() + "'; simplify it (no nested repetition)");
+      return;
+    }
+    if (!matches) {
+      problem(path, "suite name '" + s.name() + "' does not follow the policy's suite naming rule " + rule);
+      return;
+    }
+    if (naming.groups().contains("gpus")) {
+      String said = m.group("gpus");
+      if (said == null) {
+        if (s.gpus() != 0) {
+          problem(path + ".gpus", "suite '" + s.name() + "' declares gpus: " + s.gpus() + " but its name says"
+              + " it is a CPU suite (the suite_naming group 'gpus' did not match)");
+        }
+      } else if (!said.matches("[0-9]{1,9}")) {
+        problem(path, "the suite_naming group 'gpus' matched '" + said + "' in suite name '" + s.name()
+            + "', which is not a GPU count");
+      } else if (Integer.parseInt(said) != s.gpus()) {
+        problem(path + ".gpus", "suite '" + s.name() + "' declares gpus: " + s.gpus() + " but its name says "
+            + Integer.parseInt(said) + " (suite_naming group 'gpus')");
+      }
+    }
+    if (naming.groups().contains("hardware")) {
+      String said = m.group("hardware");
+      if (said != null && !s.hardware().equals(Optional.of(said))) {
+        problem(path + ".hardware", "suite '" + s.name() + "' declares " + s.hardware().map(h -> "hardware: " + h)
+            .orElse("no hardware") + " but its name says '" + said + "' (suite_naming group 'hardware')");
+      }
+    }
+  }
+
+  /**
+   * A name read through a budget of character reads, so that a pathological pattern stops with
+   * {@link Exhausted} instead of backtracking for ever.
+   */
+  private static final class BoundedChars implements CharSequence {
+    private final String text;
+    private final int[] budget;
+
+    BoundedChars(String text, int budget) {
+      this(text, new int[] {budget});
+    }
+
+    private BoundedChars(String text, int[] budget) {
+      this.text = text;
+      this.budget = budget;
+    }
+
+    @Override
+    public int length() {
+      return text.length();
+    }
+
+    @Override
+    public char charAt(int index) {
+      if (--budget[0] < 0) {
+        throw new Exhausted();
+      }
+      return text.charAt(index);
+    }
+
+    @Override
+    public CharSequence subSequence(int start, int end) {
+      return new BoundedChars(text.substring(start, end), budget);
+    }
+
+    @Override
+    public String toString() {
+      return text;
+    }
+
+    /** The budget ran out. */
+    static final class Exhausted extends RuntimeException {
+      private static final long serialVersionUID = 1L;
+
+      Exhausted() {
+        super("match budget exhausted", null, false, false);
+      }
     }
   }
 
@@ -418,13 +516,27 @@ final class PolicyChecker {
             + Names.NAME.pattern());
       }
     }
+    String[] segments = fr.testDirectory().split("/", -1);
+    for (String segment : segments) {
+      if (!segment.matches("[A-Za-z0-9_][A-Za-z0-9_.-]*")) {
+        problem("file_run.test_directory", "test directory '" + fr.testDirectory() + "' must be relative '/'-separated"
+            + " segments matching [A-Za-z0-9_][A-Za-z0-9_.-]*, e.g. tests or src/test/java");
+        break;
+      }
+    }
+    if (!fr.filePrefix().matches("[A-Za-z0-9_.-]*")) {
+      problem("file_run.file_prefix", "file prefix '" + fr.filePrefix() + "' must use only letters, digits and"
+          + " _ . -");
+    }
+    if (!fr.fileSuffix().matches("[A-Za-z0-9_.-]*")) {
+      problem("file_run.file_suffix", "file suffix '" + fr.fileSuffix() + "' must use only letters, digits and"
+          + " _ . -");
+    }
     Set<String> backends = new HashSet<>();
     policy.backends().forEach(b -> backends.add(b.name()));
     for (int i = 0; i < fr.backends().size(); i++) {
       String b = fr.backends().get(i);
-      // the default [cpu, cuda] may name backends a policy lacks: those reruns are then simply unavailable
-      boolean declared = !fr.backends().equals(FileRunRules.defaults().backends());
-      if (declared && !backends.contains(b)) {
+      if (!backends.contains(b)) {
         problem("file_run.backends[" + i + "]", "unknown backend '" + b + "'; expected one of "
             + new TreeSet<>(backends));
       }

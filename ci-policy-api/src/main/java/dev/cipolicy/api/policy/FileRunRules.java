@@ -4,7 +4,12 @@ import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
 import org.immutables.value.Value;
 
-/** The {@code /rerun-test <file>} command: its grammar and which backends it serves. */
+/**
+ * The {@code /rerun-test <file>} command: its grammar and which backends it serves. A rerun names one file
+ * {@code <test_directory>/<root>/(<dir>/)*<file_prefix><name><file_suffix>}. Every default is neutral (any
+ * file under {@code tests/}, on any backend); a project declares its own layout, e.g. the reference policy's
+ * {@code tests/<e2e|fast|fast-gpu|ci>/.../test_<name>.py} on {@code [cpu, cuda]}.
+ */
 @Value.Immutable
 @ValueStyle
 public abstract class FileRunRules {
@@ -19,26 +24,48 @@ public abstract class FileRunRules {
   }
 
   /**
-   * The test directories under {@code tests/} a rerun may name.
+   * The repository directory the test files live under: one or more {@code /}-separated segments.
    *
-   * @return {@code [e2e, fast, fast-gpu, ci]} by default
+   * @return {@code tests} by default
    */
-  @SuppressWarnings("immutables:untype") // a default list is set whole, never appended to
   @Value.Default
-  public List<String> testRoots() {
-    return List.of("e2e", "fast", "fast-gpu", "ci");
+  public String testDirectory() {
+    return "tests";
   }
 
   /**
-   * The backends a rerun can run on, in order; the first is the CPU backend.
+   * The directories under {@link #testDirectory()} a rerun may name; empty for any directory.
    *
-   * @return {@code [cpu, cuda]} by default
+   * @return empty by default; the reference policy declares {@code [e2e, fast, fast-gpu, ci]}
    */
-  @SuppressWarnings("immutables:untype") // a default list is set whole, never appended to
+  public abstract List<String> testRoots();
+
+  /**
+   * What a test file's name starts with.
+   *
+   * @return empty by default; the reference policy declares {@code test_}
+   */
   @Value.Default
-  public List<String> backends() {
-    return List.of("cpu", "cuda");
+  public String filePrefix() {
+    return "";
   }
+
+  /**
+   * What a test file's name ends with.
+   *
+   * @return empty by default; the reference policy declares {@code .py}
+   */
+  @Value.Default
+  public String fileSuffix() {
+    return "";
+  }
+
+  /**
+   * The backends a rerun can run on, in order; empty for every backend of the policy.
+   *
+   * @return empty by default; the reference policy declares {@code [cpu, cuda]}
+   */
+  public abstract List<String> backends();
 
   /**
    * The image tag used when the request names none.
@@ -51,7 +78,7 @@ public abstract class FileRunRules {
   }
 
   /**
-   * The reference rules.
+   * The neutral rules.
    *
    * @return rules with every default
    */

@@ -29,7 +29,8 @@ public abstract class Policy {
   public abstract String name();
 
   /**
-   * The prefix that turns a domain label into a PR label.
+   * The prefix that turns a domain label into a PR label. The default is a neutral, documented one so that
+   * a small policy need not declare it; a project whose PR labels look different declares its own.
    *
    * @return {@code run-ci-} unless declared otherwise
    */
@@ -100,6 +101,14 @@ public abstract class Policy {
    * @return e.g. {@code radixark/miles}
    */
   public abstract Optional<String> containerImageRepository();
+
+  /**
+   * The policy's own rule for suite names, if it has one; without it any {@link Suite#NAME_GRAMMAR} name is
+   * a suite name.
+   *
+   * @return the naming rule
+   */
+  public abstract Optional<SuiteNaming> suiteNaming();
 
   /**
    * Stages a pull request may run, and therefore may skip.

@@ -12,6 +12,7 @@ import dev.cipolicy.api.policy.RetryRules;
 import dev.cipolicy.api.policy.ScheduleRule;
 import dev.cipolicy.api.policy.ScopeRule;
 import dev.cipolicy.api.policy.Suite;
+import dev.cipolicy.api.policy.SuiteNaming;
 import dev.cipolicy.api.policy.TimeoutRule;
 import dev.cipolicy.api.policy.WorkflowLabel;
 import dev.cipolicy.core.PolicyResolver;
@@ -37,7 +38,7 @@ public final class PolicyLoader {
   private static final Set<String> ROOT_FIELDS = Set.of(
       "policy_version", "name", "label_prefix", "labels", "workflow_labels", "cadences", "events",
       "schedules", "scopes", "hosts", "backends", "container_image", "pr_stages", "non_gpu_paths", "retry",
-      "timeouts", "file_run", WorkflowsSection.FIELD, GatesSection.FIELD);
+      "timeouts", "file_run", "suite_naming", WorkflowsSection.FIELD, GatesSection.FIELD);
 
   /** The name of an entry of a named map is its key: a problem with the name points at the entry. */
   private static final Map<String, String> NAME_IS_KEY = Map.of("name", "");
@@ -123,6 +124,13 @@ public final class PolicyLoader {
         .flatMap(n -> r.fields(n, "container_image", Set.of("repository")))
         .flatMap(f -> f.requiredString("repository"))
         .ifPresent(b::containerImageRepository);
+    root.node("suite_naming").flatMap(n -> r.fields(n, "suite_naming", Set.of("pattern", "description")))
+        .ifPresent(f -> {
+          SuiteNaming.Builder nb = SuiteNaming.builder();
+          Optional<String> pattern = f.requiredString("pattern");
+          f.string("description").ifPresent(nb::description);
+          pattern.flatMap(p -> r.build("suite_naming", Map.of(), nb.pattern(p)::build)).ifPresent(b::suiteNaming);
+        });
     root.node("retry").flatMap(n -> r.fields(n, "retry",
         Set.of("non_retriable", "metric_assertion_patterns", "assertion_token"))).ifPresent(f -> {
           RetryRules.Builder rb = RetryRules.builder();
@@ -140,9 +148,13 @@ public final class PolicyLoader {
           r.build("timeouts", Map.of(), tb::build).ifPresent(b::timeouts);
         });
     root.node("file_run").flatMap(n -> r.fields(n, "file_run",
-        Set.of("command", "test_roots", "backends", "default_image_tag"))).ifPresent(f -> {
+        Set.of("command", "test_directory", "test_roots", "file_prefix", "file_suffix", "backends",
+            "default_image_tag"))).ifPresent(f -> {
           FileRunRules.Builder fb = FileRunRules.builder();
           f.string("command").ifPresent(fb::command);
+          f.string("test_directory").ifPresent(fb::testDirectory);
+          f.string("file_prefix").ifPresent(fb::filePrefix);
+          f.string("file_suffix").ifPresent(fb::fileSuffix);
           f.node("test_roots").ifPresent(n -> fb.testRoots(r.stringList(n, f.path("test_roots"))));
           f.node("backends").ifPresent(n -> fb.backends(r.stringList(n, f.path("backends"))));
           f.string("default_image_tag").ifPresent(fb::defaultImageTag);
@@ -264,9 +276,13 @@ public final class PolicyLoader {
 
   private static Optional<Suite> readSuite(DocReader r, Node.Entry e, String path) {
     return r.fields(e.value(), path, Set.of("runner_labels", "shards", "github_hosted",
-            "externally_scheduled", "host", "description"))
+            "externally_scheduled", "host", "description", "gpus", "hardware", "pool", "gpu_budget"))
         .flatMap(f -> {
           Suite.Builder b = Suite.builder().name(e.key());
+          f.integer("gpus").ifPresent(b::gpus);
+          f.string("hardware").ifPresent(b::hardware);
+          f.string("pool").ifPresent(b::pool);
+          f.integer("gpu_budget").ifPresent(b::gpuBudget);
           b.addAllRunnerLabels(f.stringList("runner_labels"));
           f.integer("shards").ifPresent(b::shards);
           f.bool("github_hosted").ifPresent(b::githubHosted);

@@ -345,33 +345,94 @@ class PolicyLoaderTest {
     }
 
     @Test
-    void suiteNamesFollowTheStageGrammarAndHaveARunnerMapping() {
+    void anyShellSafeSuiteNameIsValidButEverySuiteNeedsARunnerMapping() {
       String yaml = MINIMAL + "backends:\n  cuda:\n    gpu: true\n    suites:\n      gpu-tests:\n"
-          + "        runner_labels: [h200]\n      stage-c-4-gpu-h200: {}\n";
+          + "        gpus: 1\n        runner_labels: [h200]\n      integration: {gpus: 2}\n";
       InvalidPolicyException e = fail(yaml);
       assertThat(e.problems()).extracting(PolicyProblem::toString).containsExactly(
-          "bad.yaml:17:7: backends.cuda.suites.gpu-tests: suite name 'gpu-tests' does not follow the stage grammar"
-              + " [nightly-]stage-<a|b|c>-cpu or [nightly-]stage-<a|b|c>-<gpus>-gpu-<hw>",
-          "bad.yaml:19:7: backends.cuda.suites.stage-c-4-gpu-h200: suite 'stage-c-4-gpu-h200' has no runner"
+          "bad.yaml:20:7: backends.cuda.suites.integration: suite 'integration' has no runner"
               + " mapping; declare runner_labels or github_hosted: true");
     }
 
     @Test
-    void runnerLabelsMustAgreeWithTheStageName() {
-      String yaml = MINIMAL + "backends:\n  cuda:\n    gpu: true\n    suites:\n      stage-c-4-gpu-h200:\n"
-          + "        runner_labels: [h100, 8gpu]\n";
-      assertThat(fail(yaml).problems()).extracting(PolicyProblem::message).containsExactly(
-          "runner labels [h100, 8gpu] do not name the hardware 'h200' of stage 'stage-c-4-gpu-h200'",
-          "runner label '8gpu' contradicts the 4 GPUs named by stage 'stage-c-4-gpu-h200'");
+    void aSuiteNameMustBeShellSafe() {
+      String yaml = MINIMAL + "backends:\n  cpu:\n    suites:\n      \"unit tests;rm\": {github_hosted: true}\n";
+      assertThat(only(fail(yaml)).toString()).isEqualTo("bad.yaml:16:7: backends.cpu.suites.unit tests;rm: suite"
+          + " name 'unit tests;rm' is not shell-safe; expected 1 to 64 characters matching " + Suite.NAME_GRAMMAR);
+    }
+
+    @Test
+    void aGpuBackendsSuitesDeclareGpusAndACpuBackendsDoNot() {
+      String yaml = MINIMAL + "backends:\n  cpu:\n    suites:\n      lint: {github_hosted: true, gpus: 2}\n"
+          + "  cuda:\n    gpu: true\n    suites:\n      e2e: {runner_labels: [gpu]}\n";
+      assertThat(fail(yaml).problems()).extracting(PolicyProblem::toString).containsExactly(
+          "bad.yaml:16:41: backends.cpu.suites.lint.gpus: suite 'lint' declares gpus: 2 but backend 'cpu' is a"
+              + " CPU backend (declare gpu: true on GPU backends, gpus: 0 on CPU suites)",
+          "bad.yaml:20:7: backends.cuda.suites.e2e.gpus: suite 'e2e' of GPU backend 'cuda' declares no GPUs;"
+              + " declare gpus: <n> (at least 1), or move it to a CPU backend");
+    }
+
+    @Test
+    void runnerLabelsMustAgreeWithTheSuitesHardwareAndGpus() {
+      String yaml = MINIMAL + "backends:\n  cuda:\n    gpu: true\n    suites:\n      big:\n"
+          + "        gpus: 4\n        hardware: h200\n        runner_labels: [h100, 8gpu]\n";
+      assertThat(fail(yaml).problems()).extracting(PolicyProblem::toString).containsExactly(
+          "bad.yaml:20:9: backends.cuda.suites.big.runner_labels: runner labels [h100, 8gpu] do not name the"
+              + " hardware 'h200' of suite 'big' (hardware: h200)",
+          "bad.yaml:20:9: backends.cuda.suites.big.runner_labels: runner label '8gpu' contradicts the 4 GPUs of"
+              + " suite 'big' (gpus: 4)");
+    }
+
+    @Test
+    void gpuFieldsAreTypedAndBounded() {
+      String typed = MINIMAL + "backends:\n  cuda:\n    gpu: true\n    suites:\n      big:\n"
+          + "        gpus: four\n        hardware: 200\n        pool: [a]\n        gpu_budget: true\n";
+      assertThat(fail(typed).problems()).extracting(PolicyProblem::toString).containsExactly(
+          "bad.yaml:18:15: backends.cuda.suites.big.gpus: expected an integer, found a string",
+          "bad.yaml:19:19: backends.cuda.suites.big.hardware: expected a string, found an integer (200) (quote it)",
+          "bad.yaml:20:15: backends.cuda.suites.big.pool: expected a string, found a list",
+          "bad.yaml:21:21: backends.cuda.suites.big.gpu_budget: expected an integer, found a boolean (true)");
+      String bounded = MINIMAL + "backends:\n  cuda:\n    gpu: true\n    suites:\n      big:\n"
+          + "        gpus: 4\n        gpu_budget: 8\n        pool: \"$(x)\"\n        runner_labels: [4gpu]\n";
+      assertThat(fail(bounded).problems()).extracting(PolicyProblem::toString).containsExactly(
+          "bad.yaml:19:21: backends.cuda.suites.big.gpu_budget: the GPU budget of a job must be 1 to the suite's"
+              + " 4 GPUs, got 8",
+          "bad.yaml:20:15: backends.cuda.suites.big.pool: pool '$(x)' is not shell-safe; expected 1 to 64"
+              + " characters matching " + Suite.RUNNER_LABEL_GRAMMAR);
+    }
+
+    @Test
+    void theGpuFieldsAreReadAndDefaulted() {
+      String yaml = MINIMAL + "backends:\n  cpu:\n    suites:\n      unit-tests: {github_hosted: true}\n"
+          + "  cuda:\n    gpu: true\n    suites:\n      integration:\n        gpus: 8\n        hardware: b200\n"
+          + "        pool: blackwell\n        gpu_budget: 2\n        runner_labels: [b200, 8gpu]\n"
+          + "      smoke: {gpus: 1, runner_labels: [gpu]}\n";
+      Policy p = PolicyLoader.load("ok.yaml", yaml).policy();
+      Suite unit = p.backends().get(0).suites().get(0);
+      assertThat(unit.gpus() + "/" + unit.gpuBudget() + "/" + unit.hardware() + "/" + unit.pool())
+          .isEqualTo("0/0/Optional.empty/Optional.empty");
+      Suite integration = p.backends().get(1).suites().get(0);
+      assertThat(integration.gpus() + "/" + integration.gpuBudget() + "/" + integration.hardware().orElseThrow()
+          + "/" + integration.pool().orElseThrow()).isEqualTo("8/2/b200/blackwell");
+      assertThat(p.backends().get(1).suites().get(1).gpuBudget()).isEqualTo(1);
     }
 
     @Test
     void aPartitionedHostOnlyServesItsPartitionSizes() {
       String yaml = MINIMAL + "hosts:\n  node: {gpus: 8, partitions: [2, 2, 4]}\n"
-          + "backends:\n  cuda:\n    gpu: true\n    suites:\n      stage-c-8-gpu-h200:\n"
-          + "        runner_labels: [h200, 8gpu]\n        host: node\n";
+          + "backends:\n  cuda:\n    gpu: true\n    suites:\n      whole-node:\n"
+          + "        gpus: 8\n        runner_labels: [h200, 8gpu]\n        host: node\n";
       assertThat(only(fail(yaml)).message())
-          .isEqualTo("stage 'stage-c-8-gpu-h200' needs 8 GPUs, which host layout 'node' partitioned [2, 2, 4] cannot provide");
+          .isEqualTo("suite 'whole-node' needs 8 GPUs (gpus: 8), which host layout 'node' partitioned [2, 2, 4]"
+              + " cannot provide");
+    }
+
+    @Test
+    void aCpuSuiteHasNoHostLayout() {
+      String yaml = MINIMAL + "hosts:\n  node: {gpus: 8}\n"
+          + "backends:\n  cpu:\n    suites:\n      unit: {github_hosted: true, host: node}\n";
+      assertThat(only(fail(yaml)).toString())
+          .isEqualTo("bad.yaml:18:41: backends.cpu.suites.unit.host: a CPU suite (gpus: 0) has no host layout");
     }
 
     @Test

@@ -17,15 +17,18 @@ import java.util.OptionalLong;
  *       number is {@code pull_request.number}, else the top-level {@code number}; the action is
  *       {@code action}.
  *   <li>{@code schedule}: the cron is the top-level {@code schedule} string.
+ *   <li>{@code workflow_dispatch}: the dispatch's cadence is {@code inputs.cadence}, a string (a missing,
+ *       {@code null} or empty one is none); {@code inputs} must be an object when present.
  * </ul>
  *
  * @param prLabels the PR's label names, in payload order; empty when the event is not a pull request
  * @param prNumber the PR number, if the payload has one
  * @param action the webhook action ({@code opened}, {@code labeled}, ...), if present
  * @param schedule the cron of a scheduled run, if present
+ * @param dispatchCadence the {@code cadence} input of a manual dispatch, if present and non-empty
  */
 record GithubEvent(Optional<List<String>> prLabels, OptionalLong prNumber, Optional<String> action,
-    Optional<String> schedule) {
+    Optional<String> schedule, Optional<String> dispatchCadence) {
 
   /** Parses a payload file's text for the named event. */
   static GithubEvent parse(String file, String text, String eventName) {
@@ -52,7 +55,15 @@ record GithubEvent(Optional<List<String>> prLabels, OptionalLong prNumber, Optio
       }
       labels = Optional.of(labels(r, pr));
     }
-    return new GithubEvent(labels, number, action, schedule);
+    Optional<String> cadence = Optional.empty();
+    JsonNode inputs = root.get("inputs");
+    if (eventName.equals("workflow_dispatch") && inputs != null && !inputs.isNull()) {
+      if (!inputs.isObject()) {
+        throw r.error("inputs", "expected an object, found " + ConcurrencyJson.Reader.describe(inputs));
+      }
+      cadence = r.optionalString(inputs, "inputs.cadence");
+    }
+    return new GithubEvent(labels, number, action, schedule, cadence);
   }
 
   private static List<String> labels(ConcurrencyJson.Reader r, JsonNode pr) {

@@ -53,7 +53,9 @@ final class TriggerOptions {
   /** Reads the inputs, resolves the run and, with registrations, selects its stages. */
   Trigger resolve(CiPolicyCli c, LoadedPolicy loaded) {
     Map<String, String> env = c.environment();
-    Optional<String> override = Inputs.flagOrEnv(cadenceOverride, env, "CADENCE_OVERRIDE");
+    // the flag even when empty, else a non-empty CADENCE_OVERRIDE, else a dispatch's inputs.cadence (below)
+    Optional<String> override = cadenceOverride != null ? Optional.of(cadenceOverride)
+        : Inputs.nonEmpty(env.get("CADENCE_OVERRIDE"));
     Optional<String> runnerEvent = Inputs.nonEmpty(env.get("GITHUB_EVENT_NAME"));
     String event = eventName != null ? eventName
         : Inputs.nonEmpty(env.get("EVENT_NAME")).or(() -> runnerEvent).orElse("");
@@ -64,6 +66,9 @@ final class TriggerOptions {
     Optional<String> payloadPath = runnerEvent.filter(event::equals)
         .flatMap(e -> Inputs.nonEmpty(env.get("GITHUB_EVENT_PATH")));
     Payload payload = new Payload(c, payloadPath, event);
+    if (override.isEmpty() && event.equals("workflow_dispatch")) {
+      override = payload.get().flatMap(GithubEvent::dispatchCadence);
+    }
     TriggerInput.Builder input = TriggerInput.builder().eventName(event);
     Optional<String> cron = schedule != null ? Optional.of(schedule)
         : Inputs.nonEmpty(env.get("SCHEDULE")).or(() -> event.equals("schedule")

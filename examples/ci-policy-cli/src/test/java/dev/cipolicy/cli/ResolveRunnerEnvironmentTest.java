@@ -124,6 +124,49 @@ class ResolveRunnerEnvironmentTest {
   }
 
   @Test
+  void aDispatchsCadenceInputComesAfterTheFlagAndTheVariable() throws Exception {
+    Map<String, String> env = runner("workflow_dispatch", "workflow_dispatch-cadence.json");
+    assertThat(parse("workflow_dispatch-cadence.json", "workflow_dispatch").dispatchCadence()).contains("release");
+    assertThat(parse("workflow_dispatch-empty-cadence.json", "workflow_dispatch").dispatchCadence()).isEmpty();
+    assertThat(parse("workflow_dispatch.json", "workflow_dispatch").dispatchCadence()).isEmpty();
+    // the same payload read for another event has no dispatch cadence
+    assertThat(parse("workflow_dispatch-cadence.json", "schedule").dispatchCadence()).isEmpty();
+    assertThat(resolve(env).code()).isZero();
+    assertThat(output()).startsWith("cadence=release\n");
+    Files.delete(tmp.resolve("github_output"));
+    env.put("CADENCE_OVERRIDE", "nightly");
+    assertThat(resolve(env).code()).isZero();
+    assertThat(output()).startsWith("cadence=nightly\n");
+    Files.delete(tmp.resolve("github_output"));
+    // an empty variable is no override, so the payload's input applies
+    env.put("CADENCE_OVERRIDE", "");
+    assertThat(resolve(env).code()).isZero();
+    assertThat(output()).startsWith("cadence=release\n");
+    Files.delete(tmp.resolve("github_output"));
+    // the flag wins even when empty: no override, the event's cadence
+    assertThat(resolve(env, "--cadence-override", "").code()).isZero();
+    assertThat(output()).startsWith("cadence=regular\n");
+    Files.delete(tmp.resolve("github_output"));
+    assertThat(resolve(env, "--cadence-override", "weekly").code()).isZero();
+    assertThat(output()).startsWith("cadence=weekly\n");
+  }
+
+  @Test
+  void aDispatchsInputsMustBeAnObjectWithAStringCadence() throws Exception {
+    Path bad = tmp.resolve("dispatch.json");
+    Files.writeString(bad, "{\"inputs\": [\"release\"]}");
+    Map<String, String> env = runner("workflow_dispatch", "workflow_dispatch.json");
+    env.put("GITHUB_EVENT_PATH", bad.toString());
+    Result r = resolve(env);
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("::error::" + bad + ": inputs: expected an object, found an array\n");
+    Files.writeString(bad, "{\"inputs\": {\"cadence\": true}}");
+    assertThat(resolve(env).err()).isEqualTo("::error::" + bad
+        + ": inputs.cadence: expected a string or null, found a boolean (true)\n");
+    assertThat(output()).isEmpty();
+  }
+
+  @Test
   void aScheduleVariableBeatsThePayloadsCron() throws Exception {
     Map<String, String> env = runner("schedule", "schedule-weekly.json");
     env.put("SCHEDULE", "0 15 * * 0-5");

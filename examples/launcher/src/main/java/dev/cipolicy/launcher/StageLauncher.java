@@ -24,8 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -34,7 +32,9 @@ import java.util.stream.IntStream;
  * step does: plans every shard of the suite with {@link SuiteRegistry}, checks that every node has the GPUs
  * the suite needs, makes sure the CI image is present, writes each shard's plan to a file and starts
  * {@code tests/ci/run_suite.py} on it (in the CI container for GPU suites, with the devices of the host
- * partition the shard is bound to; directly for GitHub-hosted CPU suites). A suite whose shards select no
+ * partition the shard is bound to; directly for GitHub-hosted CPU suites). What a suite runs on comes from
+ * its fields ({@code gpus}), never from its name, and the CI image is the policy's
+ * {@code container_image.repository} at {@code CI_IMAGE_TAG}. A suite whose shards select no
  * test runs nothing: that is a success (incremental migration is normal).
  *
  * <p>Everything it touches goes through {@link LaunchPorts}, so its tests freeze it without patching
@@ -53,8 +53,6 @@ import java.util.stream.IntStream;
  * </table>
  */
 public final class StageLauncher {
-  private static final Pattern GPUS = Pattern.compile("-(\\d+)-gpu-");
-
   private final LaunchPorts ports;
 
   /**
@@ -89,9 +87,8 @@ public final class StageLauncher {
    */
   public void runSuite(String suite) throws IOException {
     Environment env = ports.environment();
-    String policyFile = env.getOrDefault("CI_POLICY", "examples/policies/miles.yaml");
     String registrationsFile = env.getOrDefault("CI_REGISTRATIONS", "examples/registrations/miles.yaml");
-    LoadedPolicy loaded = PolicyLoader.load(policyFile, read(policyFile));
+    LoadedPolicy loaded = loadPolicy();
     SuiteRegistry registry = RegistrationLoader.load(registrationsFile, read(registrationsFile), loaded.resolver());
     Policy policy = loaded.policy();
     Backend backend = policy.backends().stream()
@@ -131,9 +128,10 @@ public final class StageLauncher {
       return;
     }
 
-    int gpus = gpusOf(suite);
+    int gpus = definition.gpus();
+    String image = image(policy);
     checkGpus(backend.name(), suite, gpus);
-    pullImage();
+    pullImage(image);
     Optional<HostLayout> host = policy.hosts().stream()
         .filter(h -> definition.host().map(h.name()::equals).orElse(false))
         .findFirst();
@@ -155,7 +153,7 @@ public final class StageLauncher {
           "-v", results + ":/results",
           "-v", planFile + ":/ci/plan.json:ro",
           "-w", "/workspace",
-          image()));
+          image));
       Command inContainer = runSuite(plan, "/ci/plan.json", "/results/" + report(plan))
           .withArguments(List.of("--num-gpus", Integer.toString(gpus)));
       docker.addAll(inContainer.argv());
@@ -164,17 +162,30 @@ public final class StageLauncher {
   }
 
   /**
-   * Makes sure the CI image is on the node: pulls it when {@code docker image inspect} does not find it.
+   * Makes sure the policy's CI image is on the node: pulls it when {@code docker image inspect} does not
+   * find it.
+   *
+   * @throws IOException when the policy cannot be read
+   * @throws InvalidInputException when the policy declares no container image or the pull fails
    */
-  public void pullImage() {
+  public void pullImage() throws IOException {
+    pullImage(image(loadPolicy().policy()));
+  }
+
+  private void pullImage(String image) {
     CommandResult inspect = ports.executor().run(Command.of("docker", "image", "inspect", "--format", "{{.Id}}",
-        image()));
+        image));
     if (!inspect.succeeded()) {
-      CommandResult pull = ports.executor().run(Command.of("docker", "pull", image()));
+      CommandResult pull = ports.executor().run(Command.of("docker", "pull", image));
       if (!pull.succeeded()) {
-        throw new InvalidInputException("cannot pull " + image() + ": " + pull.stderr().strip());
+        throw new InvalidInputException("cannot pull " + image + ": " + pull.stderr().strip());
       }
     }
+  }
+
+  private LoadedPolicy loadPolicy() throws IOException {
+    String policyFile = ports.environment().getOrDefault("CI_POLICY", "examples/policies/miles.yaml");
+    return PolicyLoader.load(policyFile, read(policyFile));
   }
 
   private void checkGpus(String backend, String suite, int needed) {
@@ -225,16 +236,11 @@ public final class StageLauncher {
         .collect(Collectors.joining(",")));
   }
 
-  private static int gpusOf(String suite) {
-    Matcher m = GPUS.matcher(suite);
-    if (!m.find()) {
-      throw new InvalidInputException("GPU suite " + suite + " does not say its GPU count (-<n>-gpu-)");
-    }
-    return Integer.parseInt(m.group(1));
-  }
-
-  private String image() {
-    return "radixark/miles:" + ports.environment().getOrDefault("CI_IMAGE_TAG", "latest");
+  /** The CI image: the policy's container image repository at {@code CI_IMAGE_TAG}. */
+  private String image(Policy policy) {
+    String repository = policy.containerImageRepository().orElseThrow(() -> new InvalidInputException("policy "
+        + policy.name() + " declares no container_image.repository; GPU suites run in the CI image"));
+    return repository + ":" + ports.environment().getOrDefault("CI_IMAGE_TAG", "latest");
   }
 
   private static String report(SuiteRunPlan plan) {

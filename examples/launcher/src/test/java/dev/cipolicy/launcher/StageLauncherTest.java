@@ -29,16 +29,20 @@ class StageLauncherTest {
   private RecordingCommandExecutor executor;
 
   private StageLauncher launcher(CommandScript script) {
+    return launcher(script, FrozenEnvironment.builder().set("CI_CADENCE", "nightly").build());
+  }
+
+  private StageLauncher launcher(CommandScript script, FrozenEnvironment environment) {
     executor = new RecordingCommandExecutor(script);
     Path repo = LauncherSnapshots.findRepositoryRoot(Path.of(""));
     return new StageLauncher(new LaunchPorts(executor,
-        FrozenEnvironment.builder().set("CI_CADENCE", "nightly").build(),
+        environment,
         FrozenFileSystemView.of(sandbox, repo), Clock.fixed(LauncherSnapshots.FROZEN_INSTANT, ZoneOffset.UTC),
         new StableScratchpad()));
   }
 
   @Test
-  void anImageAlreadyOnTheNodeIsNotPulled() {
+  void anImageAlreadyOnTheNodeIsNotPulled() throws Exception {
     launcher(CommandScript.empty()).pullImage();
 
     assertThat(executor.commands()).extracting(c -> String.join(" ", c.command().argv()))
@@ -68,6 +72,28 @@ class StageLauncherTest {
 
     assertThatThrownBy(l::pullImage).isInstanceOf(InvalidInputException.class)
         .hasMessage("cannot pull radixark/miles:latest: manifest unknown");
+  }
+
+  @Test
+  void aSuitesGpusAndImageComeFromThePolicyNotFromItsName() throws Exception {
+    StageLauncher l = launcher(CommandScript.builder()
+        .respond(program("nvidia-smi"), (node, command) -> CommandResult.success("0\n1\n"))
+        .build(), FrozenEnvironment.builder()
+        .set("CI_POLICY", "examples/policies/jvm-service.yaml")
+        .set("CI_REGISTRATIONS", "examples/registrations/jvm-service.yaml")
+        .set("CI_CADENCE", "nightly")
+        .set("CI_IMAGE_TAG", "main")
+        .build());
+
+    l.runSuite("e2e-gpu");
+
+    assertThat(executor.commands()).extracting(c -> String.join(" ", c.command().argv()))
+        .filteredOn(c -> c.startsWith("docker"))
+        .hasSize(2)
+        .allSatisfy(c -> assertThat(c).contains("ghcr.io/acme/orders-service:main"));
+    String run = executor.commands().stream().map(c -> String.join(" ", c.command().argv()))
+        .filter(c -> c.startsWith("docker run")).findFirst().orElseThrow();
+    assertThat(run).contains("--gpus \"device=0,1\"", "--suite e2e-gpu", "--num-gpus 2", "--hw gpu");
   }
 
   @Test

@@ -1,0 +1,123 @@
+package dev.cipolicy.core.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import dev.cipolicy.api.InvalidPolicyException;
+import dev.cipolicy.api.PolicyProblem;
+import dev.cipolicy.api.policy.SuiteNaming;
+import dev.cipolicy.core.ReferencePolicy;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** A policy's own suite naming rule: names match it, and its named groups agree with the suite's fields. */
+class SuiteNamingTest {
+  private static final String BASE = """
+      name: mini
+      labels:
+        a: first
+      cadences:
+        regular: {admit_nightly_tests: false, bypass_fastfail: false, write_baseline: false}
+      events:
+        pull_request: {source: pull_request_labels, cadence: regular}
+      """;
+
+  private static final String STAGES = """
+      suite_naming:
+        pattern: "stage-(?<tier>[abc])-(?:cpu|(?<gpus>[1-9][0-9]*)-gpu-(?<hardware>[a-z0-9]+))"
+        description: stage-<tier>-cpu or stage-<tier>-<gpus>-gpu-<hardware>
+      """;
+
+  private static InvalidPolicyException fail(String yaml) {
+    try {
+      PolicyLoader.load("bad.yaml", yaml);
+    } catch (InvalidPolicyException e) {
+      return e;
+    }
+    throw new AssertionError("expected the policy to be rejected:\n" + yaml);
+  }
+
+  @Test
+  void theReferencePolicyDeclaresItsStageGrammarAsANamingRule() {
+    SuiteNaming naming = ReferencePolicy.loaded().policy().suiteNaming().orElseThrow();
+    assertThat(naming.groups()).containsExactly("tier", "gpus", "hardware");
+    assertThat(ReferencePolicy.loaded().policy().backends().get(1).suites())
+        .extracting(s -> s.name() + "=" + s.gpus() + "/" + s.hardware().orElseThrow() + "/" + s.pool().orElseThrow()
+            + "/" + s.gpuBudget())
+        .contains("stage-c-4-gpu-h200=4/h200/h200/4", "stage-c-8-gpu-b200=8/b200/b200/8");
+  }
+
+  @Test
+  void theReferencePolicyDeclaresItsOwnProjectChoices() {
+    var p = ReferencePolicy.loaded().policy();
+    assertThat(p.retry()).isEqualTo(dev.cipolicy.api.policy.RetryRules.defaults());
+    assertThat(p.fileRun().command() + " " + p.fileRun().testDirectory() + " " + p.fileRun().testRoots() + " "
+        + p.fileRun().filePrefix() + " " + p.fileRun().fileSuffix() + " " + p.fileRun().backends())
+        .isEqualTo("/rerun-test tests [e2e, fast, fast-gpu, ci] test_ .py [cpu, cuda]");
+    assertThat(p.labelPrefix()).isEqualTo("run-ci-");
+  }
+
+  @Test
+  void withoutARuleAnyShellSafeNameIsASuiteName() {
+    PolicyLoader.load("ok.yaml", BASE + "backends:\n  cpu:\n    suites:\n      unit-tests: {github_hosted: true}\n"
+        + "      integration: {github_hosted: true}\n");
+  }
+
+  @Test
+  void everyNameMustMatchTheRule() {
+    String yaml = BASE + STAGES + "backends:\n  cpu:\n    suites:\n      unit-tests: {github_hosted: true}\n"
+        + "      stage-a-cpu: {github_hosted: true}\n";
+    assertThat(fail(yaml).problems()).extracting(PolicyProblem::toString).containsExactly(
+        "bad.yaml:14:7: backends.cpu.suites.unit-tests: suite name 'unit-tests' does not follow the policy's suite"
+            + " naming rule stage-<tier>-cpu or stage-<tier>-<gpus>-gpu-<hardware>"
+            + " (stage-(?<tier>[abc])-(?:cpu|(?<gpus>[1-9][0-9]*)-gpu-(?<hardware>[a-z0-9]+)))");
+  }
+
+  @Test
+  void theNamedGroupsMustAgreeWithTheFields() {
+    String yaml = BASE + STAGES + "backends:\n  cpu:\n    suites:\n      stage-a-cpu: {github_hosted: true}\n"
+        + "  cuda:\n    gpu: true\n    suites:\n"
+        + "      stage-c-4-gpu-h200: {gpus: 8, hardware: h100, runner_labels: [h100]}\n"
+        + "      stage-c-2-gpu-b200: {gpus: 2, runner_labels: [gpu]}\n";
+    assertThat(fail(yaml).problems()).extracting(PolicyProblem::toString).containsExactly(
+        "bad.yaml:18:34: backends.cuda.suites.stage-c-4-gpu-h200.gpus: suite 'stage-c-4-gpu-h200' declares gpus: 8"
+            + " but its name says 4 (suite_naming group 'gpus')",
+        "bad.yaml:18:47: backends.cuda.suites.stage-c-4-gpu-h200.hardware: suite 'stage-c-4-gpu-h200' declares"
+            + " hardware: h100 but its name says 'h200' (suite_naming group 'hardware')",
+        "bad.yaml:19:7: backends.cuda.suites.stage-c-2-gpu-b200.hardware: suite 'stage-c-2-gpu-b200' declares no"
+            + " hardware but its name says 'b200' (suite_naming group 'hardware')");
+  }
+
+  @Test
+  void aNameWhoseGpusGroupDidNotMatchBelongsToACpuSuite() {
+    String yaml = BASE + "suite_naming: {pattern: \"(?:cpu|gpu(?<gpus>[0-9]))-.*\"}\n"
+        + "backends:\n  gpu:\n    gpu: true\n    suites:\n      cpu-e2e: {gpus: 2, runner_labels: [x]}\n";
+    assertThat(fail(yaml).problems()).extracting(PolicyProblem::message).containsExactly(
+        "suite 'cpu-e2e' declares gpus: 2 but its name says it is a CPU suite (the suite_naming group 'gpus' did not"
+            + " match)");
+  }
+
+  @Test
+  void aBadPatternIsALocatedProblem() {
+    assertThat(fail(BASE + "suite_naming: {pattern: \"stage-(\"}\n").problems()).extracting(PolicyProblem::toString)
+        .containsExactly("bad.yaml:8:25: suite_naming.pattern: regular expression does not compile: Unclosed group"
+            + " near index 7");
+    assertThat(fail(BASE + "suite_naming: {pattern: \"(?<gpu>[0-9]+)\"}\n").problems())
+        .extracting(PolicyProblem::message).containsExactly("named group 'gpu' is not one of [gpus, hardware, tier]");
+    assertThat(fail(BASE + "suite_naming: {pattern: \"" + "a".repeat(SuiteNaming.MAX_PATTERN_LENGTH + 1) + "\"}\n")
+        .problems()).extracting(PolicyProblem::message).containsExactly("must be at most 512, got 513");
+    assertThat(fail(BASE + "suite_naming: {description: x}\n").problems()).extracting(PolicyProblem::toString)
+        .containsExactly("bad.yaml:8:15: suite_naming: missing required field 'pattern'");
+  }
+
+  @Test
+  void aCatastrophicPatternIsReportedNotRunForEver() {
+    String name = "a".repeat(60) + "-";
+    String yaml = BASE + "suite_naming: {pattern: \"(.*a){12}\"}\n"
+        + "backends:\n  cpu:\n    suites:\n      " + name + ": {github_hosted: true}\n";
+    InvalidPolicyException e = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> fail(yaml));
+    assertThat(e.problems()).extracting(PolicyProblem::toString).containsExactly(
+        "bad.yaml:8:25: suite_naming.pattern: the suite naming pattern takes more than 1000000 steps to match suite"
+            + " name '" + name + "'; simplify it (no nested repetition)");
+  }
+}
