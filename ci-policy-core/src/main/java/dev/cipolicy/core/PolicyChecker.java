@@ -69,8 +69,7 @@ final class PolicyChecker {
   }
 
   private void warn(String code, String path, String message) {
-    String where = locator.locate(path).map(l -> l + ": ").orElse("") + path + ": ";
-    warnings.add(new Warning(code, where + message));
+    warnings.add(new Warning(code, path + ": " + message, locator.locate(path)));
   }
 
   private void run() {

@@ -260,8 +260,11 @@ class PolicyLoaderTest {
       LoadedPolicy loaded = PolicyLoader.load("ok.yaml", MINIMAL + "  - cron: \"0 15 * * 1\"\n    cadence: nightly\n");
       assertThat(loaded.warnings()).singleElement().satisfies(w -> {
         assertThat(w.code()).isEqualTo("schedule-overlap");
-        assertThat(w.message()).isEqualTo("ok.yaml:13:11: schedules[1].cron: crons '0 15 * * 0-5' and '0 15 * * 1'"
+        assertThat(w.message()).isEqualTo("schedules[1].cron: crons '0 15 * * 0-5' and '0 15 * * 1'"
             + " (both nightly) both fire at 2024-01-01T15:00:00Z, starting two runs");
+        assertThat(w.location()).contains(new SourceLocation("ok.yaml", 13, 11));
+        assertThat(w.toString()).isEqualTo("schedule-overlap: ok.yaml:13:11: schedules[1].cron: crons '0 15 * * 0-5'"
+            + " and '0 15 * * 1' (both nightly) both fire at 2024-01-01T15:00:00Z, starting two runs");
       });
     }
 

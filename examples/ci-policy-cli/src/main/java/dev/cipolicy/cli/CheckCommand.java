@@ -23,13 +23,13 @@ final class CheckCommand extends PolicyCommand {
   int run(CiPolicyCli c, LoadedPolicy loaded) throws IOException {
     Policy p = loaded.policy();
     for (Warning w : loaded.warnings()) {
-      c.console().warning(w.message());
+      Annotations.warning(c, w);
     }
     if (workflow != null) {
       List<String> crons = WorkflowCrons.read(workflow, Inputs.readText(c.resolvePath(workflow), "workflow file", Inputs.MAX_WORKFLOW_BYTES));
       List<Warning> mismatches = loaded.resolver().compareWorkflowCrons(crons);
       for (Warning w : mismatches) {
-        c.console().error(workflow + ": " + w.message());
+        Annotations.fileError(c, workflow, w);
       }
       if (!mismatches.isEmpty()) {
         return CiPolicyCli.EXIT_ERROR;

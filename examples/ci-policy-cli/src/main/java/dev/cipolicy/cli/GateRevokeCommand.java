@@ -61,7 +61,7 @@ final class GateRevokeCommand implements Callable<Integer> {
           + r.runsRevoked() + " newly revoked, " + r.samplesUntrusted() + " trusted sample(s) left the baseline");
       return 0;
     } catch (CiPolicyException e) {
-      c.console().error(e.getMessage());
+      Annotations.report(c, e);
       return CiPolicyCli.EXIT_ERROR;
     }
   }

@@ -13,7 +13,8 @@ import picocli.CommandLine.ParentCommand;
 
 /**
  * A subcommand that works on a policy document: loads {@code --policy}, runs the command, and turns
- * every library error into {@code ::error::<message>} on stderr with exit code 1.
+ * every library error into an annotation on stderr ({@code ::error ...::<message>}, see {@link Annotations})
+ * with exit code 1.
  */
 abstract class PolicyCommand implements Callable<Integer> {
   /** Pretty-printing JSON writer for {@code --json} output. */
@@ -31,7 +32,7 @@ abstract class PolicyCommand implements Callable<Integer> {
     try {
       return run(c, Inputs.loadPolicy(c, Objects.requireNonNull(policy)));
     } catch (CiPolicyException e) {
-      c.console().error(e.getMessage());
+      Annotations.report(c, e);
       return CiPolicyCli.EXIT_ERROR;
     } catch (IOException e) {
       c.console().error(Inputs.describe(e));

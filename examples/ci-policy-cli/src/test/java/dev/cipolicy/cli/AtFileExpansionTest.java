@@ -43,7 +43,7 @@ class AtFileExpansionTest {
     String at = "@" + secret();
     CommandLine root = commandLine();
     assertThat(root.isExpandAtFiles()).isFalse();
-    assertThat(root.getSubcommands()).hasSize(8);
+    assertThat(root.getSubcommands()).hasSize(9);
     int checked = 0;
     for (Map.Entry<String, CommandLine> sub : root.getSubcommands().entrySet()) {
       assertThat(sub.getValue().isExpandAtFiles()).as(sub.getKey()).isFalse();

@@ -194,8 +194,8 @@ class GateCommandTest {
     Result r = run("gate", "--policy", POLICY, "--gates", badGates.toString(), "--test-file", TEST, "--hw", "cuda",
         "--suite", "stage-c-4-gpu-h200", "--record", "examples/gate/nightly-1.json");
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err()).isEqualTo("::error::Invalid gate declarations: " + badGates
-        + ":2:32: tests/e2e/test_fsdp_short.py[0].steps[1]: step index 1 is listed twice\n");
+    assertThat(r.err()).isEqualTo("::error file=" + Console.escapeProperty(badGates.toString())
+        + ",line=2,col=32,title=gates::step index 1 is listed twice\n");
 
     Files.writeString(tmp.resolve("history.json"), "{\"format\": \"ci-policy-gate-history/1\", \"runs\": [{}]}");
     r = gate("examples/gate/nightly-1.json");

@@ -49,7 +49,7 @@ class GateDocTest {
       int code = CiPolicyCli.run(args, Map.of(), REPO, new PrintStream(out, true, StandardCharsets.UTF_8),
           new PrintStream(out, true, StandardCharsets.UTF_8));
       assertThat(out.toString(StandardCharsets.UTF_8)).as(e.command()).isEqualTo(e.output());
-      assertThat(code).as(e.command()).isEqualTo(e.output().startsWith("::error::") ? 1 : 0);
+      assertThat(code).as(e.command()).isEqualTo(e.output().startsWith("::error") ? 1 : 0);
     }
     deleteDemo();
   }

@@ -90,7 +90,8 @@ class HostileCorpusTest {
       assertThat(all).as(context).doesNotContain(Files.readString(secret, StandardCharsets.UTF_8).strip());
     }
     if (exit != 0) {
-      List<String> errors = r.err().lines().filter(l -> l.startsWith("::error::")).toList();
+      List<String> errors = r.err().lines()
+          .filter(l -> WorkflowCommandForgeryProperties.OUR_ERROR.matcher(l).lookingAt()).toList();
       assertThat(errors).as(context).hasSize(Integer.parseInt(expect.getProperty("errors", "1")));
       String error = expect.getProperty("error");
       assertThat(error).as(dir.getFileName() + ": expect.properties needs error= when exit is not 0").isNotNull();

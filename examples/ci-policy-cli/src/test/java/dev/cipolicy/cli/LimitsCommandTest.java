@@ -24,7 +24,7 @@ class LimitsCommandTest {
   private static void assertOneError(Result r, String expected) {
     assertThat(r.code()).as(r.err()).isEqualTo(1);
     assertThat(r.out()).isEmpty();
-    assertThat(r.err()).startsWith("::error::").contains(expected).doesNotContain("\tat ")
+    assertThat(r.err()).containsPattern("^::error[ :]").hasLineCount(1).contains(expected).doesNotContain("\tat ")
         .doesNotContain("Exception in").doesNotContain("Error:");
   }
 
@@ -80,7 +80,7 @@ class LimitsCommandTest {
     Files.writeString(p, "# " + "x".repeat(1_000_000) + "\n" + Files.readString(CliTestSupport.REPO.resolve(POLICY)),
         StandardCharsets.UTF_8);
     assertOneError(timed("check", "--policy", p.toString()),
-        "line.yaml:1:1: the line is 1000002 characters long; YAML lines are limited to 65536 characters");
+        "line.yaml,line=1,col=1,title=syntax::the line is 1000002 characters long; YAML lines are limited to 65536 characters");
   }
 
   @Test
@@ -90,7 +90,7 @@ class LimitsCommandTest {
     Files.writeString(p, policy.replaceFirst("shards: 4", "shards: 0x10"), StandardCharsets.UTF_8);
     int line = policy.substring(0, policy.indexOf("shards: 4")).split("\n", -1).length;
     assertOneError(timed("check", "--policy", p.toString()),
-        "hex.yaml:" + line + ":17: backends.cpu.suites.stage-a-cpu.shards: 0x10 is not a decimal number");
+        "hex.yaml,line=" + line + ",col=17,title=suites::0x10 is not a decimal number");
   }
 
   @Test
@@ -99,7 +99,8 @@ class LimitsCommandTest {
     Files.writeString(p, Files.readString(CliTestSupport.REPO.resolve(REGISTRATIONS))
         .replaceFirst("est_time: 30}", "est_time: .nan}"), StandardCharsets.UTF_8);
     assertOneError(timed("plan-suite", "--policy", POLICY, "--registrations", p.toString(), "--hw", "cpu",
-        "--suite", "stage-a-cpu"), "[0].est_time: test file 'tests/fast/test_ci_policy.py': .nan is not a decimal number");
+        "--suite", "stage-a-cpu"), "r.yaml,line=3,col=84,title=registrations::test file 'tests/fast/test_ci_policy.py': .nan is not a decimal"
+        + " number");
   }
 
   @Test

