@@ -69,7 +69,7 @@ class AnnotationsTest {
     String file = "a%2Cb%3Ac%25d%0Ae/p%250A%2Cx.yaml";
     assertThat(r.err().lines().toList()).containsExactly(
         "::error file=" + file + ",line=3,col=1,title=policy::unknown field 'evil\\n::error::x, 50%25'; expected one"
-            + " of [backends, cadences, container_image, events, file_run, gates, hosts, label_prefix, labels, name,"
+            + " of [$schema, backends, cadences, container_image, events, file_run, gates, hosts, label_prefix, labels, name,"
             + " non_gpu_paths, policy_version, pr_stages, retry, schedules, scopes, suite_naming, timeouts,"
             + " workflow_labels,"
             + " workflows]");

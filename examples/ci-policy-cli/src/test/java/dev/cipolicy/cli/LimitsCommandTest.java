@@ -99,7 +99,7 @@ class LimitsCommandTest {
     Files.writeString(p, Files.readString(CliTestSupport.REPO.resolve(REGISTRATIONS))
         .replaceFirst("est_time: 30}", "est_time: .nan}"), StandardCharsets.UTF_8);
     assertOneError(timed("plan-suite", "--policy", POLICY, "--registrations", p.toString(), "--hw", "cpu",
-        "--suite", "stage-a-cpu"), "r.yaml,line=3,col=84,title=registrations::test file 'tests/fast/test_ci_policy.py': .nan is not a decimal"
+        "--suite", "stage-a-cpu"), "r.yaml,line=4,col=84,title=registrations::test file 'tests/fast/test_ci_policy.py': .nan is not a decimal"
         + " number");
   }
 
