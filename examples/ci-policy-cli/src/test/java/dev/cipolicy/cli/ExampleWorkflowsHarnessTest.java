@@ -145,52 +145,20 @@ class ExampleWorkflowsHarnessTest {
     }
 
     Path repo = Files.createDirectories(shared.resolve("origin"));
-    git(repo, "init", "-q", "-b", "main");
     List<String> files = new ArrayList<>(List.of(CliTestSupport.POLICY, CliTestSupport.REGISTRATIONS, "action.yml"));
     try (Stream<Path> s = Files.list(WORKFLOWS)) {
       s.forEach(p -> files.add("examples/workflows/" + p.getFileName()));
     }
-    for (String f : files) {
-      Path to = repo.resolve(f);
-      Files.createDirectories(to.getParent());
-      Files.copy(CliTestSupport.REPO.resolve(f), to);
-    }
+    PullRequestRepository.init(repo, files);
     // a short-lived CLI JVM: the action's java input and the wrapper below use it (the machine is shared)
     quickJava = shared.resolve("java-quick");
     Files.writeString(quickJava, "#!/bin/sh\nexec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \"$@\"\n");
     assertThat(quickJava.toFile().setExecutable(true)).isTrue();
     // the repository's ./ci-policy builds the CLI with Maven on first use; here it runs the module's classes
-    write(repo, "ci-policy", "#!/usr/bin/env bash\nexec '" + quickJava + "' -jar '" + cliJar + "' \"$@\"\n");
+    PullRequestRepository.write(repo, "ci-policy", "#!/usr/bin/env bash\nexec '" + quickJava + "' -jar '" + cliJar + "' \"$@\"\n");
     assertThat(repo.resolve("ci-policy").toFile().setExecutable(true)).isTrue();
-    write(repo, "docs/guide.md", "# Guide\n");
-    write(repo, "miles/core.py", "x = 1\n");
-    git(repo, "add", "-A");
-    git(repo, "commit", "-q", "-m", "base");
-    git(repo, "checkout", "-q", "-b", "feature");
-    write(repo, "docs/guide.md", "# Guide\n\nMore words.\n");
-    write(repo, "docs/new page.md", "# New\n");
-    git(repo, "add", "-A");
-    git(repo, "commit", "-q", "-m", "the PR: documentation only");
-    git(repo, "checkout", "-q", "main");
-    write(repo, "miles/core.py", "x = 2\n");
-    git(repo, "commit", "-q", "-am", "main moves on");
-    // refs/pull/N/merge: the base tip is the first parent, the PR head the second
-    git(repo, "checkout", "-q", "-b", "pull-1-merge");
-    git(repo, "merge", "-q", "--no-ff", "-m", "Merge feature into main", "feature");
-    git(repo, "checkout", "-q", "main");
+    PullRequestRepository.commitHistory(repo);
     origin = repo.toUri().toString();
-  }
-
-  private static void write(Path repo, String file, String text) throws IOException {
-    Path p = repo.resolve(file);
-    Files.createDirectories(p.getParent());
-    Files.writeString(p, text);
-  }
-
-  private static void git(Path dir, String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of("git"));
-    command.addAll(List.of(args));
-    WorkflowHarness.git(dir, command);
   }
 
   private WorkflowHarness harness(String ref, Map<String, String> inputs, Map<String, String> env) {

@@ -11,8 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,29 +45,9 @@ class WorkflowRunStepsTest {
   @BeforeAll
   static void repositories() throws Exception {
     Path origin = Files.createDirectories(repos.resolve("origin"));
-    git(origin, "init", "-q", "-b", "main");
-    for (String f : List.of(CliTestSupport.POLICY, CliTestSupport.REGISTRATIONS, "examples/workflows/pr-test.yml")) {
-      Path to = origin.resolve(f);
-      Files.createDirectories(to.getParent());
-      Files.copy(CliTestSupport.REPO.resolve(f), to);
-    }
-    write(origin, "docs/guide.md", "# Guide\n");
-    write(origin, "miles/core.py", "x = 1\n");
-    git(origin, "add", "-A");
-    git(origin, "commit", "-q", "-m", "base");
-    git(origin, "checkout", "-q", "-b", "feature");
-    write(origin, "docs/guide.md", "# Guide\n\nMore words.\n");
-    write(origin, "docs/new page.md", "# New\n");
-    git(origin, "add", "-A");
-    git(origin, "commit", "-q", "-m", "the PR: documentation only");
-    // the base branch moves on after the PR was opened: a code change the PR's diff must not contain
-    git(origin, "checkout", "-q", "main");
-    write(origin, "miles/core.py", "x = 2\n");
-    git(origin, "commit", "-q", "-am", "main moves on");
-    // what GitHub offers as refs/pull/N/merge: base tip first parent, PR head second
-    git(origin, "checkout", "-q", "-b", "pull-1-merge");
-    git(origin, "merge", "-q", "--no-ff", "-m", "Merge feature into main", "feature");
-    git(origin, "checkout", "-q", "main");
+    PullRequestRepository.init(origin,
+        List.of(CliTestSupport.POLICY, CliTestSupport.REGISTRATIONS, "examples/workflows/pr-test.yml"));
+    PullRequestRepository.commitHistory(origin);
     prClone = shallowClone(origin, "pull-1-merge", "pr");
     mainClone = shallowClone(origin, "main", "main");
   }
@@ -77,32 +55,12 @@ class WorkflowRunStepsTest {
   private static Path shallowClone(Path origin, String branch, String name) throws Exception {
     Path clone = repos.resolve(name);
     // a file:// URL, so that --depth applies as it does over the network
-    git(repos, "clone", "-q", "--depth", "2", "--branch", branch, origin.toUri().toString(), clone.toString());
-    assertThat(git(clone, "rev-parse", "--is-shallow-repository").strip()).isEqualTo("true");
+    PullRequestRepository.git(repos, "clone", "-q", "--depth", "2", "--branch", branch, origin.toUri().toString(), clone.toString());
+    assertThat(PullRequestRepository.git(clone, "rev-parse", "--is-shallow-repository").strip()).isEqualTo("true");
     Path shim = clone.resolve("ci-policy");
     Files.writeString(shim, "#!/bin/sh\nprintf '%s\\0' \"$@\" > .ci-policy-argv\n");
     assertThat(shim.toFile().setExecutable(true)).isTrue();
     return clone;
-  }
-
-  private static void write(Path repo, String file, String text) throws IOException {
-    Path p = repo.resolve(file);
-    Files.createDirectories(p.getParent());
-    Files.writeString(p, text);
-  }
-
-  private static String git(Path dir, String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of("git"));
-    command.addAll(Arrays.asList(args));
-    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
-    Map<String, String> env = pb.environment();
-    env.put("GIT_CONFIG_NOSYSTEM", "1");
-    env.put("GIT_CONFIG_GLOBAL", "/dev/null");
-    env.put("GIT_AUTHOR_NAME", "Test");
-    env.put("GIT_AUTHOR_EMAIL", "test@example.invalid");
-    env.put("GIT_COMMITTER_NAME", "Test");
-    env.put("GIT_COMMITTER_EMAIL", "test@example.invalid");
-    return exec(pb, String.join(" ", command));
   }
 
   private static String exec(ProcessBuilder pb, String what) throws Exception {
