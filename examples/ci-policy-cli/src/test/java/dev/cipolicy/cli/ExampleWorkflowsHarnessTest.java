@@ -148,7 +148,8 @@ class ExampleWorkflowsHarnessTest {
     git(repo, "init", "-q", "-b", "main");
     List<String> files = new ArrayList<>(List.of(CliTestSupport.POLICY, CliTestSupport.REGISTRATIONS, "action.yml"));
     try (Stream<Path> s = Files.list(WORKFLOWS)) {
-      s.forEach(p -> files.add("examples/workflows/" + p.getFileName()));
+      // the files only: examples/workflows/model/ holds the workflow model's examples, not runnable ones
+      s.filter(Files::isRegularFile).forEach(p -> files.add("examples/workflows/" + p.getFileName()));
     }
     for (String f : files) {
       Path to = repo.resolve(f);
@@ -269,7 +270,7 @@ class ExampleWorkflowsHarnessTest {
     List<Scenario> scenarios = scenarios().toList();
     ObjectMapper json = new ObjectMapper();
     try (Stream<Path> files = Files.list(WORKFLOWS)) {
-      for (Path file : files.sorted().toList()) {
+      for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
         String name = file.getFileName().toString();
         JsonNode on = WorkflowHarness.triggers(WorkflowHarness.readYaml(file));
         for (Map.Entry<String, JsonNode> e : on.properties()) {
@@ -337,7 +338,7 @@ class ExampleWorkflowsHarnessTest {
   void everyWorkflowThatSchedulesPassesTheCronCheck() throws Exception {
     int scheduling = 0;
     try (Stream<Path> files = Files.list(WORKFLOWS)) {
-      for (Path file : files.sorted().toList()) {
+      for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
         boolean schedules = WorkflowHarness.triggers(WorkflowHarness.readYaml(file)).has("schedule");
         Result r = CliTestSupport.run(Map.of(), "check", "--policy", CliTestSupport.POLICY, "--workflow",
             file.toString());
