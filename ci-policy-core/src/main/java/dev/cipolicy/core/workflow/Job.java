@@ -17,14 +17,20 @@ import java.util.Optional;
  * @param continueOnError {@code continue-on-error: true}: a failure reports success
  * @param matrix the {@code strategy}, absent for a single-leg job
  * @param outputs the {@code outputs:} entries in order
+ * @param runsOn the {@code runs-on:} labels as written (one entry for a string or an expression), empty when
+ *     not set (a job that calls a reusable workflow has none)
+ * @param call the reusable workflow the job calls ({@code uses:}), when it calls one
+ * @param concurrency the job's {@code concurrency:}, when set
  */
 public record Job(String id, SourceLocation location, List<String> needs, Optional<Condition> condition,
-    boolean continueOnError, Optional<Matrix> matrix, List<JobOutput> outputs) {
+    boolean continueOnError, Optional<Matrix> matrix, List<JobOutput> outputs, List<String> runsOn,
+    Optional<JobCall> call, Optional<Concurrency> concurrency) {
   /** Validates the id and the needs, and copies the lists. */
   public Job {
     List<String> ns = List.copyOf(needs);
     needs = ns;
     outputs = List.copyOf(outputs);
+    runsOn = List.copyOf(runsOn);
     ValueCheck check = ValueCheck.of("Job").nonEmpty("id", id);
     for (int i = 0; i < needs.size(); i++) {
       String n = needs.get(i);
@@ -60,6 +66,9 @@ public record Job(String id, SourceLocation location, List<String> needs, Option
     private boolean continueOnError;
     private Optional<Matrix> matrix = Optional.empty();
     private final List<JobOutput> outputs = new ArrayList<>();
+    private final List<String> runsOn = new ArrayList<>();
+    private Optional<JobCall> call = Optional.empty();
+    private Optional<Concurrency> concurrency = Optional.empty();
 
     private Builder(String id, SourceLocation location) {
       this.id = id;
@@ -134,13 +143,59 @@ public record Job(String id, SourceLocation location, List<String> needs, Option
     }
 
     /**
+     * Adds an output located where it is written.
+     *
+     * @param name its name
+     * @param value its value as written
+     * @param at where the entry is
+     * @return this builder
+     */
+    public Builder output(String name, String value, SourceLocation at) {
+      outputs.add(new JobOutput(name, value, at));
+      return this;
+    }
+
+    /**
+     * Adds {@code runs-on:} labels.
+     *
+     * @param labels the labels as written
+     * @return this builder
+     */
+    public Builder runsOn(String... labels) {
+      runsOn.addAll(List.of(labels));
+      return this;
+    }
+
+    /**
+     * Sets the reusable workflow the job calls.
+     *
+     * @param value the call
+     * @return this builder
+     */
+    public Builder call(JobCall value) {
+      call = Optional.of(value);
+      return this;
+    }
+
+    /**
+     * Sets the job's concurrency.
+     *
+     * @param value the concurrency
+     * @return this builder
+     */
+    public Builder concurrency(Concurrency value) {
+      concurrency = Optional.of(value);
+      return this;
+    }
+
+    /**
      * Builds the job.
      *
      * @return the job
      * @throws dev.cipolicy.api.InvalidValueException when a rule of {@link Job} is broken
      */
     public Job build() {
-      return new Job(id, location, needs, condition, continueOnError, matrix, outputs);
+      return new Job(id, location, needs, condition, continueOnError, matrix, outputs, runsOn, call, concurrency);
     }
   }
 }

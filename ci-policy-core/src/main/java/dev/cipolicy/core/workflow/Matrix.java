@@ -14,9 +14,11 @@ import java.util.Optional;
  * @param failFast {@code fail-fast} (GitHub's default is true): a failing leg cancels the others
  * @param maxParallel {@code max-parallel}, when set
  * @param location where {@code strategy:} is
+ * @param dynamic the expression the matrix comes from when it is computed at run time (a
+ *     {@code ${{ fromJSON(...) }}}); its legs are then not known and {@code legs} holds one empty leg
  */
 public record Matrix(List<Map<String, ExprValue>> legs, boolean failFast, Optional<Integer> maxParallel,
-    SourceLocation location) {
+    SourceLocation location, Optional<String> dynamic) {
   /** Validates the counts and copies the legs. */
   public Matrix {
     List<Map<String, ExprValue>> copy = new ArrayList<>();
@@ -27,6 +29,43 @@ public record Matrix(List<Map<String, ExprValue>> legs, boolean failFast, Option
     ValueCheck.of("Matrix").atLeast("legs", legs.size(), 1)
         .require(maxParallel.orElse(1) >= 1, "maxParallel", () -> "must be at least 1, got " + maxParallel.orElse(0))
         .done();
+  }
+
+  /**
+   * A matrix whose legs are known.
+   *
+   * @param legs one entry per leg
+   * @param failFast {@code fail-fast}
+   * @param maxParallel {@code max-parallel}, when set
+   * @param location where {@code strategy:} is
+   */
+  public Matrix(List<Map<String, ExprValue>> legs, boolean failFast, Optional<Integer> maxParallel,
+      SourceLocation location) {
+    this(legs, failFast, maxParallel, location, Optional.empty());
+  }
+
+  /**
+   * A matrix computed at run time, e.g. {@code matrix: ${{ fromJSON(needs.plan.outputs.suites) }}}: one leg
+   * of unknown values.
+   *
+   * @param expression the expression as written
+   * @param failFast {@code fail-fast}
+   * @param maxParallel {@code max-parallel}, when set
+   * @param location where {@code strategy:} is
+   * @return the matrix
+   */
+  public static Matrix dynamic(String expression, boolean failFast, Optional<Integer> maxParallel,
+      SourceLocation location) {
+    return new Matrix(List.of(Map.of()), failFast, maxParallel, location, Optional.of(expression));
+  }
+
+  /**
+   * Whether the legs are computed at run time.
+   *
+   * @return whether {@link #dynamic} is present
+   */
+  public boolean isDynamic() {
+    return dynamic.isPresent();
   }
 
   /**

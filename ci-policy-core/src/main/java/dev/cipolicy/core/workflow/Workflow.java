@@ -18,12 +18,17 @@ import java.util.Set;
  * @param name the {@code name:}, when set
  * @param triggers the events under {@code on:}, in order
  * @param jobs the jobs in file order
+ * @param concurrency the workflow's {@code concurrency:}, when set
+ * @param warnings what the loading adapter could not model (a remote reusable workflow, a
+ *     {@code continue-on-error} expression), in file order
  */
-public record Workflow(String file, Optional<String> name, List<Trigger> triggers, List<Job> jobs) {
+public record Workflow(String file, Optional<String> name, List<Trigger> triggers, List<Job> jobs,
+    Optional<Concurrency> concurrency, List<WorkflowWarning> warnings) {
   /** Validates the graph and copies the lists. */
   public Workflow {
     triggers = List.copyOf(triggers);
     jobs = List.copyOf(jobs);
+    warnings = List.copyOf(warnings);
     ValueCheck check = ValueCheck.of("Workflow").nonEmpty("file", file);
     Set<String> ids = new HashSet<>();
     for (Job j : jobs) {
@@ -39,6 +44,28 @@ public record Workflow(String file, Optional<String> name, List<Trigger> trigger
     List<String> cycle = cycle(jobs);
     ValueCheck.of("Workflow").require(cycle.isEmpty(), "jobs",
         () -> "the needs form a cycle " + String.join(" -> ", cycle) + "; expected an acyclic graph").done();
+  }
+
+  /**
+   * A workflow without concurrency or warnings.
+   *
+   * @param file the file name
+   * @param name the {@code name:}, when set
+   * @param triggers the events
+   * @param jobs the jobs in file order
+   */
+  public Workflow(String file, Optional<String> name, List<Trigger> triggers, List<Job> jobs) {
+    this(file, name, triggers, jobs, Optional.empty(), List.of());
+  }
+
+  /**
+   * The trigger of an event.
+   *
+   * @param event the event name
+   * @return the trigger, if the workflow subscribes to the event
+   */
+  public Optional<Trigger> trigger(String event) {
+    return triggers.stream().filter(t -> t.event().equals(event)).findFirst();
   }
 
   private static List<String> cycle(List<Job> jobs) {

@@ -346,6 +346,11 @@ public final class WorkflowSimulator {
     return Obj.closed(e);
   }
 
+  /** Events whose payload has no {@code action} property (GitHub lists no activity types for them). */
+  private static final Set<String> NO_ACTIVITY_TYPES = Set.of("push", "schedule",
+      "workflow_dispatch", "workflow_call", "create", "delete", "fork", "gollum", "page_build", "public",
+      "status");
+
   private static ExprValue github(Event event) {
     Map<String, ExprValue> g = new LinkedHashMap<>();
     g.put("event_name", new Str(event.name()));
@@ -353,7 +358,12 @@ public final class WorkflowSimulator {
       g.put("event", event.payload().get());
     } else {
       Map<String, ExprValue> e = new LinkedHashMap<>();
-      event.action().ifPresent(a -> e.put("action", new Str(a)));
+      if (event.action().isPresent()) {
+        e.put("action", new Str(event.action().get()));
+      } else if (NO_ACTIVITY_TYPES.contains(event.name())) {
+        // these events' payloads have no action: github.event.action is null, not unknown
+        e.put("action", ExprValue.NULL);
+      }
       event.schedule().ifPresent(c -> e.put("schedule", new Str(c)));
       if (!event.inputs().isEmpty()) {
         e.put("inputs", strings(event.inputs()));

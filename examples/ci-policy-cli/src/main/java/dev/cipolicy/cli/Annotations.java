@@ -7,6 +7,8 @@ import dev.cipolicy.api.PolicyProblem;
 import dev.cipolicy.api.RegistrationException;
 import dev.cipolicy.api.SourceLocation;
 import dev.cipolicy.api.Warning;
+import dev.cipolicy.core.workflow.InvalidWorkflowException;
+import dev.cipolicy.core.workflow.WorkflowWarning;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -44,6 +46,7 @@ import org.jspecify.annotations.Nullable;
  *       path {@code <f>}</td></tr>
  *   <tr><td>registrations, any other path</td><td>{@code registrations}</td></tr>
  *   <tr><td>gate declarations, any other path</td><td>{@code gates}</td></tr>
+ *   <tr><td>workflow file, any other path</td><td>{@code workflow}</td></tr>
  *   <tr><td>policy, {@code backends.<b>.suites...}</td><td>{@code suites}</td></tr>
  *   <tr><td>policy, a top-level section ({@code labels}, {@code workflow_labels}, {@code cadences},
  *       {@code events}, {@code schedules}, {@code scopes}, {@code hosts}, {@code backends},
@@ -64,7 +67,9 @@ final class Annotations {
     /** A test registration manifest. */
     REGISTRATIONS,
     /** Gate declarations. */
-    GATES
+    GATES,
+    /** A GitHub Actions workflow file. */
+    WORKFLOW
   }
 
   private static final List<String> POLICY_SECTIONS = List.of("policy_version", "name", "label_prefix", "labels",
@@ -85,6 +90,7 @@ final class Annotations {
     return switch (document) {
       case REGISTRATIONS -> "registrations";
       case GATES -> "gates";
+      case WORKFLOW -> "workflow";
       case POLICY -> {
         String section = section(path);
         if (section.equals("backends") && path.matches("backends\\.[^.\\[]+\\.suites([.\\[].*)?")) {
@@ -138,6 +144,9 @@ final class Annotations {
     } else if (e instanceof InvalidGateException g) {
       document = Optional.of(Document.GATES);
       problems = g.problems();
+    } else if (e instanceof InvalidWorkflowException w) {
+      document = Optional.of(Document.WORKFLOW);
+      problems = w.problems();
     }
     if (document.isEmpty() || problems.isEmpty()) {
       cli.console().error(e.getMessage());
@@ -147,6 +156,19 @@ final class Annotations {
       cli.console().command("error", properties(cli, p.location(), rule(document.get(), p)),
           data(p.location().isPresent() || p.path().isEmpty() ? p.message() : p.path() + ": " + p.message()));
     }
+  }
+
+  /**
+   * Prints what a workflow's model does not follow as a located warning titled {@code workflow-model}.
+   *
+   * @param cli the CLI
+   * @param file the workflow file as given on the command line
+   * @param w the warning
+   */
+  static void workflowWarning(CiPolicyCli cli, String file, WorkflowWarning w) {
+    SourceLocation at = new SourceLocation(file, w.location().line(), w.location().column());
+    cli.console().command("warning", properties(cli, Optional.of(at), "workflow-model"),
+        data((w.job().isEmpty() ? "" : "job '" + w.job() + "': ") + w.message()));
   }
 
   /**

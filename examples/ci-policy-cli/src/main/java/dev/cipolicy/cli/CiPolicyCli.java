@@ -18,7 +18,8 @@ import picocli.CommandLine.Command;
     version = "ci-policy 0.1.0",
     description = "Decides what a CI run should do, from a declarative policy.",
     subcommands = {ResolveCommand.class, ExplainCommand.class, PlanSuiteCommand.class, FileRunCommand.class,
-        ConcurrencyCommand.class, CheckCommand.class, GateCommand.class, GateRevokeCommand.class, GateReplayCommand.class})
+        ConcurrencyCommand.class, CheckCommand.class, GateCommand.class, GateRevokeCommand.class, GateReplayCommand.class,
+        WorkflowCommand.class})
 public final class CiPolicyCli implements Runnable {
 
   /** Exit code of a policy or input error. */

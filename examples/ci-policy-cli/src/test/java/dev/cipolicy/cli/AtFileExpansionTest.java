@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,22 @@ class AtFileExpansionTest {
     return f;
   }
 
+  /** Every subcommand, nested ones included ({@code workflow simulate}), by the words that name it. */
+  private static Map<List<String>, CommandLine> commands(CommandLine root) {
+    Map<List<String>, CommandLine> out = new LinkedHashMap<>();
+    collect(List.of(), root, out);
+    return out;
+  }
+
+  private static void collect(List<String> path, CommandLine cmd, Map<List<String>, CommandLine> out) {
+    for (Map.Entry<String, CommandLine> sub : cmd.getSubcommands().entrySet()) {
+      List<String> p = new ArrayList<>(path);
+      p.add(sub.getKey());
+      out.put(List.copyOf(p), sub.getValue());
+      collect(p, sub.getValue(), out);
+    }
+  }
+
   private static CommandLine commandLine() {
     PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
     return CiPolicyCli.commandLine(new CiPolicyCli(Map.of(), CliTestSupport.REPO, sink, sink));
@@ -43,21 +60,28 @@ class AtFileExpansionTest {
     String at = "@" + secret();
     CommandLine root = commandLine();
     assertThat(root.isExpandAtFiles()).isFalse();
-    assertThat(root.getSubcommands()).hasSize(9);
+    assertThat(root.getSubcommands()).hasSize(10);
+    Map<List<String>, CommandLine> commands = commands(root);
+    assertThat(commands).containsKey(List.of("workflow", "simulate"));
     int checked = 0;
-    for (Map.Entry<String, CommandLine> sub : root.getSubcommands().entrySet()) {
-      assertThat(sub.getValue().isExpandAtFiles()).as(sub.getKey()).isFalse();
+    for (Map.Entry<List<String>, CommandLine> sub : commands.entrySet()) {
+      assertThat(sub.getValue().isExpandAtFiles()).as(sub.getKey().toString()).isFalse();
       for (OptionSpec o : sub.getValue().getCommandSpec().options()) {
         if (o.arity().max() == 0 || o.type() != String.class && o.type() != List.class) {
           continue;
         }
         CommandLine fresh = commandLine();
+        List<String> args = new ArrayList<>(sub.getKey());
+        args.addAll(List.of(o.longestName(), at));
         try {
-          fresh.parseArgs(sub.getKey(), o.longestName(), at);
+          fresh.parseArgs(args.toArray(String[]::new));
         } catch (CommandLine.ParameterException missingRequiredOptions) {
           // the options given are set before picocli checks for the required ones
         }
-        CommandLine parsed = fresh.getSubcommands().get(sub.getKey());
+        CommandLine parsed = fresh;
+        for (String name : sub.getKey()) {
+          parsed = parsed.getSubcommands().get(name);
+        }
         Object value = parsed.getCommandSpec().findOption(o.longestName()).getValue();
         assertThat(String.valueOf(value)).as(sub.getKey() + " " + o.longestName()).contains(at)
             .doesNotContain(SECRET);
@@ -71,12 +95,12 @@ class AtFileExpansionTest {
   void theSecretNeverReachesTheLogWhateverTheSubcommandAndOption() throws Exception {
     String at = "@" + secret();
     CommandLine root = commandLine();
-    for (Map.Entry<String, CommandLine> sub : root.getSubcommands().entrySet()) {
+    for (Map.Entry<List<String>, CommandLine> sub : commands(root).entrySet()) {
       for (OptionSpec o : sub.getValue().getCommandSpec().options()) {
         if (o.arity().max() == 0) {
           continue;
         }
-        List<String> args = new ArrayList<>(List.of(sub.getKey()));
+        List<String> args = new ArrayList<>(sub.getKey());
         for (String[] base : new String[][] {{"--policy", POLICY}, {"--registrations", REGISTRATIONS}}) {
           if (sub.getValue().getCommandSpec().findOption(base[0]) != null && !o.longestName().equals(base[0])) {
             args.addAll(List.of(base));

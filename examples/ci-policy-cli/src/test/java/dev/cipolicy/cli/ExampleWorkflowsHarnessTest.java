@@ -147,7 +147,8 @@ class ExampleWorkflowsHarnessTest {
     Path repo = Files.createDirectories(shared.resolve("origin"));
     List<String> files = new ArrayList<>(List.of(CliTestSupport.POLICY, CliTestSupport.REGISTRATIONS, "action.yml"));
     try (Stream<Path> s = Files.list(WORKFLOWS)) {
-      s.forEach(p -> files.add("examples/workflows/" + p.getFileName()));
+      // the files only: examples/workflows/model/ holds the workflow model's examples, not runnable ones
+      s.filter(Files::isRegularFile).forEach(p -> files.add("examples/workflows/" + p.getFileName()));
     }
     PullRequestRepository.init(repo, files);
     // a short-lived CLI JVM: the action's java input and the wrapper below use it (the machine is shared)
@@ -237,7 +238,7 @@ class ExampleWorkflowsHarnessTest {
     List<Scenario> scenarios = scenarios().toList();
     ObjectMapper json = new ObjectMapper();
     try (Stream<Path> files = Files.list(WORKFLOWS)) {
-      for (Path file : files.sorted().toList()) {
+      for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
         String name = file.getFileName().toString();
         JsonNode on = WorkflowHarness.triggers(WorkflowHarness.readYaml(file));
         for (Map.Entry<String, JsonNode> e : on.properties()) {
@@ -305,7 +306,7 @@ class ExampleWorkflowsHarnessTest {
   void everyWorkflowThatSchedulesPassesTheCronCheck() throws Exception {
     int scheduling = 0;
     try (Stream<Path> files = Files.list(WORKFLOWS)) {
-      for (Path file : files.sorted().toList()) {
+      for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
         boolean schedules = WorkflowHarness.triggers(WorkflowHarness.readYaml(file)).has("schedule");
         Result r = CliTestSupport.run(Map.of(), "check", "--policy", CliTestSupport.POLICY, "--workflow",
             file.toString());

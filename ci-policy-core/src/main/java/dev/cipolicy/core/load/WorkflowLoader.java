@@ -1,0 +1,630 @@
+package dev.cipolicy.core.load;
+
+import dev.cipolicy.api.InvalidPolicyException;
+import dev.cipolicy.api.InvalidValueException;
+import dev.cipolicy.api.PolicyProblem;
+import dev.cipolicy.api.SourceLocation;
+import dev.cipolicy.core.workflow.Concurrency;
+import dev.cipolicy.core.workflow.Condition;
+import dev.cipolicy.core.workflow.ExprValue;
+import dev.cipolicy.core.workflow.Expression;
+import dev.cipolicy.core.workflow.InvalidExpressionException;
+import dev.cipolicy.core.workflow.InvalidWorkflowException;
+import dev.cipolicy.core.workflow.Job;
+import dev.cipolicy.core.workflow.JobCall;
+import dev.cipolicy.core.workflow.Matrix;
+import dev.cipolicy.core.workflow.Trigger;
+import dev.cipolicy.core.workflow.Workflow;
+import dev.cipolicy.core.workflow.WorkflowInput;
+import dev.cipolicy.core.workflow.WorkflowWarning;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Reads a GitHub Actions workflow file into the job model of {@code dev.cipolicy.core.workflow}, with the
+ * file, line and column of every construct. The text goes through the same reader as policy documents, so
+ * the same {@link DocumentLimits} apply and YAML aliases and merge keys are rejected; {@code max-parallel}
+ * must be a plain decimal integer.
+ *
+ * <p>Read: {@code name}, {@code on} (a string, a list or a mapping of events, with {@code types}, the
+ * {@code schedule} crons and the {@code workflow_dispatch}/{@code workflow_call} inputs),
+ * {@code concurrency}, and for each job in file order {@code needs}, {@code if}, {@code strategy}
+ * ({@code matrix} — legs counted from a literal matrix with {@code include}/{@code exclude}, or dynamic
+ * for a {@code ${{ }}} matrix — {@code fail-fast}, {@code max-parallel}), {@code continue-on-error},
+ * {@code runs-on}, {@code outputs}, {@code concurrency} and {@code uses}/{@code with}. Everything else
+ * (steps, env, permissions...) is accepted and ignored.
+ *
+ * <pre>{@code
+ * Workflow w = WorkflowLoader.load("pr-test.yml", text);
+ * Simulation s = WorkflowSimulator.of(w).simulate(Scenario.of(Event.named("pull_request")));
+ * }</pre>
+ */
+public final class WorkflowLoader {
+  /** The most legs a literal matrix may have: GitHub's limit on the jobs of one matrix. */
+  public static final int MAX_MATRIX_LEGS = 256;
+
+  private final String source;
+  private final List<PolicyProblem> problems = new ArrayList<>();
+  private final List<WorkflowWarning> warnings = new ArrayList<>();
+
+  private WorkflowLoader(String source) {
+    this.source = source;
+  }
+
+  /**
+   * Parses a workflow file.
+   *
+   * @param sourceName the file name, used in messages and as {@link Workflow#file()}
+   * @param text the file's text
+   * @return the workflow
+   * @throws InvalidWorkflowException listing every problem with its location, for malformed YAML, a
+   *     construct of the wrong shape, a bad expression, a need naming no job or a cycle
+   */
+  public static Workflow load(String sourceName, String text) {
+    Node root;
+    try {
+      root = TreeParser.parse(sourceName, text, DocumentFormat.YAML);
+    } catch (InvalidPolicyException e) {
+      throw new InvalidWorkflowException(e.problems());
+    }
+    return new WorkflowLoader(sourceName).read(root);
+  }
+
+  private Workflow read(Node root) {
+    if (!(root instanceof Node.MapNode map)) {
+      throw new InvalidWorkflowException(List.of(new PolicyProblem(Optional.of(root.location()), "",
+          "expected a workflow mapping (name, on, jobs), found " + root.describe())));
+    }
+    Optional<String> name = scalar(map, "name", "name");
+    List<Trigger> triggers = new ArrayList<>();
+    Node.Entry on = map.entries().get("on");
+    if (on == null) {
+      problem(root.location(), "", "missing 'on:'; expected the events the workflow runs on");
+    } else {
+      readOn(on.value(), triggers);
+    }
+    Optional<Concurrency> concurrency = concurrency(map, "concurrency");
+    List<Job> jobs = new ArrayList<>();
+    Node.Entry jobsEntry = map.entries().get("jobs");
+    if (jobsEntry == null) {
+      problem(root.location(), "", "missing 'jobs:'; expected a mapping of job ids");
+    } else if (jobsEntry.value() instanceof Node.MapNode jm && !jm.entries().isEmpty()) {
+      for (Node.Entry j : jm.entries().values()) {
+        readJob(j).ifPresent(jobs::add);
+      }
+      checkNeeds(jm, jobs);
+    } else {
+      problem(jobsEntry.value().location(), "jobs",
+          "expected a mapping of job ids, found " + jobsEntry.value().describe());
+    }
+    failOnProblems();
+    try {
+      return new Workflow(source, name, triggers, jobs, concurrency, warnings);
+    } catch (InvalidValueException e) {
+      for (InvalidValueException.Problem p : e.problems()) {
+        problem(jobsEntry == null ? root.location() : jobsEntry.keyLocation(), "jobs", p.message());
+      }
+      failOnProblems();
+      throw e;
+    }
+  }
+
+  private void failOnProblems() {
+    if (!problems.isEmpty()) {
+      throw new InvalidWorkflowException(problems);
+    }
+  }
+
+  private void problem(SourceLocation at, String path, String message) {
+    problems.add(new PolicyProblem(Optional.of(at), path, message));
+  }
+
+  // ---- on: ---------------------------------------------------------------------------------------
+
+  private void readOn(Node on, List<Trigger> out) {
+    if (on instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING) {
+      out.add(new Trigger(s.text(), List.of(), s.location()));
+    } else if (on instanceof Node.ListNode l) {
+      for (int i = 0; i < l.items().size(); i++) {
+        Node item = l.items().get(i);
+        if (item instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING && !s.text().isEmpty()) {
+          out.add(new Trigger(s.text(), List.of(), s.location()));
+        } else {
+          problem(item.location(), "on[" + i + "]", "expected an event name, found " + item.describe());
+        }
+      }
+    } else if (on instanceof Node.MapNode m) {
+      for (Node.Entry e : m.entries().values()) {
+        readTrigger(e).ifPresent(out::add);
+      }
+    } else {
+      problem(on.location(), "on", "expected an event name, a list or a mapping of events, found " + on.describe());
+    }
+  }
+
+  private Optional<Trigger> readTrigger(Node.Entry e) {
+    String path = "on." + e.key();
+    Node v = e.value();
+    List<String> types = new ArrayList<>();
+    List<String> crons = new ArrayList<>();
+    List<WorkflowInput> inputs = new ArrayList<>();
+    if (e.key().equals("schedule")) {
+      if (v instanceof Node.ListNode l) {
+        for (int i = 0; i < l.items().size(); i++) {
+          Node item = l.items().get(i);
+          Optional<String> cron = item instanceof Node.MapNode cm ? scalar(cm, "cron", path + "[" + i + "].cron")
+              : Optional.empty();
+          if (cron.isPresent()) {
+            crons.add(cron.get());
+          } else {
+            problem(item.location(), path + "[" + i + "]", "expected {cron: '...'}, found " + item.describe());
+          }
+        }
+      } else {
+        problem(v.location(), path, "expected a list of {cron: '...'}, found " + v.describe());
+      }
+    } else if (v instanceof Node.MapNode m) {
+      Node.Entry t = m.entries().get("types");
+      if (t != null) {
+        types.addAll(strings(t.value(), path + ".types"));
+      }
+      Node.Entry in = m.entries().get("inputs");
+      if (in != null && (e.key().equals("workflow_dispatch") || e.key().equals("workflow_call"))) {
+        if (in.value() instanceof Node.MapNode im) {
+          for (Node.Entry i : im.entries().values()) {
+            inputs.add(input(i, path + ".inputs." + i.key()));
+          }
+        } else if (!isNull(in.value())) {
+          problem(in.value().location(), path + ".inputs", "expected a mapping of inputs, found "
+              + in.value().describe());
+        }
+      }
+    } else if (!isNull(v)) {
+      problem(v.location(), path, "expected a mapping (types, branches, inputs...) or nothing, found "
+          + v.describe());
+    }
+    if (e.key().isEmpty()) {
+      problem(e.keyLocation(), "on", "an event name must not be empty");
+      return Optional.empty();
+    }
+    return Optional.of(new Trigger(e.key(), types, crons, inputs, e.keyLocation()));
+  }
+
+  private WorkflowInput input(Node.Entry e, String path) {
+    Optional<String> type = Optional.empty();
+    boolean required = false;
+    Optional<String> def = Optional.empty();
+    if (e.value() instanceof Node.MapNode m) {
+      type = scalar(m, "type", path + ".type");
+      Node.Entry r = m.entries().get("required");
+      if (r != null) {
+        required = bool(r.value(), path + ".required").orElse(false);
+      }
+      Node.Entry d = m.entries().get("default");
+      if (d != null) {
+        def = text(d.value(), path + ".default");
+      }
+    } else if (!isNull(e.value())) {
+      problem(e.value().location(), path, "expected a mapping (type, required, default...), found "
+          + e.value().describe());
+    }
+    return new WorkflowInput(e.key(), type, required, def, e.keyLocation());
+  }
+
+  // ---- jobs --------------------------------------------------------------------------------------
+
+  private Optional<Job> readJob(Node.Entry e) {
+    String id = e.key();
+    String path = "jobs." + id;
+    if (id.isEmpty()) {
+      problem(e.keyLocation(), "jobs", "a job id must not be empty");
+      return Optional.empty();
+    }
+    if (!(e.value() instanceof Node.MapNode m)) {
+      problem(e.value().location(), path, "expected a job mapping, found " + e.value().describe());
+      return Optional.empty();
+    }
+    Job.Builder b = Job.builder(id, e.keyLocation());
+    int before = problems.size();
+    Node.Entry needs = m.entries().get("needs");
+    List<String> needed = new ArrayList<>();
+    if (needs != null) {
+      needed.addAll(strings(needs.value(), path + ".needs"));
+      Set<String> seen = new HashSet<>();
+      for (String n : needed) {
+        if (n.equals(id)) {
+          problem(needs.value().location(), path + ".needs", "job '" + id + "' cannot need itself");
+        } else if (!seen.add(n)) {
+          problem(needs.value().location(), path + ".needs", "lists '" + n + "' twice; expected each job once");
+        } else {
+          b.needs(n);
+        }
+      }
+    }
+    Node.Entry cond = m.entries().get("if");
+    if (cond != null) {
+      text(cond.value(), path + ".if").ifPresent(t -> {
+        try {
+          b.condition(Condition.parse(t, cond.value().location()));
+        } catch (InvalidExpressionException x) {
+          problem(cond.value().location(), path + ".if", x.getMessage());
+        }
+      });
+    }
+    Node.Entry coe = m.entries().get("continue-on-error");
+    if (coe != null) {
+      if (coe.value() instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING && s.text().contains("${{")) {
+        expression(s.text(), s.location(), path + ".continue-on-error");
+        warnings.add(new WorkflowWarning(s.location(), id, "continue-on-error is the expression '"
+            + TreeParser.shown(s.text()) + "'; the simulation treats it as false"));
+      } else {
+        bool(coe.value(), path + ".continue-on-error").ifPresent(b::continueOnError);
+      }
+    }
+    Node.Entry strategy = m.entries().get("strategy");
+    if (strategy != null) {
+      strategy(strategy, path + ".strategy").ifPresent(b::matrix);
+    }
+    Node.Entry runsOn = m.entries().get("runs-on");
+    if (runsOn != null) {
+      Node v = runsOn.value();
+      if (v instanceof Node.MapNode rm) {
+        Node.Entry g = rm.entries().get("group");
+        Node.Entry labels = rm.entries().get("labels");
+        if (g != null) {
+          text(g.value(), path + ".runs-on.group").ifPresent(x -> b.runsOn("group:" + x));
+        }
+        if (labels != null) {
+          b.runsOn(strings(labels.value(), path + ".runs-on.labels").toArray(String[]::new));
+        }
+      } else {
+        b.runsOn(strings(v, path + ".runs-on").toArray(String[]::new));
+      }
+    }
+    Node.Entry outputs = m.entries().get("outputs");
+    if (outputs != null) {
+      if (outputs.value() instanceof Node.MapNode om) {
+        for (Node.Entry o : om.entries().values()) {
+          String op = path + ".outputs." + o.key();
+          text(o.value(), op).ifPresent(t -> {
+            if (expression(t, o.value().location(), op)) {
+              b.output(o.key(), t, o.keyLocation());
+            }
+          });
+        }
+      } else {
+        problem(outputs.value().location(), path + ".outputs", "expected a mapping of outputs, found "
+            + outputs.value().describe());
+      }
+    }
+    concurrency(m, path + ".concurrency").ifPresent(b::concurrency);
+    Node.Entry uses = m.entries().get("uses");
+    if (uses != null) {
+      text(uses.value(), path + ".uses").ifPresent(u -> {
+        Map<String, String> with = new LinkedHashMap<>();
+        Node.Entry w = m.entries().get("with");
+        if (w != null) {
+          if (w.value() instanceof Node.MapNode wm) {
+            for (Node.Entry x : wm.entries().values()) {
+              text(x.value(), path + ".with." + x.key()).ifPresent(t -> with.put(x.key(), t));
+            }
+          } else {
+            problem(w.value().location(), path + ".with", "expected a mapping of inputs, found "
+                + w.value().describe());
+          }
+        }
+        if (u.isEmpty()) {
+          problem(uses.value().location(), path + ".uses", "expected a reusable workflow, found an empty string");
+          return;
+        }
+        JobCall call = new JobCall(u, with, uses.value().location());
+        if (!call.local()) {
+          warnings.add(new WorkflowWarning(uses.value().location(), id, "calls the remote reusable workflow '"
+              + TreeParser.shown(u) + "'; the simulation treats it as one opaque job"));
+        }
+        b.call(call);
+      });
+    }
+    if (problems.size() > before) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(b.build());
+    } catch (InvalidValueException x) {
+      for (InvalidValueException.Problem p : x.problems()) {
+        problem(e.keyLocation(), path, p.message());
+      }
+      return Optional.empty();
+    }
+  }
+
+  /** A need naming no job is reported where the need is written. */
+  private void checkNeeds(Node.MapNode jobsMap, List<Job> jobs) {
+    Set<String> ids = jobsMap.entries().keySet();
+    for (Job j : jobs) {
+      Node.Entry e = jobsMap.entries().get(j.id());
+      Node.Entry needsEntry = e != null && e.value() instanceof Node.MapNode m ? m.entries().get("needs") : null;
+      Node needsNode = needsEntry == null ? null : needsEntry.value();
+      for (String n : j.needs()) {
+        if (!ids.contains(n)) {
+          SourceLocation at = needsNode == null ? j.location() : needsNode.location();
+          if (needsNode instanceof Node.ListNode l) {
+            for (Node item : l.items()) {
+              if (item instanceof Node.Scalar s && s.text().equals(n)) {
+                at = s.location();
+              }
+            }
+          }
+          problem(at, "jobs." + j.id() + ".needs", "needs '" + n + "', which is not a job of the workflow;"
+              + " expected one of " + ids.stream().sorted().toList());
+        }
+      }
+    }
+  }
+
+  private Optional<Matrix> strategy(Node.Entry strategy, String path) {
+    if (!(strategy.value() instanceof Node.MapNode m)) {
+      problem(strategy.value().location(), path, "expected a mapping (matrix, fail-fast, max-parallel), found "
+          + strategy.value().describe());
+      return Optional.empty();
+    }
+    SourceLocation at = strategy.keyLocation();
+    boolean failFast = true;
+    Node.Entry ff = m.entries().get("fail-fast");
+    if (ff != null) {
+      if (ff.value() instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING && s.text().contains("${{")) {
+        expression(s.text(), s.location(), path + ".fail-fast");
+      } else {
+        failFast = bool(ff.value(), path + ".fail-fast").orElse(true);
+      }
+    }
+    Optional<Integer> maxParallel = Optional.empty();
+    Node.Entry mp = m.entries().get("max-parallel");
+    if (mp != null) {
+      maxParallel = integer(mp.value(), path + ".max-parallel");
+      if (maxParallel.isPresent() && maxParallel.get() < 1) {
+        problem(mp.value().location(), path + ".max-parallel", "must be at least 1, got " + maxParallel.get());
+        return Optional.empty();
+      }
+    }
+    Node.Entry matrix = m.entries().get("matrix");
+    if (matrix == null) {
+      return Optional.of(new Matrix(List.of(Map.of()), failFast, maxParallel, at));
+    }
+    Node mv = matrix.value();
+    if (mv instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING && s.text().contains("${{")) {
+      return expression(s.text(), s.location(), path + ".matrix")
+          ? Optional.of(Matrix.dynamic(s.text(), failFast, maxParallel, at)) : Optional.empty();
+    }
+    if (!(mv instanceof Node.MapNode mm)) {
+      problem(mv.location(), path + ".matrix", "expected a mapping of matrix keys or a ${{ }} expression, found "
+          + mv.describe());
+      return Optional.empty();
+    }
+    Optional<String> dynamic = Optional.empty();
+    List<String> keys = new ArrayList<>();
+    List<List<ExprValue>> values = new ArrayList<>();
+    List<Map<String, ExprValue>> include = new ArrayList<>();
+    List<Map<String, ExprValue>> exclude = new ArrayList<>();
+    for (Node.Entry e : mm.entries().values()) {
+      String kp = path + ".matrix." + e.key();
+      Node v = e.value();
+      if (v instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING && s.text().contains("${{")) {
+        if (expression(s.text(), s.location(), kp)) {
+          dynamic = Optional.of(dynamic.map(d -> d + "; ").orElse("") + e.key() + ": " + s.text());
+        }
+      } else if (e.key().equals("include") || e.key().equals("exclude")) {
+        List<Map<String, ExprValue>> into = e.key().equals("include") ? include : exclude;
+        if (v instanceof Node.ListNode l) {
+          for (int i = 0; i < l.items().size(); i++) {
+            Node item = l.items().get(i);
+            if (item instanceof Node.MapNode im) {
+              Map<String, ExprValue> combo = new LinkedHashMap<>();
+              im.entries().values().forEach(x -> combo.put(x.key(), value(x.value())));
+              into.add(combo);
+            } else {
+              problem(item.location(), kp + "[" + i + "]", "expected a mapping of matrix values, found "
+                  + item.describe());
+            }
+          }
+        } else {
+          problem(v.location(), kp, "expected a list of mappings, found " + v.describe());
+        }
+      } else if (v instanceof Node.ListNode l) {
+        keys.add(e.key());
+        List<ExprValue> vs = new ArrayList<>();
+        l.items().forEach(x -> vs.add(value(x)));
+        values.add(vs);
+      } else {
+        problem(v.location(), kp, "expected a list of values or a ${{ }} expression, found " + v.describe());
+      }
+    }
+    if (dynamic.isPresent()) {
+      return Optional.of(Matrix.dynamic(dynamic.get(), failFast, maxParallel, at));
+    }
+    long product = keys.isEmpty() ? 0 : 1;
+    for (List<ExprValue> vs : values) {
+      product *= vs.size();
+      if (product > MAX_MATRIX_LEGS) {
+        break;
+      }
+    }
+    if (product + include.size() > MAX_MATRIX_LEGS) {
+      problem(at, path + ".matrix", "the matrix has more than " + MAX_MATRIX_LEGS
+          + " combinations; GitHub runs at most " + MAX_MATRIX_LEGS + " jobs per matrix");
+      return Optional.empty();
+    }
+    List<Map<String, ExprValue>> legs = new ArrayList<>();
+    if (product > 0) {
+      legs.add(new LinkedHashMap<>());
+      for (int k = 0; k < keys.size(); k++) {
+        List<Map<String, ExprValue>> next = new ArrayList<>();
+        for (Map<String, ExprValue> leg : legs) {
+          for (ExprValue v : values.get(k)) {
+            Map<String, ExprValue> n = new LinkedHashMap<>(leg);
+            n.put(keys.get(k), v);
+            next.add(n);
+          }
+        }
+        legs = next;
+      }
+    }
+    legs.removeIf(leg -> exclude.stream().anyMatch(x -> x.entrySet().stream()
+        .allMatch(kv -> kv.getValue().equals(leg.get(kv.getKey())))));
+    int base = legs.size();
+    for (Map<String, ExprValue> inc : include) {
+      boolean added = false;
+      for (int i = 0; i < base; i++) {
+        Map<String, ExprValue> leg = legs.get(i);
+        boolean fits = inc.entrySet().stream()
+            .allMatch(kv -> !keys.contains(kv.getKey()) || kv.getValue().equals(leg.get(kv.getKey())));
+        if (fits) {
+          leg.putAll(inc);
+          added = true;
+        }
+      }
+      if (!added) {
+        legs.add(new LinkedHashMap<>(inc));
+      }
+    }
+    if (legs.isEmpty()) {
+      problem(at, path + ".matrix", "the matrix has no combination (every one is excluded, or no key has a"
+          + " value); expected at least one");
+      return Optional.empty();
+    }
+    return Optional.of(new Matrix(legs, failFast, maxParallel, at));
+  }
+
+  private static ExprValue value(Node n) {
+    if (n instanceof Node.Scalar s) {
+      return switch (s.kind()) {
+        case STRING -> new ExprValue.Str(s.text());
+        case INTEGER, DECIMAL -> number(s.text());
+        case BOOLEAN -> new ExprValue.Bool(Boolean.parseBoolean(s.text()));
+        case NULL -> ExprValue.NULL;
+      };
+    } else if (n instanceof Node.ListNode l) {
+      List<ExprValue> items = new ArrayList<>();
+      l.items().forEach(x -> items.add(value(x)));
+      return new ExprValue.Arr(items, false);
+    }
+    Map<String, ExprValue> entries = new LinkedHashMap<>();
+    ((Node.MapNode) n).entries().values().forEach(e -> entries.put(e.key(), value(e.value())));
+    return ExprValue.Obj.closed(entries);
+  }
+
+  private static ExprValue number(String text) {
+    try {
+      return new ExprValue.Num(Double.parseDouble(text));
+    } catch (NumberFormatException e) {
+      return new ExprValue.Str(text);
+    }
+  }
+
+  private Optional<Concurrency> concurrency(Node.MapNode m, String path) {
+    Node.Entry c = m.entries().get("concurrency");
+    if (c == null) {
+      return Optional.empty();
+    }
+    Node v = c.value();
+    if (v instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING && !s.text().isEmpty()) {
+      return expression(s.text(), s.location(), path)
+          ? Optional.of(new Concurrency(s.text(), "false", c.keyLocation())) : Optional.empty();
+    }
+    if (v instanceof Node.MapNode cm) {
+      Optional<String> group = scalar(cm, "group", path + ".group");
+      String cancel = "false";
+      Node.Entry ci = cm.entries().get("cancel-in-progress");
+      if (ci != null) {
+        cancel = text(ci.value(), path + ".cancel-in-progress").orElse("false");
+        expression(cancel, ci.value().location(), path + ".cancel-in-progress");
+      }
+      if (group.isEmpty() || group.get().isEmpty()) {
+        problem(c.keyLocation(), path, "missing 'group'; expected the concurrency group");
+        return Optional.empty();
+      }
+      return expression(group.get(), c.keyLocation(), path + ".group")
+          ? Optional.of(new Concurrency(group.get(), cancel, c.keyLocation())) : Optional.empty();
+    }
+    problem(v.location(), path, "expected a group name or a mapping (group, cancel-in-progress), found "
+        + v.describe());
+    return Optional.empty();
+  }
+
+  // ---- typed reads -------------------------------------------------------------------------------
+
+  /** Checks the {@code ${{ }}} parts of a value; a bad one is a located problem. */
+  private boolean expression(String text, SourceLocation at, String path) {
+    if (!text.contains("${{")) {
+      return true;
+    }
+    try {
+      Expression.parseTemplate(text);
+      return true;
+    } catch (InvalidExpressionException x) {
+      problem(at, path, x.getMessage());
+      return false;
+    }
+  }
+
+  private Optional<String> scalar(Node.MapNode m, String key, String path) {
+    Node.Entry e = m.entries().get(key);
+    return e == null ? Optional.empty() : text(e.value(), path);
+  }
+
+  /** A scalar as text: strings, numbers and booleans as written; null and containers are problems. */
+  private Optional<String> text(Node n, String path) {
+    if (n instanceof Node.Scalar s && s.kind() != Node.Scalar.Kind.NULL) {
+      return Optional.of(s.text());
+    }
+    problem(n.location(), path, "expected a value, found " + n.describe());
+    return Optional.empty();
+  }
+
+  /** A string or a list of strings. */
+  private List<String> strings(Node n, String path) {
+    List<String> out = new ArrayList<>();
+    if (n instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING) {
+      out.add(s.text());
+    } else if (n instanceof Node.ListNode l) {
+      for (int i = 0; i < l.items().size(); i++) {
+        Node item = l.items().get(i);
+        if (item instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING) {
+          out.add(s.text());
+        } else {
+          problem(item.location(), path + "[" + i + "]", "expected a string, found " + item.describe());
+        }
+      }
+    } else {
+      problem(n.location(), path, "expected a string or a list of strings, found " + n.describe());
+    }
+    return out;
+  }
+
+  private Optional<Boolean> bool(Node n, String path) {
+    if (n instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.BOOLEAN
+        && (s.text().equals("true") || s.text().equals("false"))) {
+      return Optional.of(Boolean.parseBoolean(s.text()));
+    }
+    problem(n.location(), path, "expected true or false, found " + n.describe());
+    return Optional.empty();
+  }
+
+  private Optional<Integer> integer(Node n, String path) {
+    DocReader r = new DocReader();
+    Optional<Integer> v = r.integer(n, path);
+    r.problems().forEach(problems::add);
+    return v;
+  }
+
+  /** Null, or an empty plain value ({@code push:} with nothing after it). */
+  private static boolean isNull(Node n) {
+    return n instanceof Node.Scalar s && (s.kind() == Node.Scalar.Kind.NULL
+        || (s.kind() == Node.Scalar.Kind.STRING && s.text().isEmpty()));
+  }
+}

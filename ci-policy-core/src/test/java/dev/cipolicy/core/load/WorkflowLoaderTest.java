@@ -1,0 +1,258 @@
+package dev.cipolicy.core.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.cipolicy.api.SourceLocation;
+import dev.cipolicy.core.workflow.Event;
+import dev.cipolicy.core.workflow.ExprValue;
+import dev.cipolicy.core.workflow.InjectedResult;
+import dev.cipolicy.core.workflow.InvalidWorkflowException;
+import dev.cipolicy.core.workflow.Job;
+import dev.cipolicy.core.workflow.JobResult;
+import dev.cipolicy.core.workflow.Matrix;
+import dev.cipolicy.core.workflow.Scenario;
+import dev.cipolicy.core.workflow.Simulation;
+import dev.cipolicy.core.workflow.Trigger;
+import dev.cipolicy.core.workflow.Workflow;
+import dev.cipolicy.core.workflow.WorkflowSimulator;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+class WorkflowLoaderTest {
+  static Path examples() {
+    Path p = Path.of("../examples/workflows");
+    return Files.isDirectory(p) ? p : Path.of("../../examples/workflows");
+  }
+
+  static Workflow example(String name) throws IOException {
+    Path p = examples().resolve(name);
+    return WorkflowLoader.load(p.getFileName().toString(), Files.readString(p, StandardCharsets.UTF_8));
+  }
+
+  private static Workflow load(String text) {
+    return WorkflowLoader.load("w.yml", text);
+  }
+
+  private static String error(String text) {
+    try {
+      load(text);
+    } catch (InvalidWorkflowException e) {
+      assertThat(e.getMessage()).doesNotContain("\n");
+      return e.getMessage();
+    }
+    throw new AssertionError("expected an InvalidWorkflowException for:\n" + text);
+  }
+
+  @Test
+  void readsTheBuggyExampleWithPositions() throws IOException {
+    Workflow w = example("model/buggy.yml");
+    assertThat(w.file()).isEqualTo("buggy.yml");
+    assertThat(w.name()).contains("GPU tests (buggy)");
+    assertThat(w.triggers()).extracting(Trigger::event).containsExactly("pull_request", "schedule", "workflow_dispatch");
+    Trigger pr = w.trigger("pull_request").orElseThrow();
+    assertThat(pr.types()).containsExactly("opened", "synchronize", "reopened", "labeled", "closed");
+    assertThat(pr.location()).isEqualTo(new SourceLocation("buggy.yml", 8, 3));
+    assertThat(w.trigger("schedule").orElseThrow().crons()).containsExactly("0 15 * * 0-5", "0 15 * * 6");
+    assertThat(w.trigger("workflow_dispatch").orElseThrow().inputs()).singleElement().satisfies(i -> {
+      assertThat(i.name()).isEqualTo("cadence");
+      assertThat(i.type()).contains("string");
+      assertThat(i.required()).isFalse();
+      assertThat(i.defaultValue()).contains("");
+    });
+    assertThat(w.concurrency()).hasValueSatisfying(c -> {
+      assertThat(c.group()).isEqualTo("gpu-tests-${{ github.event.number || github.run_id }}");
+      assertThat(c.cancelInProgress()).isEqualTo("true");
+    });
+    assertThat(w.jobs()).extracting(Job::id)
+        .containsExactly("policy", "stage-a-cpu", "docker-build", "resolve-ci-image", "stage-b-gpu", "stage-c-gpu");
+    Job policy = w.job("policy").orElseThrow();
+    assertThat(policy.location()).isEqualTo(new SourceLocation("buggy.yml", 24, 3));
+    assertThat(policy.outputs()).extracting(o -> o.name())
+        .containsExactly("cadence", "labels", "bypass_fastfail", "skipped_stages");
+    assertThat(policy.runsOn()).containsExactly("ubuntu-latest");
+    assertThat(policy.condition()).hasValueSatisfying(c -> {
+      assertThat(c.expression().text()).isEqualTo("github.event.action != 'closed'");
+      assertThat(c.location().line()).isEqualTo(25);
+    });
+    assertThat(w.job("stage-a-cpu").orElseThrow().needs()).containsExactly("policy");
+    assertThat(w.job("stage-a-cpu").orElseThrow().condition()).isEmpty();
+    assertThat(w.job("docker-build").orElseThrow().needs()).containsExactly("policy", "stage-a-cpu");
+    assertThat(w.job("docker-build").orElseThrow().condition().orElseThrow().expression().callsStatusFunction())
+        .isTrue();
+    assertThat(w.job("resolve-ci-image").orElseThrow().condition()).isEmpty();
+    Job b = w.job("stage-b-gpu").orElseThrow();
+    assertThat(b.runsOn()).containsExactly("self-hosted", "gpu-1");
+    Matrix m = b.matrix().orElseThrow();
+    assertThat(m.failFast()).isFalse();
+    assertThat(m.maxParallel()).contains(2);
+    assertThat(m.isDynamic()).isFalse();
+    assertThat(m.legs()).hasSize(3);
+    assertThat(m.legs().get(2)).containsEntry("big", new ExprValue.Bool(true))
+        .containsEntry("shard", new ExprValue.Num(2));
+    assertThat(w.warnings()).isEmpty();
+  }
+
+  @Test
+  void theLoadedExamplesReproduceTheBugAndItsFix() throws IOException {
+    Scenario s = Scenario.of(Event.named("schedule")).withOutput("policy", "bypass_fastfail", "true")
+        .withOutput("policy", "skipped_stages", "").withResult("stage-a-cpu", InjectedResult.FAILURE);
+    Simulation buggy = WorkflowSimulator.of(example("model/buggy.yml")).simulate(s);
+    assertThat(buggy.result("docker-build")).as(buggy.jobs().toString()).isEqualTo(JobResult.SUCCESS);
+    assertThat(buggy.job("resolve-ci-image").orElseThrow().reason())
+        .isEqualTo("skipped: implicit success() is false: ancestor stage-a-cpu failed (via docker-build)");
+    assertThat(buggy.result("stage-b-gpu")).isEqualTo(JobResult.SKIPPED);
+    assertThat(buggy.result("stage-c-gpu")).isEqualTo(JobResult.SKIPPED);
+    Simulation fixed = WorkflowSimulator.of(example("model/fixed.yml")).simulate(s);
+    assertThat(fixed.result("resolve-ci-image")).as(fixed.jobs().toString()).isEqualTo(JobResult.SUCCESS);
+    assertThat(fixed.result("stage-b-gpu")).isEqualTo(JobResult.SUCCESS);
+    assertThat(fixed.result("stage-c-gpu")).isEqualTo(JobResult.SUCCESS);
+    // a schedule event has no action: github.event.action is null, so the policy job's `!= 'closed'` is true
+    assertThat(buggy.result("policy")).isEqualTo(JobResult.SUCCESS);
+    // the skip list is honoured by the if, and the pull_request closed event runs nothing
+    Simulation skipped = WorkflowSimulator.of(example("model/fixed.yml"))
+        .simulate(s.withOutput("policy", "skipped_stages", "stage-c-gpu"));
+    assertThat(skipped.result("stage-b-gpu")).isEqualTo(JobResult.SUCCESS);
+    assertThat(skipped.result("stage-c-gpu")).isEqualTo(JobResult.SKIPPED);
+  }
+
+  @Test
+  void loadsEveryExistingExampleWorkflow() throws IOException {
+    List<Path> files;
+    try (Stream<Path> s = Files.list(examples())) {
+      files = s.filter(p -> p.toString().endsWith(".yml")).sorted().toList();
+    }
+    assertThat(files).hasSizeGreaterThanOrEqualTo(4);
+    for (Path p : files) {
+      Workflow w = WorkflowLoader.load(p.getFileName().toString(), Files.readString(p, StandardCharsets.UTF_8));
+      assertThat(w.jobs()).as(p.toString()).isNotEmpty();
+      assertThat(w.triggers()).as(p.toString()).isNotEmpty();
+      // every job has a result in the simplest scenario: the model can simulate what it read
+      Simulation sim = WorkflowSimulator.of(w).simulate(Scenario.of(Event.named(w.triggers().get(0).event())));
+      assertThat(sim.jobs()).hasSameSizeAs(w.jobs());
+    }
+    Workflow prTest = example("pr-test.yml");
+    assertThat(prTest.trigger("schedule").orElseThrow().crons()).containsExactly("0 15 * * 0-5", "0 15 * * 6");
+    assertThat(prTest.job("resolve-ci-policy").orElseThrow().outputs()).extracting(o -> o.name())
+        .contains("bypass_fastfail", "skipped_stages");
+  }
+
+  @Test
+  void onAsAStringAListOrAMapping() {
+    String jobs = "\njobs:\n  a:\n    runs-on: x\n";
+    assertThat(load("on: push" + jobs).triggers()).extracting(Trigger::event).containsExactly("push");
+    assertThat(load("on: [push, pull_request]" + jobs).triggers()).extracting(Trigger::event)
+        .containsExactly("push", "pull_request");
+    Workflow w = load("on:\n  pull_request:\n    types: labeled\n  push:\n  workflow_call:\n    inputs:\n"
+        + "      force: {type: boolean, required: true, default: false}\n" + jobs);
+    assertThat(w.triggers()).extracting(Trigger::event).containsExactly("pull_request", "push", "workflow_call");
+    assertThat(w.trigger("pull_request").orElseThrow().types()).containsExactly("labeled");
+    assertThat(w.trigger("workflow_call").orElseThrow().inputs()).singleElement().satisfies(i -> {
+      assertThat(i.required()).isTrue();
+      assertThat(i.type()).contains("boolean");
+      assertThat(i.defaultValue()).contains("false");
+    });
+  }
+
+  @Test
+  void needsIfAndContinueOnError() {
+    Workflow w = load("on: push\njobs:\n  a:\n    runs-on: x\n    continue-on-error: true\n  b:\n    needs: a\n"
+        + "    if: ${{ failure() }}\n  c:\n    needs: [a, b]\n    if: true\n    concurrency: c-${{ github.ref }}\n");
+    assertThat(w.job("a").orElseThrow().continueOnError()).isTrue();
+    assertThat(w.job("b").orElseThrow().needs()).containsExactly("a");
+    assertThat(w.job("b").orElseThrow().condition().orElseThrow().expression().callsStatusFunction()).isTrue();
+    assertThat(w.job("c").orElseThrow().needs()).containsExactly("a", "b");
+    assertThat(w.job("c").orElseThrow().concurrency().orElseThrow().group()).isEqualTo("c-${{ github.ref }}");
+    Simulation s = WorkflowSimulator.of(w).simulate(Scenario.of(Event.named("push")).withResult("a", InjectedResult.FAILURE));
+    // a failed continue-on-error job reports success: failure() is false for b
+    assertThat(s.result("a")).isEqualTo(JobResult.SUCCESS);
+    assertThat(s.result("b")).isEqualTo(JobResult.SKIPPED);
+    // an expression continue-on-error is kept as false with a warning
+    Workflow e = load("on: push\njobs:\n  a:\n    runs-on: x\n    continue-on-error: ${{ matrix.experimental }}\n");
+    assertThat(e.job("a").orElseThrow().continueOnError()).isFalse();
+    assertThat(e.warnings()).singleElement().satisfies(x -> assertThat(x.toString())
+        .isEqualTo("w.yml:5:24: job 'a': continue-on-error is the expression '${{ matrix.experimental }}';"
+            + " the simulation treats it as false"));
+  }
+
+  @Test
+  void matrixLegsFromIncludeAndExcludeOrDynamic() {
+    String head = "on: push\njobs:\n  a:\n    runs-on: x\n    strategy:\n      matrix:\n";
+    Matrix m = load(head + "        os: [l, w]\n        py: [1, 2, 3]\n        exclude:\n          - {os: w, py: 1}\n"
+        + "        include:\n          - {os: l, extra: true}\n          - {os: m, py: 9}\n")
+        .job("a").orElseThrow().matrix().orElseThrow();
+    // 6 combinations, 1 excluded; the first include extends the os=l legs, the second adds a leg
+    assertThat(m.legs()).hasSize(6);
+    assertThat(m.legs().stream().filter(l -> l.containsKey("extra")).count()).isEqualTo(3);
+    assertThat(m.legs().get(5)).isEqualTo(Map.of("os", new ExprValue.Str("m"), "py", new ExprValue.Num(9)));
+    assertThat(m.failFast()).isTrue();
+    Matrix onlyInclude = load(head + "        include:\n          - {a: 1}\n          - {a: 2}\n")
+        .job("a").orElseThrow().matrix().orElseThrow();
+    assertThat(onlyInclude.legs()).hasSize(2);
+    Matrix dyn = load(head.replace("      matrix:\n", "      matrix: ${{ fromJSON(needs.p.outputs.m) }}\n"))
+        .job("a").orElseThrow().matrix().orElseThrow();
+    assertThat(dyn.isDynamic()).isTrue();
+    assertThat(dyn.dynamic()).contains("${{ fromJSON(needs.p.outputs.m) }}");
+    assertThat(dyn.legs()).hasSize(1);
+    Matrix dynKey = load(head + "        suite: ${{ fromJSON(needs.p.outputs.s) }}\n")
+        .job("a").orElseThrow().matrix().orElseThrow();
+    assertThat(dynKey.isDynamic()).isTrue();
+    assertThat(error(head + "        os: [l]\n        exclude:\n          - {os: l}\n"))
+        .isEqualTo("Invalid workflow: w.yml:5:5: jobs.a.strategy.matrix: the matrix has no combination (every one"
+            + " is excluded, or no key has a value); expected at least one");
+    assertThat(error(head + "        a: [1,2,3,4,5,6,7,8]\n        b: [1,2,3,4,5,6,7,8]\n        c: [1,2,3,4,5]\n"))
+        .contains("more than 256 combinations");
+  }
+
+  @Test
+  void usesRecordsLocalCallsAndWarnsOnRemoteOnes() {
+    Workflow w = load("on: push\njobs:\n  local:\n    uses: ./.github/workflows/x.yml\n    with:\n"
+        + "      cadence: nightly\n      shards: 4\n  remote:\n    uses: org/repo/.github/workflows/y.yml@v1\n");
+    assertThat(w.job("local").orElseThrow().call()).hasValueSatisfying(c -> {
+      assertThat(c.local()).isTrue();
+      assertThat(c.with()).containsExactly(Map.entry("cadence", "nightly"), Map.entry("shards", "4"));
+      assertThat(c.location()).isEqualTo(new SourceLocation("w.yml", 4, 11));
+    });
+    assertThat(w.job("remote").orElseThrow().call().orElseThrow().local()).isFalse();
+    assertThat(w.warnings()).singleElement().satisfies(x -> assertThat(x.toString()).isEqualTo("w.yml:9:11: job"
+        + " 'remote': calls the remote reusable workflow 'org/repo/.github/workflows/y.yml@v1'; the simulation"
+        + " treats it as one opaque job"));
+  }
+
+  @Test
+  void badInputIsOneLocatedLine() {
+    assertThat(error("on: push\njobs:\n  a:\n    if: ${{ 1 == }}\n"))
+        .isEqualTo("Invalid workflow: w.yml:4:9: jobs.a.if: expression '${{ 1 == }}' column 10: unexpected end"
+            + " of expression; expected a literal, a context, a function call, '!' or '('");
+    assertThat(error("on: push\njobs:\n  a:\n    needs: [b]\n")).isEqualTo("Invalid workflow: w.yml:4:13:"
+        + " jobs.a.needs: needs 'b', which is not a job of the workflow; expected one of [a]");
+    assertThat(error("on: push\njobs:\n  a:\n    needs: b\n  b:\n    needs: a\n"))
+        .startsWith("Invalid workflow: w.yml:2:1: jobs: ").contains("cycle");
+    assertThat(error("on: push\njobs:\n  a: {}\n  a: {}\n")).contains("w.yml:4:3: duplicate key 'a'");
+    assertThat(error("on: push\njobs:\n  a:\n    strategy: {max-parallel: 0x10}\n"))
+        .contains("w.yml:4:30: jobs.a.strategy.max-parallel: 0x10 is not a decimal number");
+    assertThat(error("on: push\njobs:\n  a:\n    outputs:\n      o: ${{ steps.x.outputs.y\n"))
+        .contains("jobs.a.outputs.o: expression").contains("'${{' is not closed");
+    assertThat(error("on: push\njobs:\n  a: &x {runs-on: l}\n  b: *x\n")).contains("YAML alias *x is not supported");
+    assertThat(error("jobs:\n  a: {}\n")).isEqualTo("Invalid workflow: w.yml:1:1: missing 'on:'; expected the"
+        + " events the workflow runs on");
+    assertThat(error("on: push\n")).contains("missing 'jobs:'");
+    assertThat(error("- a\n")).contains("expected a workflow mapping");
+    assertThat(error("on: push\njobs: [\n")).startsWith("Invalid workflow: w.yml:").contains("malformed YAML");
+    assertThat(error("on: push\njobs:\n  a:\n    continue-on-error: yes\n")).contains("expected true or false");
+  }
+
+  @Test
+  void workflowFilesAreLimitedLikePolicyDocuments() {
+    String longLine = "on: push\n# " + "x".repeat(DocumentLimits.MAX_YAML_LINE_CHARS) + "\njobs:\n  a: {}\n";
+    assertThat(error(longLine)).contains("w.yml:2:1: the line is").contains("YAML lines are limited to 65536");
+    String huge = "on: push\njobs:\n  a: {}\n" + "#\n".repeat(DocumentLimits.MAX_DOCUMENT_CHARS / 2);
+    assertThat(error(huge)).contains("at most " + DocumentLimits.MAX_DOCUMENT_CHARS + " are accepted");
+  }
+}
