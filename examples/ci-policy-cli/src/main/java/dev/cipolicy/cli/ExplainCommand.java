@@ -149,14 +149,7 @@ final class ExplainCommand extends PolicyCommand {
     }));
     m.put("stages", decisions);
     m.put("skipped_stages", stages.map(StageSelection::skippedStages).orElse(List.of()));
-    List<Object> ws = new ArrayList<>();
-    for (Warning w : resolution.warnings()) {
-      Map<String, Object> wm = new LinkedHashMap<>();
-      wm.put("code", w.code());
-      wm.put("message", w.message());
-      ws.add(wm);
-    }
-    m.put("warnings", ws);
+    m.put("warnings", ResolveCommand.warningsJson(resolution));
     m.put("hints", resolution.explanation().hints());
     m.put("explanation", resolution.explanation().toMap());
     return m;

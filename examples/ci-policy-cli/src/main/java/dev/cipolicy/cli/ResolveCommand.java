@@ -98,6 +98,13 @@ final class ResolveCommand extends PolicyCommand {
     m.put("bypass_fastfail", run.bypassFastfail());
     m.put("write_baseline", run.writeBaseline());
     m.put("skipped_stages", List.copyOf(new java.util.TreeSet<>(skipped)));
+    m.put("warnings", warningsJson(resolution));
+    m.put("explanation", resolution.explanation().toMap());
+    return m;
+  }
+
+  /** The resolution's warnings as JSON objects ({@code code}, {@code message}), in order. */
+  static List<Object> warningsJson(TriggerResolution resolution) {
     List<Object> ws = new ArrayList<>();
     for (Warning w : resolution.warnings()) {
       Map<String, Object> wm = new LinkedHashMap<>();
@@ -105,8 +112,6 @@ final class ResolveCommand extends PolicyCommand {
       wm.put("message", w.message());
       ws.add(wm);
     }
-    m.put("warnings", ws);
-    m.put("explanation", resolution.explanation().toMap());
-    return m;
+    return ws;
   }
 }
