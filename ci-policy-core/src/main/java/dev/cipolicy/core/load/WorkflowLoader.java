@@ -13,6 +13,7 @@ import dev.cipolicy.core.workflow.InvalidWorkflowException;
 import dev.cipolicy.core.workflow.Job;
 import dev.cipolicy.core.workflow.JobCall;
 import dev.cipolicy.core.workflow.Matrix;
+import dev.cipolicy.core.workflow.Step;
 import dev.cipolicy.core.workflow.Trigger;
 import dev.cipolicy.core.workflow.Workflow;
 import dev.cipolicy.core.workflow.WorkflowInput;
@@ -303,6 +304,18 @@ public final class WorkflowLoader {
       }
     }
     concurrency(m, path + ".concurrency").ifPresent(b::concurrency);
+    textMap(m, "env", path + ".env").forEach(b::env);
+    Node.Entry steps = m.entries().get("steps");
+    if (steps != null) {
+      if (steps.value() instanceof Node.ListNode sl) {
+        for (int i = 0; i < sl.items().size(); i++) {
+          step(sl.items().get(i), path + ".steps[" + i + "]").ifPresent(b::step);
+        }
+      } else {
+        problem(steps.value().location(), path + ".steps", "expected a list of steps, found "
+            + steps.value().describe());
+      }
+    }
     Node.Entry uses = m.entries().get("uses");
     if (uses != null) {
       text(uses.value(), path + ".uses").ifPresent(u -> {
@@ -341,6 +354,43 @@ public final class WorkflowLoader {
       }
       return Optional.empty();
     }
+  }
+
+  private Optional<Step> step(Node item, String path) {
+    if (!(item instanceof Node.MapNode sm)) {
+      problem(item.location(), path, "expected a step mapping (run or uses, with, env...), found " + item.describe());
+      return Optional.empty();
+    }
+    Optional<String> id = sm.entries().containsKey("id") ? scalar(sm, "id", path + ".id") : Optional.empty();
+    Optional<String> run = sm.entries().containsKey("run") ? scalar(sm, "run", path + ".run") : Optional.empty();
+    Optional<String> uses = sm.entries().containsKey("uses") ? scalar(sm, "uses", path + ".uses") : Optional.empty();
+    if (run.isEmpty() && uses.isEmpty()) {
+      if (!sm.entries().containsKey("run") && !sm.entries().containsKey("uses")) {
+        problem(item.location(), path, "a step needs 'run:' (a command) or 'uses:' (an action)");
+      }
+      return Optional.empty();
+    }
+    return Optional.of(new Step(id, run, uses, textMap(sm, "with", path + ".with"), textMap(sm, "env", path + ".env"),
+        item.location()));
+  }
+
+  /** A mapping of names to scalars ({@code with:}, {@code env:}), as text; absent is empty. */
+  private Map<String, String> textMap(Node.MapNode m, String key, String path) {
+    Map<String, String> out = new LinkedHashMap<>();
+    Node.Entry e = m.entries().get(key);
+    if (e == null || isNull(e.value())) {
+      return out;
+    }
+    if (e.value() instanceof Node.MapNode vm) {
+      for (Node.Entry x : vm.entries().values()) {
+        text(x.value(), path + "." + x.key()).ifPresent(t -> out.put(x.key(), t));
+      }
+    } else if (e.value() instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING && s.text().contains("${{")) {
+      out.put("", s.text());
+    } else {
+      problem(e.value().location(), path, "expected a mapping of names to values, found " + e.value().describe());
+    }
+    return out;
   }
 
   /** A need naming no job is reported where the need is written. */
@@ -384,8 +434,15 @@ public final class WorkflowLoader {
       }
     }
     Optional<Integer> maxParallel = Optional.empty();
+    Optional<String> maxParallelExpression = Optional.empty();
     Node.Entry mp = m.entries().get("max-parallel");
-    if (mp != null) {
+    if (mp != null && mp.value() instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING
+        && s.text().contains("${{")) {
+      if (!expression(s.text(), s.location(), path + ".max-parallel")) {
+        return Optional.empty();
+      }
+      maxParallelExpression = Optional.of(s.text());
+    } else if (mp != null) {
       maxParallel = integer(mp.value(), path + ".max-parallel");
       if (maxParallel.isPresent() && maxParallel.get() < 1) {
         problem(mp.value().location(), path + ".max-parallel", "must be at least 1, got " + maxParallel.get());
@@ -394,12 +451,14 @@ public final class WorkflowLoader {
     }
     Node.Entry matrix = m.entries().get("matrix");
     if (matrix == null) {
-      return Optional.of(new Matrix(List.of(Map.of()), failFast, maxParallel, at));
+      return Optional.of(withExpression(new Matrix(List.of(Map.of()), failFast, maxParallel, at),
+          maxParallelExpression));
     }
     Node mv = matrix.value();
     if (mv instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING && s.text().contains("${{")) {
       return expression(s.text(), s.location(), path + ".matrix")
-          ? Optional.of(Matrix.dynamic(s.text(), failFast, maxParallel, at)) : Optional.empty();
+          ? Optional.of(withExpression(Matrix.dynamic(s.text(), failFast, maxParallel, at), maxParallelExpression))
+          : Optional.empty();
     }
     if (!(mv instanceof Node.MapNode mm)) {
       problem(mv.location(), path + ".matrix", "expected a mapping of matrix keys or a ${{ }} expression, found "
@@ -445,7 +504,8 @@ public final class WorkflowLoader {
       }
     }
     if (dynamic.isPresent()) {
-      return Optional.of(Matrix.dynamic(dynamic.get(), failFast, maxParallel, at));
+      return Optional.of(withExpression(Matrix.dynamic(dynamic.get(), failFast, maxParallel, at),
+          maxParallelExpression));
     }
     long product = keys.isEmpty() ? 0 : 1;
     for (List<ExprValue> vs : values) {
@@ -497,7 +557,11 @@ public final class WorkflowLoader {
           + " value); expected at least one");
       return Optional.empty();
     }
-    return Optional.of(new Matrix(legs, failFast, maxParallel, at));
+    return Optional.of(withExpression(new Matrix(legs, failFast, maxParallel, at), maxParallelExpression));
+  }
+
+  private static Matrix withExpression(Matrix m, Optional<String> maxParallel) {
+    return maxParallel.map(m::withMaxParallelExpression).orElse(m);
   }
 
   private static ExprValue value(Node n) {
