@@ -21,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
@@ -82,12 +83,16 @@ final class WorkflowLintCommand implements Callable<Integer> {
       boolean loadFailed = false;
       List<Workflow> loadedWorkflows = new ArrayList<>();
       Map<String, String> paths = new LinkedHashMap<>();
+      Map<String, String> texts = new LinkedHashMap<>();
       for (Path file : files(c, dir)) {
-        String name = file.getFileName().toString();
+        texts.put(file.getFileName().toString(), Inputs.readText(file, "workflow file", Inputs.MAX_WORKFLOW_BYTES));
+      }
+      Path root = c.resolvePath(dir);
+      for (Map.Entry<String, String> file : texts.entrySet()) {
+        String name = file.getKey();
         String shown = dir.endsWith("/") ? dir + name : dir + "/" + name;
         try {
-          loadedWorkflows.add(WorkflowLoader.load(name,
-              Inputs.readText(file, "workflow file", Inputs.MAX_WORKFLOW_BYTES)));
+          loadedWorkflows.add(WorkflowLoader.load(name, file.getValue(), uses -> localWorkflow(c, root, texts, uses)));
           paths.put(name, shown);
         } catch (InvalidWorkflowException e) {
           loadFailed = true;
@@ -157,6 +162,30 @@ final class WorkflowLintCommand implements Callable<Integer> {
     }
     out.sort((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
     return out;
+  }
+
+  /**
+   * The text of a local reusable workflow: {@code ./.github/workflows/x.yml} is {@code x.yml} of the workflows
+   * directory; any other local path is read relative to the working directory. Empty when there is no such file.
+   */
+  static Optional<String> localWorkflow(CiPolicyCli c, Path workflowsDir, Map<String, String> texts, String uses) {
+    String prefix = "./.github/workflows/";
+    if (uses.startsWith(prefix) && uses.indexOf('/', prefix.length()) < 0) {
+      String name = uses.substring(prefix.length());
+      String known = texts.get(name);
+      if (known != null) {
+        return Optional.of(known);
+      }
+      Path p = workflowsDir.resolve(name);
+      return Files.isRegularFile(p) ? Optional.of(Inputs.readText(p, "workflow file", Inputs.MAX_WORKFLOW_BYTES))
+          : Optional.empty();
+    }
+    if (uses.contains("..")) {
+      return Optional.empty();
+    }
+    Path p = c.resolvePath(uses);
+    return Files.isRegularFile(p) ? Optional.of(Inputs.readText(p, "workflow file", Inputs.MAX_WORKFLOW_BYTES))
+        : Optional.empty();
   }
 
   /** The problems of a workflow that does not load, located in the file as given on the command line. */

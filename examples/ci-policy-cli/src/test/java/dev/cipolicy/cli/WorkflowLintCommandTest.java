@@ -102,4 +102,15 @@ class WorkflowLintCommandTest {
     assertThat(r.err()).isEqualTo("::error::--workflows no/such/dir: not a directory; expected the workflows"
         + " directory, e.g. .github/workflows\n");
   }
+
+  @Test
+  void aLocalReusableWorkflowOfTheDirectoryIsReadNotWarnedAbout() {
+    Result r = run("workflow", "lint", "--workflows", "examples/workflows");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).doesNotContain("ci-policy-resolve.yml");
+    Result s = run("workflow", "simulate", "--workflow", "examples/workflows/pr-release.yml", "--event",
+        "pull_request", "--action", "opened");
+    assertThat(s.code()).as(s.err()).isZero();
+    assertThat(s.err()).isEmpty();
+  }
 }
