@@ -124,10 +124,12 @@ public abstract class WorkflowRoles {
   public abstract List<String> throttledCadences();
 
   /**
-   * Where the roles are declared, for findings about the policy itself.
+   * Where the roles are declared, for findings about the policy itself; not part of the value's equality (the
+   * same roles read from two documents are equal).
    *
    * @return the location, when the roles came from a document
    */
+  @Value.Auxiliary
   public abstract Optional<SourceLocation> location();
 
   /**

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * Reads a GitHub Actions workflow file into the job model of {@code dev.cipolicy.core.workflow}, with the
@@ -57,6 +58,11 @@ import java.util.function.Function;
 public final class WorkflowLoader {
   /** The most legs a literal matrix may have: GitHub's limit on the jobs of one matrix. */
   public static final int MAX_MATRIX_LEGS = 256;
+
+  /** The longest job id read: 100 characters. */
+  public static final int MAX_JOB_ID = 100;
+
+  private static final Pattern JOB_ID = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]{0," + (MAX_JOB_ID - 1) + "}");
 
   /** How deep reusable workflow calls are followed: GitHub's limit of four levels. */
   public static final int MAX_CALL_DEPTH = 4;
@@ -259,6 +265,11 @@ public final class WorkflowLoader {
     String path = "jobs." + id;
     if (id.isEmpty()) {
       problem(e.keyLocation(), "jobs", "a job id must not be empty");
+      return Optional.empty();
+    }
+    if (!JOB_ID.matcher(id).matches()) {
+      problem(e.keyLocation(), "jobs", "job id '" + TreeParser.shown(id) + "' must start with a letter or _ and"
+          + " hold only letters, digits, - and _ (at most " + MAX_JOB_ID + " characters), as GitHub requires");
       return Optional.empty();
     }
     if (!(e.value() instanceof Node.MapNode m)) {

@@ -25,11 +25,10 @@ public record LintFinding(LintRule rule, Severity severity, SourceLocation locat
       .thenComparing(f -> f.rule().id())
       .thenComparing(LintFinding::message);
 
-  /** Rejects an empty or multi-line message. */
+  /** Rejects an empty message and keeps it on one line: a line break quoted from a workflow becomes {@code \n}. */
   public LintFinding {
-    ValueCheck.of("LintFinding").nonEmpty("message", message)
-        .require(message.indexOf('\n') < 0 && message.indexOf('\r') < 0, "message", () -> "must be one line")
-        .done();
+    message = message.replace("\r", "\\r").replace("\n", "\\n");
+    ValueCheck.of("LintFinding").nonEmpty("message", message).done();
   }
 
   /** How bad a finding is. */

@@ -35,8 +35,9 @@ import picocli.CommandLine.ParentCommand;
  * the policy declares (see {@code docs/workflow-model.md}). Human output is one GitHub annotation per finding
  * on standard output, {@code ::error file=…,line=…,col=…,title=RULE::…}, then a summary line; {@code --json}
  * prints {@code {"findings":[{"rule","severity","file","line","column","job","message"},…]}}. Exit 0 when no
- * finding is an error, 1 otherwise or for an input error (a workflow that does not load is reported as
- * annotations on standard error and the others are still linted), 2 for a usage error.
+ * finding is an error, 1 otherwise or for an input error (a workflow that does not load is an input error:
+ * its problems and the other files' findings are annotations on standard error, and nothing is printed on
+ * standard output, with or without {@code --json}), 2 for a usage error.
  */
 @Command(
     name = "lint",
@@ -100,7 +101,16 @@ final class WorkflowLintCommand implements Callable<Integer> {
         }
       }
       List<LintFinding> findings = lint.lint(loadedWorkflows);
-      boolean failed = loadFailed || findings.stream().anyMatch(f -> f.severity() == LintFinding.Severity.ERROR);
+      boolean failed = findings.stream().anyMatch(f -> f.severity() == LintFinding.Severity.ERROR);
+      if (loadFailed) {
+        // an input error: the problems and the other files' findings as annotations, nothing on standard output
+        for (LintFinding f : findings) {
+          SourceLocation at = f.location();
+          Annotations.finding(c, f.severity().word(), new SourceLocation(paths.getOrDefault(at.source(), at.source()),
+              at.line(), at.column()), f.rule().id(), f.message());
+        }
+        return CiPolicyCli.EXIT_ERROR;
+      }
       if (json) {
         List<Object> list = new ArrayList<>();
         for (LintFinding f : findings) {

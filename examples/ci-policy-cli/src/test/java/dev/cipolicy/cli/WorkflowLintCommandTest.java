@@ -92,7 +92,10 @@ class WorkflowLintCommandTest {
     assertThat(r.err().lines()).anySatisfy(l -> assertThat(l).startsWith("::error file=" + dir + "/broken.yml,line=4,"))
         .anySatisfy(l -> assertThat(l).startsWith("::error file=" + dir + "/closed.yml,line=5,col=3,"
             + "title=closed-runs-nothing::on pull_request closed, job a runs"));
-    assertThat(r.out()).startsWith("Linted 1 workflow(s) in " + dir + ": 1 error(s)");
+    assertThat(r.out()).isEmpty();
+    Result json = run("workflow", "lint", "--workflows", dir.toString(), "--json");
+    assertThat(json.code()).isEqualTo(1);
+    assertThat(json.out()).isEmpty();
   }
 
   @Test
