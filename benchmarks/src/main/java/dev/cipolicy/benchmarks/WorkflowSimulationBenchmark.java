@@ -35,11 +35,12 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class WorkflowSimulationBenchmark {
-  private WorkflowSimulator fixed = WorkflowSimulator.of(WorkflowLoader.load("empty.yml", "on: push\njobs: {}\n"));
+  private WorkflowSimulator fixed =
+      WorkflowSimulator.of(WorkflowLoader.load("placeholder.yml", "on: push\njobs:\n  a:\n    runs-on: x\n"));
   private WorkflowSimulator buggy = fixed;
   private WorkflowSimulator prTest = fixed;
   private Scenario nightlyCpuFails = Scenario.of(Event.named("push"));
