@@ -126,6 +126,8 @@ class WorkflowRunStepsTest {
 
   @Test
   void theStepNeedsNoEnvBlockAndChecksOutTwoCommits() throws IOException {
+    // Read from the YAML tree on purpose: steps (their env, uses and with) are outside the workflow model,
+    // which stops at jobs; and the step's run: text is the shell script this class executes.
     assertThat(resolveStep().has("env")).isFalse();
     JsonNode checkout = new YAMLMapper().readTree(WORKFLOW.toFile()).path("jobs").path("resolve-ci-policy")
         .path("steps").get(0);
