@@ -13,9 +13,11 @@ import dev.cipolicy.cli.WorkflowHarness.WorkflowRun;
 import dev.cipolicy.core.load.WorkflowLoader;
 import dev.cipolicy.core.workflow.Event;
 import dev.cipolicy.core.workflow.ExprValue;
+import dev.cipolicy.core.workflow.Job;
 import dev.cipolicy.core.workflow.JobOutcome;
 import dev.cipolicy.core.workflow.JobResult;
 import dev.cipolicy.core.workflow.Simulation;
+import dev.cipolicy.core.workflow.Step;
 import dev.cipolicy.core.workflow.Trigger;
 import dev.cipolicy.core.workflow.Workflow;
 import dev.cipolicy.core.workflow.WorkflowSimulator;
@@ -479,9 +481,10 @@ class ExampleWorkflowsHarnessTest {
 
   @Test
   void theActionsInputsReachItsScriptOnlyThroughEnv() throws Exception {
-    // Literal text on purpose: the workflow model does not read steps (and action.yml is an action, not a
-    // workflow). What matters here is the shell text itself: the runner substitutes an expression into a
-    // run: script before bash sees it, so an input or a PR field there could inject shell code.
+    // Literal text on purpose: what matters is the shell text itself, because the runner substitutes an
+    // expression into a run: script before bash sees it, so an input or a PR field there could inject shell
+    // code. action.yml is an action, not a workflow, so it is read as YAML; the workflows' steps through the
+    // model.
     JsonNode action = WorkflowHarness.readYaml(CliTestSupport.REPO.resolve("action.yml"));
     for (JsonNode step : action.path("runs").path("steps")) {
       assertThat(step.path("run").asText()).doesNotContain("${{");
@@ -494,9 +497,9 @@ class ExampleWorkflowsHarnessTest {
     action.path("outputs").properties().forEach(e -> outputs.add(e.getKey()));
     assertThat(outputs).containsExactly("cadence", "raw_labels", "bypass_fastfail", "skipped_stages");
     for (String wf : List.of("pr-test.yml", "pr-test-action.yml", "ci-policy-resolve.yml", "pr-release.yml")) {
-      for (JsonNode job : WorkflowHarness.readYaml(WORKFLOWS.resolve(wf)).path("jobs")) {
-        for (JsonNode step : job.path("steps")) {
-          assertThat(step.path("run").asText()).as("%s: a run: script with an expression", wf).doesNotContain("${{");
+      for (Job job : model(wf).jobs()) {
+        for (Step step : job.steps()) {
+          assertThat(step.run().orElse("")).as("%s: a run: script with an expression", wf).doesNotContain("${{");
         }
       }
     }
