@@ -7,8 +7,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.cipolicy.cli.CliTestSupport.Result;
+import dev.cipolicy.cli.WorkflowHarness.JobRun;
 import dev.cipolicy.cli.WorkflowHarness.StepRun;
 import dev.cipolicy.cli.WorkflowHarness.WorkflowRun;
+import dev.cipolicy.core.load.WorkflowLoader;
+import dev.cipolicy.core.workflow.Event;
+import dev.cipolicy.core.workflow.ExprValue;
+import dev.cipolicy.core.workflow.Job;
+import dev.cipolicy.core.workflow.JobOutcome;
+import dev.cipolicy.core.workflow.JobResult;
+import dev.cipolicy.core.workflow.Simulation;
+import dev.cipolicy.core.workflow.Step;
+import dev.cipolicy.core.workflow.Trigger;
+import dev.cipolicy.core.workflow.Workflow;
+import dev.cipolicy.core.workflow.WorkflowSimulator;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +32,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
@@ -39,6 +52,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * class path is this module's build output and dependencies; the composite action gets it as its
  * {@code jar} input (instead of downloading {@code version}), and the repository's {@code ./ci-policy}
  * wrapper in the cloned repository runs it too.
+ *
+ * <p>What a workflow declares (its events, activity types and crons, its concurrency, the reusable workflows
+ * it calls) is read through the workflow model ({@link WorkflowLoader}), not from the YAML tree, and the
+ * model's {@link WorkflowSimulator}, given each run's event and the outputs its jobs set, must agree with the
+ * harness on which jobs run.
  */
 class ExampleWorkflowsHarnessTest {
   private static final Path WORKFLOWS = CliTestSupport.REPO.resolve("examples/workflows");
@@ -193,7 +211,38 @@ class ExampleWorkflowsHarnessTest {
   }
 
   private WorkflowRun run(Scenario s) throws Exception {
-    return harness(s.ref(), jarInput(), Map.of()).run(WORKFLOWS.resolve(s.workflow()), s.event(), payload(s));
+    return run(s, payload(s));
+  }
+
+  private WorkflowRun run(Scenario s, Path payload) throws Exception {
+    return harness(s.ref(), jarInput(), Map.of()).run(WORKFLOWS.resolve(s.workflow()), s.event(), payload);
+  }
+
+  /** An example workflow as the workflow model reads it. */
+  private static Workflow model(Path file) throws IOException {
+    return WorkflowLoader.load(file.toString(), Files.readString(file));
+  }
+
+  private static Workflow model(String file) throws IOException {
+    return model(WORKFLOWS.resolve(file));
+  }
+
+  /** The model's scenario for a run: the event with its whole payload, and the outputs the run's jobs set. */
+  private static dev.cipolicy.core.workflow.Scenario modelScenario(Scenario s, Path payload, WorkflowRun run)
+      throws IOException {
+    Object tree = new ObjectMapper().readValue(payload.toFile(), Object.class);
+    dev.cipolicy.core.workflow.Scenario scenario = dev.cipolicy.core.workflow.Scenario.of(new Event(s.event(),
+        Optional.empty(), Optional.empty(), Map.of(), List.of(), Optional.of(ExprValue.fromTree(tree))));
+    for (JobRun job : run.jobs().values()) {
+      for (Map.Entry<String, String> o : job.outputs().entrySet()) {
+        scenario = scenario.withOutput(job.id(), o.getKey(), o.getValue());
+      }
+    }
+    return scenario;
+  }
+
+  private static List<String> succeeded(Simulation simulation) {
+    return simulation.jobs().stream().filter(j -> j.result() == JobResult.SUCCESS).map(JobOutcome::job).toList();
   }
 
   private static String describe(WorkflowRun run) {
@@ -214,13 +263,19 @@ class ExampleWorkflowsHarnessTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("scenarios")
   void everyScenarioRunsEveryStepAsTheRunnerDoes(Scenario s) throws Exception {
-    WorkflowRun run = run(s);
+    Path payload = payload(s);
+    WorkflowRun run = run(s, payload);
     assertThat(run.triggered()).as("the workflow runs on this event").isTrue();
     assertThat(run.failures()).as("failing steps%s", describe(run)).isEmpty();
     assertThat(run.concurrencyGroup()).isEqualTo(s.group());
     List<String> ran = run.jobs().values().stream().filter(j -> j.result().equals("success"))
-        .map(WorkflowHarness.JobRun::id).toList();
+        .map(JobRun::id).toList();
     assertThat(ran).as("jobs that ran%s", describe(run)).isEqualTo(s.jobsRun());
+    // the workflow model, told the event and the outputs the jobs set, runs the same jobs and skips the others
+    Simulation model = WorkflowSimulator.of(model(s.workflow())).simulate(modelScenario(s, payload, run));
+    assertThat(succeeded(model)).as("the model's jobs: %s", model.jobs()).isEqualTo(s.jobsRun());
+    assertThat(model.jobs()).as("the model's jobs")
+        .allMatch(j -> j.result() == JobResult.SUCCESS || j.result() == JobResult.SKIPPED);
     if (s.outputs().isEmpty()) {
       assertThat(run.steps()).as("no step runs").isEmpty();
       return;
@@ -240,19 +295,15 @@ class ExampleWorkflowsHarnessTest {
     try (Stream<Path> files = Files.list(WORKFLOWS)) {
       for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
         String name = file.getFileName().toString();
-        JsonNode on = WorkflowHarness.triggers(WorkflowHarness.readYaml(file));
-        for (Map.Entry<String, JsonNode> e : on.properties()) {
-          String event = e.getKey();
+        for (Trigger trigger : model(file).triggers()) {
+          String event = trigger.event();
           if (event.equals("workflow_call")) {
             // run through its callers: some scenario's workflow calls it
             assertThat(scenarios).as("a caller of %s", name).anyMatch(sc -> calls(sc.workflow(), name));
             continue;
           }
-          List<String> wanted = new ArrayList<>();
-          e.getValue().path("types").forEach(t -> wanted.add(t.asText()));
-          if (event.equals("schedule")) {
-            e.getValue().forEach(c -> wanted.add(c.path("cron").asText()));
-          }
+          List<String> wanted = new ArrayList<>(trigger.types());
+          wanted.addAll(trigger.crons());
           List<String> covered = new ArrayList<>();
           for (Scenario sc : scenarios) {
             if (sc.workflow().equals(name) && sc.event().equals(event)) {
@@ -268,12 +319,8 @@ class ExampleWorkflowsHarnessTest {
 
   private static boolean calls(String workflow, String called) {
     try {
-      for (JsonNode job : WorkflowHarness.readYaml(WORKFLOWS.resolve(workflow)).path("jobs")) {
-        if (job.path("uses").asText().equals("./.github/workflows/" + called)) {
-          return true;
-        }
-      }
-      return false;
+      return model(workflow).jobs().stream()
+          .anyMatch(j -> j.call().filter(c -> c.local() && c.uses().equals("./.github/workflows/" + called)).isPresent());
     } catch (IOException e) {
       throw new AssertionError(e);
     }
@@ -291,14 +338,23 @@ class ExampleWorkflowsHarnessTest {
     assertThat(decision.out()).startsWith("cancel 8000: ")
         .endsWith("new run cancellation_only in group 'pr-test-109'\n");
     for (String wf : List.of("pr-test.yml", "pr-test-action.yml")) {
-      WorkflowRun run = run(new Scenario(wf, "pull_request", "pull_request-closed.json", "", List.of(), ""));
+      Scenario closed = new Scenario(wf, "pull_request", "pull_request-closed.json", "", List.of(), "");
+      Path payload = payload(closed);
+      WorkflowRun run = run(closed, payload);
       assertThat(run.triggered()).isTrue();
       // the workflow's group is the policy's, and with cancel-in-progress the closing run cancels the PR's run
       assertThat(run.concurrencyGroup()).isEqualTo("pr-test-109");
-      assertThat(WorkflowHarness.readYaml(WORKFLOWS.resolve(wf)).path("concurrency").path("cancel-in-progress")
-          .asBoolean()).isTrue();
+      Workflow model = model(wf);
+      assertThat(model.concurrency().orElseThrow().cancelInProgress()).isEqualTo("true");
+      assertThat(model.trigger("pull_request").orElseThrow().types()).contains("closed");
       assertThat(run.steps()).isEmpty();
       assertThat(run.jobs().values()).allMatch(j -> j.result().equals("skipped"));
+      // in the model no job runs on a closed pull request, whatever any job would do: exhaustive mode finds
+      // no job that runs and so could fail, and gives the one all-skipped simulation
+      List<Simulation> every = WorkflowSimulator.of(model).exhaustive(modelScenario(closed, payload, run));
+      assertThat(every).hasSize(1);
+      assertThat(every.get(0).jobs()).as("%s", every.get(0).jobs()).isNotEmpty()
+          .allMatch(j -> j.result() == JobResult.SKIPPED);
     }
   }
 
@@ -307,7 +363,7 @@ class ExampleWorkflowsHarnessTest {
     int scheduling = 0;
     try (Stream<Path> files = Files.list(WORKFLOWS)) {
       for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
-        boolean schedules = WorkflowHarness.triggers(WorkflowHarness.readYaml(file)).has("schedule");
+        boolean schedules = model(file).trigger("schedule").isPresent();
         Result r = CliTestSupport.run(Map.of(), "check", "--policy", CliTestSupport.POLICY, "--workflow",
             file.toString());
         if (schedules) {
@@ -425,6 +481,10 @@ class ExampleWorkflowsHarnessTest {
 
   @Test
   void theActionsInputsReachItsScriptOnlyThroughEnv() throws Exception {
+    // Literal text on purpose: what matters is the shell text itself, because the runner substitutes an
+    // expression into a run: script before bash sees it, so an input or a PR field there could inject shell
+    // code. action.yml is an action, not a workflow, so it is read as YAML; the workflows' steps through the
+    // model.
     JsonNode action = WorkflowHarness.readYaml(CliTestSupport.REPO.resolve("action.yml"));
     for (JsonNode step : action.path("runs").path("steps")) {
       assertThat(step.path("run").asText()).doesNotContain("${{");
@@ -437,9 +497,9 @@ class ExampleWorkflowsHarnessTest {
     action.path("outputs").properties().forEach(e -> outputs.add(e.getKey()));
     assertThat(outputs).containsExactly("cadence", "raw_labels", "bypass_fastfail", "skipped_stages");
     for (String wf : List.of("pr-test.yml", "pr-test-action.yml", "ci-policy-resolve.yml", "pr-release.yml")) {
-      for (JsonNode job : WorkflowHarness.readYaml(WORKFLOWS.resolve(wf)).path("jobs")) {
-        for (JsonNode step : job.path("steps")) {
-          assertThat(step.path("run").asText()).as("%s: a run: script with an expression", wf).doesNotContain("${{");
+      for (Job job : model(wf).jobs()) {
+        for (Step step : job.steps()) {
+          assertThat(step.run().orElse("")).as("%s: a run: script with an expression", wf).doesNotContain("${{");
         }
       }
     }

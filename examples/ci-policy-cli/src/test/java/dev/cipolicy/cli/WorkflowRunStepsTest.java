@@ -2,8 +2,9 @@ package dev.cipolicy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.cipolicy.core.load.WorkflowLoader;
+import dev.cipolicy.core.workflow.Step;
+import dev.cipolicy.core.workflow.Workflow;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -14,6 +15,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -72,15 +74,16 @@ class WorkflowRunStepsTest {
     return text;
   }
 
+  /** The steps of the {@code resolve-ci-policy} job, as the workflow model reads them. */
+  private static List<Step> policySteps() throws IOException {
+    Workflow w = WorkflowLoader.load(WORKFLOW.toString(), Files.readString(WORKFLOW));
+    return w.job("resolve-ci-policy").orElseThrow().steps();
+  }
+
   /** The {@code resolve} step of the {@code resolve-ci-policy} job. */
-  private static JsonNode resolveStep() throws IOException {
-    JsonNode steps = new YAMLMapper().readTree(WORKFLOW.toFile()).path("jobs").path("resolve-ci-policy").path("steps");
-    for (JsonNode step : steps) {
-      if (step.path("id").asText().equals("resolve")) {
-        return step;
-      }
-    }
-    throw new AssertionError("no step with id 'resolve' in " + WORKFLOW);
+  private static Step resolveStep() throws IOException {
+    return policySteps().stream().filter(s -> s.id().equals(Optional.of("resolve"))).findFirst()
+        .orElseThrow(() -> new AssertionError("no step with id 'resolve' in " + WORKFLOW));
   }
 
   private record Run(int code, String out, String err, String githubOutput, boolean diffWritten) {}
@@ -104,7 +107,8 @@ class WorkflowRunStepsTest {
     Files.deleteIfExists(checkout.resolve(".ci-policy-argv"));
 
     Path script = runner.resolve("step.sh");
-    Files.writeString(script, resolveStep().path("run").asText());
+    // the step's script as written: the shell text the runner hands to bash
+    Files.writeString(script, resolveStep().run().orElseThrow());
     ProcessBuilder pb = new ProcessBuilder("bash", "--noprofile", "--norc", "-eo", "pipefail", script.toString())
         .directory(checkout.toFile()).redirectErrorStream(true);
     String path = System.getenv("PATH");
@@ -126,11 +130,10 @@ class WorkflowRunStepsTest {
 
   @Test
   void theStepNeedsNoEnvBlockAndChecksOutTwoCommits() throws IOException {
-    assertThat(resolveStep().has("env")).isFalse();
-    JsonNode checkout = new YAMLMapper().readTree(WORKFLOW.toFile()).path("jobs").path("resolve-ci-policy")
-        .path("steps").get(0);
-    assertThat(checkout.path("uses").asText()).startsWith("actions/checkout@");
-    assertThat(checkout.path("with").path("fetch-depth").asInt()).isEqualTo(2);
+    assertThat(resolveStep().env()).isEmpty();
+    Step checkout = policySteps().get(0);
+    assertThat(checkout.uses()).hasValueSatisfying(u -> assertThat(u).startsWith("actions/checkout@"));
+    assertThat(checkout.with()).containsEntry("fetch-depth", "2");
   }
 
   @Test
