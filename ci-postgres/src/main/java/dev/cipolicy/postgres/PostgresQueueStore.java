@@ -34,8 +34,11 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -251,6 +254,16 @@ public final class PostgresQueueStore implements QueueStore {
   @Override
   public Optional<Request> requestByTag(String tag) {
     return requests.requestByTag(QueueNames.check(tag, "tag"));
+  }
+
+  @Override
+  public Set<String> knownTags(Collection<String> tags) {
+    present(tags, "tags");
+    List<String> checked = new ArrayList<>(tags.size());
+    for (String tag : tags) {
+      checked.add(QueueNames.check(tag, "tag"));
+    }
+    return checked.isEmpty() ? Set.of() : requests.knownTags(checked);
   }
 
   @Override

@@ -29,8 +29,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -106,6 +108,22 @@ final class QueueRequests {
 
   Optional<Request> requestByTag(String tag) {
     return ctx.tx.inTransaction("requestByTag", c -> requestWhere(c, "r.tag = ?", tag));
+  }
+
+  /** The tags among the given ones that a request has, in one statement. */
+  Set<String> knownTags(List<String> tags) {
+    return ctx.tx.inTransaction("knownTags", c -> {
+      Set<String> known = new HashSet<>();
+      try (PreparedStatement st = c.prepareStatement(sql.knownTags)) {
+        st.setArray(1, c.createArrayOf("text", tags.toArray()));
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            known.add(rs.getString(1));
+          }
+        }
+      }
+      return Set.copyOf(known);
+    });
   }
 
   List<Request> openRequests() {

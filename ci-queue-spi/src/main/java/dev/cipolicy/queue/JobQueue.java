@@ -37,6 +37,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -209,7 +210,7 @@ public final class JobQueue {
           "no request is started this tick", impossible, reasons);
       // Walks the order in place: the tick usually starts one request, so it copies no list of them.
       boolean anyReady = false;
-      for (QueueOrder.Placed placed : QueueOrder.of(open.requests()).placed()) {
+      for (QueueOrder.Placed placed : orderOf(open.requests()).placed()) {
         if (placed.section() == QueueOrder.Section.IN_PROGRESS) {
           continue;
         }
@@ -319,7 +320,13 @@ public final class JobQueue {
    * @return the order
    */
   public QueueOrder order() {
-    return QueueOrder.of(store.openRequests());
+    return orderOf(store.openRequests());
+  }
+
+  /** The order of the open requests, with the parents outside them looked up in the store. */
+  private QueueOrder orderOf(List<Request> open) {
+    Set<String> outside = QueueOrder.parentTagsOutside(open);
+    return QueueOrder.of(open, outside.isEmpty() ? Set.of() : store.knownTags(outside));
   }
 
   /**
@@ -330,7 +337,7 @@ public final class JobQueue {
    */
   public QueueStatus status() {
     RequestScan open = store.scanOpenRequests();
-    return QueueOrder.of(open.requests()).status(store.now(), settings.expectedRequestDuration(),
+    return orderOf(open.requests()).status(store.now(), settings.expectedRequestDuration(),
         settings.maxInProgress()).withImpossibleRows(open.impossibleRows());
   }
 

@@ -38,11 +38,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -169,6 +172,25 @@ public final class InMemoryQueueStore implements QueueStore {
     synchronized (lock) {
       RequestRow row = byTag.get(tag);
       return row == null ? Optional.empty() : Optional.of(row.request);
+    }
+  }
+
+  @Override
+  public Set<String> knownTags(Collection<String> tags) {
+    if (tags == null) {
+      throw new InvalidQueueInputException("knownTags needs a collection of tags; got none");
+    }
+    for (String tag : tags) {
+      QueueNames.check(tag, "tag");
+    }
+    synchronized (lock) {
+      Set<String> known = new HashSet<>();
+      for (String tag : tags) {
+        if (byTag.containsKey(tag)) {
+          known.add(tag);
+        }
+      }
+      return Set.copyOf(known);
     }
   }
 

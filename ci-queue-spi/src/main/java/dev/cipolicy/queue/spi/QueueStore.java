@@ -3,8 +3,11 @@ package dev.cipolicy.queue.spi;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -112,6 +115,26 @@ public interface QueueStore {
    * @return the request, if any
    */
   Optional<Request> requestByTag(String tag);
+
+  /**
+   * Which of the given tags some request has, of any kind and state: what tells a done parent (its request
+   * completed, was cancelled or is open) from an unknown one (no request has the tag), which the queue
+   * order places last. The default asks {@link #requestByTag} once per tag; stores answer in one step.
+   *
+   * @param tags SHAs or release tags, usually the parents of the open requests that are not open themselves
+   * @return the tags among them that a request has
+   * @throws InvalidQueueInputException when the collection or a tag is missing or not a storable name
+   */
+  default Set<String> knownTags(Collection<String> tags) {
+    Checks.present(tags, "tags");
+    Set<String> known = new HashSet<>();
+    for (String tag : tags) {
+      if (requestByTag(tag).isPresent()) {
+        known.add(tag);
+      }
+    }
+    return Set.copyOf(known);
+  }
 
   /**
    * Every open request (waiting, ready or in progress), by id.

@@ -548,19 +548,27 @@ final class QueueModelCheck {
       checkOrder(open, where);
     }
 
-    /** The order is independent of input order and stable when an in-progress request completes. */
+    /**
+     * Both stores know the same parents; the order is independent of input order and stable when an
+     * in-progress request completes (its tag then known from outside the open requests).
+     */
     private void checkOrder(List<Request> open, String where) {
-      QueueOrder order = QueueOrder.of(open);
+      Set<String> outside = QueueOrder.parentTagsOutside(open);
+      Set<String> known = real.knownTags(outside);
+      assertThat(known).as("known parent tags after " + where).isEqualTo(model.knownTags(outside));
+      QueueOrder order = QueueOrder.of(open, known);
       List<Request> reversed = new ArrayList<>(open);
       Collections.reverse(reversed);
-      assertThat(QueueOrder.of(reversed).placed()).as("order of reversed input after " + where)
+      assertThat(QueueOrder.of(reversed, known).placed()).as("order of reversed input after " + where)
           .isEqualTo(order.placed());
       for (Request r : open) {
         if (r.state() == RequestState.IN_PROGRESS) {
           List<Request> without = new ArrayList<>(open);
           without.remove(r);
-          assertThat(QueueOrder.of(without).ready()).as("ready order once %s completes, after %s", r.label(), where)
-              .isEqualTo(order.ready());
+          Set<String> knownWithout = new HashSet<>(known);
+          r.tag().ifPresent(knownWithout::add);
+          assertThat(QueueOrder.of(without, knownWithout).ready())
+              .as("ready order once %s completes, after %s", r.label(), where).isEqualTo(order.ready());
         }
       }
     }
