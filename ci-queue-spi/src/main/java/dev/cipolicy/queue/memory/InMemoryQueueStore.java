@@ -11,6 +11,9 @@ import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.HistoryCursor;
+import dev.cipolicy.queue.spi.HistoryEntry;
+import dev.cipolicy.queue.spi.HistoryPage;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobFailure;
@@ -24,6 +27,7 @@ import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.Outcome;
+import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.RegisterResult;
@@ -82,6 +86,11 @@ public final class InMemoryQueueStore implements QueueStore {
 
   /** The results by job id. */
   private final Map<Long, JobResult> results = new HashMap<>();
+
+  /** The completed requests, newest first: by completion instant, then id, both descending. */
+  private final TreeMap<HistoryCursor, RequestRow> completed = new TreeMap<>(NEWEST_FIRST);
+  private static final Comparator<HistoryCursor> NEWEST_FIRST = Comparator.comparing(HistoryCursor::finishedAt)
+      .thenComparing(HistoryCursor::requestId).reversed();
 
   private final InstantSource clock;
   private long lastRequestId;
@@ -317,6 +326,7 @@ public final class InMemoryQueueStore implements QueueStore {
       Outcome outcome = Outcome.of(row.requiredSucceeded, row.requiredFailed, row.anyFailed);
       row.request = row.request.completed(outcome, now);
       close(row);
+      completed.put(HistoryCursor.after(row.request), row);
       return new CompletionResult(CompletionResult.Status.COMPLETED, Optional.of(row.request), 0);
     }
   }
@@ -781,7 +791,72 @@ public final class InMemoryQueueStore implements QueueStore {
 
   private @Nullable JobRow row(JobId id) {
     long index = id.value() - 1;
-    return index < jobs.size() ? jobs.get((int) index) : null;
+    if (index >= jobs.size()) {
+      return null;
+    }
+    JobRow row = jobs.get((int) index);
+    return row.purged ? null : row;
+  }
+
+  // ---------------------------------------------------------------------------------------------- history
+
+  @Override
+  public HistoryPage history(int limit, @Nullable HistoryCursor after) {
+    HistoryPage.checkedLimit(limit);
+    synchronized (lock) {
+      Map<HistoryCursor, RequestRow> from = after == null ? completed : completed.tailMap(after, false);
+      List<HistoryEntry> read = new ArrayList<>(Math.min(limit + 1, completed.size()));
+      for (RequestRow row : from.values()) {
+        if (read.size() > limit) {
+          break;
+        }
+        List<Job> failed = new ArrayList<>();
+        for (JobRow job : row.jobs) {
+          if (job.job.state() == JobState.FAILED) {
+            failed.add(job.job);
+          }
+        }
+        read.add(new HistoryEntry(row.request, failed));
+      }
+      return HistoryPage.of(read, limit);
+    }
+  }
+
+  @Override
+  public PurgeResult purge(String tag) {
+    QueueNames.check(tag, "tag");
+    synchronized (lock) {
+      RequestRow row = byTag.get(tag);
+      if (row == null) {
+        return PurgeResult.unchanged(PurgeResult.Status.NOT_FOUND, Optional.empty());
+      }
+      Optional<Request> request = Optional.of(row.request);
+      if (row.request.state().isOpen()) {
+        return PurgeResult.unchanged(PurgeResult.Status.REQUEST_OPEN, request);
+      }
+      for (JobRow job : row.jobs) {
+        if (job.job.state() == JobState.LEASED) {
+          return PurgeResult.unchanged(PurgeResult.Status.JOB_LEASED, request);
+        }
+      }
+      Instant now = now();
+      int removedResults = 0;
+      for (JobRow job : row.jobs) {
+        if (job.job.state() == JobState.QUEUED) {
+          job.job = job.job.cancelled(now); // claim queues skip rows that are not queued
+        }
+        job.purged = true;
+        if (results.remove(job.id) != null) {
+          removedResults++;
+        }
+      }
+      requests.remove(row.request.id().value());
+      byTag.remove(tag, row);
+      if (row.request.finishedAt().isPresent() && row.request.state() == RequestState.COMPLETED) {
+        completed.remove(HistoryCursor.after(row.request));
+      }
+      return new PurgeResult(PurgeResult.Status.PURGED, request, row.jobs.size(), removedResults);
+    }
   }
 
   private static List<Request> values(Map<Long, RequestRow> rows) {
