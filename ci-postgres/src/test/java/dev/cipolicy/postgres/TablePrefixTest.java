@@ -53,9 +53,10 @@ class TablePrefixTest {
             "beta_q_schema_version");
     assertThat(strings("SELECT indexname FROM pg_indexes WHERE schemaname = '" + db.schema + "'"
         + " AND indexname NOT LIKE '%pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname"))
-        .containsExactly("alpha_leases_expiry", "alpha_queued_affinity", "alpha_queued_claim", "alpha_requests_open",
-            "alpha_requests_open_pr", "alpha_results_request", "beta_q_leases_expiry", "beta_q_queued_affinity",
-            "beta_q_queued_claim", "beta_q_requests_open", "beta_q_requests_open_pr", "beta_q_results_request");
+        .containsExactly("alpha_leases_expiry", "alpha_queued_affinity", "alpha_queued_claim",
+            "alpha_requests_history", "alpha_requests_open", "alpha_requests_open_pr", "alpha_results_request",
+            "beta_q_leases_expiry", "beta_q_queued_affinity", "beta_q_queued_claim", "beta_q_requests_history",
+            "beta_q_requests_open", "beta_q_requests_open_pr", "beta_q_results_request");
     assertThat(strings("SELECT event_object_table || ' ' || trigger_name FROM information_schema.triggers"
         + " WHERE trigger_schema = '" + db.schema + "' GROUP BY 1 ORDER BY 1"))
         .containsExactly("alpha_jobs alpha_jobs_list_inserted", "alpha_jobs alpha_jobs_list_requeued",

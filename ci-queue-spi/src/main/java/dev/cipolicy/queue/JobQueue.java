@@ -10,6 +10,8 @@ import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.HistoryCursor;
+import dev.cipolicy.queue.spi.HistoryPage;
 import dev.cipolicy.queue.spi.ImpossibleRow;
 import dev.cipolicy.queue.spi.ImpossibleRowException;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
@@ -20,6 +22,7 @@ import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
@@ -339,6 +342,28 @@ public final class JobQueue {
     RequestScan open = store.scanOpenRequests();
     return orderOf(open.requests()).status(store.now(), settings.expectedRequestDuration(),
         settings.maxInProgress()).withImpossibleRows(open.impossibleRows());
+  }
+
+  /**
+   * One page of the history: the completed requests newest first, each with its failed jobs' errors.
+   *
+   * @param limit the page size, 1 to {@link HistoryPage#MAX_LIMIT}
+   * @param after the previous page's {@link HistoryPage#next()}, or null for the newest requests
+   * @return the page
+   */
+  public HistoryPage history(int limit, @Nullable HistoryCursor after) {
+    return store.history(HistoryPage.checkedLimit(limit), after);
+  }
+
+  /**
+   * Purges an artifact: removes its closed request with its jobs and their results (an open request is
+   * refused: cancel it first).
+   *
+   * @param tag the SHA or release tag
+   * @return what happened
+   */
+  public PurgeResult purge(String tag) {
+    return store.purge(token(tag, "tag"));
   }
 
   // ---------------------------------------------------------------------------------------------- collectors

@@ -59,7 +59,7 @@ import org.jspecify.annotations.Nullable;
  * queued jobs of the collector's tag (plus the pool's collectors with requeued jobs); completion checks
  * are O(1) through per-request counters; open requests are listed in O(n) from an array.
  *
- * <p>It keeps every request, job and result for the life of the store, and every instant to the microsecond,
+ * <p>It keeps every request, job and result for the life of the store (until the request is purged), and every instant to the microsecond,
  * as every store does ({@link QueueStore#truncate}). Time comes from the clock it is given when it is built,
  * read once per operation under the monitor: it is the one clock of every engine that shares this store.
  * It owns no thread.

@@ -18,6 +18,9 @@ import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.Collector;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.HistoryCursor;
+import dev.cipolicy.queue.spi.HistoryEntry;
+import dev.cipolicy.queue.spi.HistoryPage;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
@@ -58,8 +61,8 @@ import org.quicktheories.core.Gen;
  * three sites, claim from one of four collectors, heartbeat, complete, fail, release, a stale update, a
  * crash, cancel, clock advances, collector heartbeats and (de)activation), runs each command through real
  * engines on the store under test and on {@link ReferenceQueueStore}, and after every step compares the
- * results and the whole state and checks the invariants. On failure QuickTheories shrinks the list and
- * reports the seed.
+ * results, the whole state, the history (read in pages of two) and the parents both stores know, and checks
+ * the invariants and the order. On failure QuickTheories shrinks the list and reports the seed.
  */
 final class QueueModelCheck {
 
@@ -484,6 +487,9 @@ final class QueueModelCheck {
       assertThat(real.openRequests().stream().map(x -> render(x, this::mapped)).toList()).as("open after " + where)
           .isEqualTo(model.openRequests().stream().map(x -> render(x, RequestId::toString)).toList());
 
+      assertThat(history(real, this::mapped)).as("history after " + where)
+          .isEqualTo(history(model, RequestId::toString));
+
       List<Request> open = real.openRequests();
       long running = open.stream().filter(x -> x.state() == RequestState.IN_PROGRESS).count();
       assertThat(running).as("requests in progress after " + where).isLessThanOrEqualTo(scenario.maxInProgress());
@@ -571,6 +577,20 @@ final class QueueModelCheck {
               .as("ready order once %s completes, after %s", r.label(), where).isEqualTo(order.ready());
         }
       }
+    }
+
+    /** The whole history, read in pages of two (so ties in completion time straddle pages), rendered. */
+    private List<String> history(QueueStore store, Function<RequestId, String> ids) {
+      List<String> out = new ArrayList<>();
+      HistoryCursor after = null;
+      do {
+        HistoryPage page = store.history(2, after);
+        for (HistoryEntry e : page.entries()) {
+          out.add(render(e.request(), ids) + " errors " + e.failedJobs().stream().map(j -> key(j, ids)).toList());
+        }
+        after = page.next().orElse(null);
+      } while (after != null);
+      return out;
     }
 
     private Map<String, String> snapshot() {
