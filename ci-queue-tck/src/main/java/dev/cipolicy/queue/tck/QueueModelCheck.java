@@ -30,6 +30,7 @@ import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
@@ -59,7 +60,7 @@ import org.quicktheories.core.Gen;
 /**
  * The model-based test of a store: QuickTheories generates command lists (submit, attach, tick from one of
  * three sites, claim from one of four collectors, heartbeat, complete, fail, release, a stale update, a
- * crash, cancel, clock advances, collector heartbeats and (de)activation), runs each command through real
+ * crash, cancel, clock advances, collector heartbeats and (de)activation, purge), runs each command through real
  * engines on the store under test and on {@link ReferenceQueueStore}, and after every step compares the
  * results, the whole state, the history (read in pages of two) and the parents both stores know, and checks
  * the invariants and the order. On failure QuickTheories shrinks the list and reports the seed.
@@ -70,7 +71,7 @@ final class QueueModelCheck {
   enum Op {
     SUBMIT(10), ATTACH(4), TICK(14), START_STALE_VIEW(3), CLAIM(18), HEARTBEAT(5), COMPLETE(20), FAIL(6),
     RELEASE(2), STALE(5), CRASH(3), CANCEL(2), ADVANCE(6), COLLECTOR_HEARTBEAT(2), TOGGLE_ACTIVE(1),
-    COMPLETE_ALL(6);
+    COMPLETE_ALL(6), PURGE(2);
 
     final int weight;
 
@@ -282,6 +283,22 @@ final class QueueModelCheck {
               .isEqualTo(mc.status() + " " + mc.request().map(x -> render(x, RequestId::toString)) + " "
                   + mc.queuedJobsCancelled() + " " + mc.leasedJobsFlagged());
         }
+        case PURGE -> {
+          if (known.isEmpty()) {
+            return;
+          }
+          RequestId[] pair = known.get(cmd.a() % known.size());
+          String tag = model.request(pair[1]).orElseThrow().tag().orElse("never" + cmd.b());
+          PurgeResult rp = r.purge(tag);
+          PurgeResult mp = m.purge(tag);
+          assertThat(rp.status() + " " + rp.request().map(x -> render(x, this::mapped)) + " " + rp.jobsRemoved()
+              + " " + rp.resultsRemoved()).as(at(cmd)).isEqualTo(mp.status() + " "
+              + mp.request().map(x -> render(x, RequestId::toString)) + " " + mp.jobsRemoved() + " "
+              + mp.resultsRemoved());
+          if (mp.status() == PurgeResult.Status.PURGED) {
+            forget(pair);
+          }
+        }
         case ADVANCE -> clock.advance(Duration.ofSeconds(20L * (cmd.a() % 5))
             .plusNanos(nanosecondClock ? 2L * (cmd.b() * 1_009L + cmd.c()) + 1 : 0));
         case COLLECTOR_HEARTBEAT -> {
@@ -295,6 +312,14 @@ final class QueueModelCheck {
               .isEqualTo(active ? m.deactivate(collector) : m.activate(collector));
         }
       }
+    }
+
+    /** Stops tracking a purged request: its state, its jobs and their terminal states are gone on purpose. */
+    private void forget(RequestId[] pair) {
+      known.remove(pair);
+      String jobs = "job " + pair[1] + " ";
+      terminal.keySet().removeIf(k -> k.equals("request " + pair[1]) || k.startsWith(jobs));
+      lastJobs.keySet().removeIf(k -> k.startsWith(jobs));
     }
 
     /** The tags of the known requests, newest last. */
@@ -473,7 +498,9 @@ final class QueueModelCheck {
         case 3 -> real.complete(LeaseRef.of(lease), ResultPayload.ofText("zombie " + cmd.c()));
         default -> real.release(LeaseRef.of(lease));
       };
-      assertThat(result.status()).as(at(cmd) + " with " + lease).isEqualTo(LeaseStatus.STALE_LEASE);
+      // A lease on a job whose request was purged finds no job.
+      assertThat(result.status()).as(at(cmd) + " with " + lease).isEqualTo(real.job(lease.jobId()).isPresent()
+          ? LeaseStatus.STALE_LEASE : LeaseStatus.NOT_FOUND);
       assertThat(snapshot()).as(at(cmd) + ": a stale lease changed the store").isEqualTo(before);
     }
 
@@ -514,8 +541,11 @@ final class QueueModelCheck {
         }
       }
       for (Lease[] lease : believed) {
-        Job job = real.job(lease[0].jobId()).orElseThrow();
-        Optional<Lease> current = job.lease();
+        Optional<Job> found = real.job(lease[0].jobId());
+        if (found.isEmpty()) {
+          continue; // its request was purged, which needs no lease to be live
+        }
+        Optional<Lease> current = found.get().lease();
         if (current.isPresent() && current.get().fences(lease[0].jobId(), lease[0].attempt(), lease[0].token())
             && current.get().isLiveAt(now)) {
           liveHolders.merge(lease[0].jobId().toString(), 1, Integer::sum);
