@@ -9,6 +9,8 @@ import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.HistoryCursor;
+import dev.cipolicy.queue.spi.HistoryPage;
 import dev.cipolicy.queue.spi.ImpossibleRowException;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Job;
@@ -17,6 +19,7 @@ import dev.cipolicy.queue.spi.JobResult;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
@@ -34,8 +37,11 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -90,6 +96,7 @@ public final class PostgresQueueStore implements QueueStore {
   private final PostgresQueueOptions options;
   private final QueueContext ctx;
   private final QueueRequests requests;
+  private final QueueHistory history;
   private final QueueJobs jobs;
   private final QueueCollectors collectors;
   private final QueueExpiry expiry;
@@ -107,6 +114,7 @@ public final class PostgresQueueStore implements QueueStore {
     this.options = options;
     this.ctx = new QueueContext(dataSource, options, QueueContext.policy(), clock);
     this.requests = new QueueRequests(ctx);
+    this.history = new QueueHistory(ctx);
     this.jobs = new QueueJobs(ctx);
     this.collectors = new QueueCollectors(ctx);
     this.expiry = new QueueExpiry(ctx, jobs);
@@ -251,6 +259,26 @@ public final class PostgresQueueStore implements QueueStore {
   @Override
   public Optional<Request> requestByTag(String tag) {
     return requests.requestByTag(QueueNames.check(tag, "tag"));
+  }
+
+  @Override
+  public Set<String> knownTags(Collection<String> tags) {
+    present(tags, "tags");
+    List<String> checked = new ArrayList<>(tags.size());
+    for (String tag : tags) {
+      checked.add(QueueNames.check(tag, "tag"));
+    }
+    return checked.isEmpty() ? Set.of() : requests.knownTags(checked);
+  }
+
+  @Override
+  public HistoryPage history(int limit, @Nullable HistoryCursor after) {
+    return history.history(HistoryPage.checkedLimit(limit), after);
+  }
+
+  @Override
+  public PurgeResult purge(String tag) {
+    return history.purge(QueueNames.check(tag, "tag"));
   }
 
   @Override

@@ -29,8 +29,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -56,17 +58,11 @@ final class QueueRequests {
   SubmitResult submit(NewRequest request) {
     return ctx.tx.inTransaction("submit", c -> {
       Instant now = ctx.now(c);
-      if (request.tag().isPresent()) {
-        Optional<Request> existing = requestWhere(c, "r.tag = ?", request.tag().get());
-        if (existing.isPresent()) {
-          return new SubmitResult(SubmitResult.Status.DUPLICATE_TAG, existing.get());
-        }
-      }
-      if (request.pr().isPresent()) {
-        Optional<Request> existing = openByPr(c, request, request.pr().getAsLong());
-        if (existing.isPresent()) {
-          return new SubmitResult(SubmitResult.Status.DUPLICATE_OPEN_PR, existing.get());
-        }
+      // Both checks read one snapshot: with two statements, a submission of the same commit committing
+      // between them made the second one report the open PR although the tag, checked first, exists.
+      Optional<SubmitResult> duplicate = duplicate(c, request);
+      if (duplicate.isPresent()) {
+        return duplicate.get();
       }
       try (PreparedStatement st = c.prepareStatement(sql.insertRequest)) {
         st.setString(1, request.kind().name());
@@ -112,6 +108,22 @@ final class QueueRequests {
 
   Optional<Request> requestByTag(String tag) {
     return ctx.tx.inTransaction("requestByTag", c -> requestWhere(c, "r.tag = ?", tag));
+  }
+
+  /** The tags among the given ones that a request has, in one statement. */
+  Set<String> knownTags(List<String> tags) {
+    return ctx.tx.inTransaction("knownTags", c -> {
+      Set<String> known = new HashSet<>();
+      try (PreparedStatement st = c.prepareStatement(sql.knownTags)) {
+        st.setArray(1, c.createArrayOf("text", tags.toArray()));
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            known.add(rs.getString(1));
+          }
+        }
+      }
+      return Set.copyOf(known);
+    });
   }
 
   List<Request> openRequests() {
@@ -317,14 +329,30 @@ final class QueueRequests {
     }
   }
 
-  private Optional<Request> openByPr(Connection c, NewRequest request, long pr) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement(sql.openRequestByPr)) {
-      st.setString(1, request.kind().name());
-      st.setLong(2, pr);
+  /**
+   * The duplicate a submission is, if any, from one read of both conflicts: the request with its tag first
+   * (tags are unique across kinds), then the open request of its kind and PR.
+   */
+  private Optional<SubmitResult> duplicate(Connection c, NewRequest request) throws SQLException {
+    if (request.tag().isEmpty() && request.pr().isEmpty()) {
+      return Optional.empty();
+    }
+    Request byPr = null;
+    try (PreparedStatement st = c.prepareStatement(sql.submitConflicts)) {
+      setText(st, 1, request.tag());
+      st.setString(2, request.kind().name());
+      setLong(st, 3, request.pr().isPresent() ? request.pr().getAsLong() : null);
       try (ResultSet rs = st.executeQuery()) {
-        return rs.next() ? Optional.of(ctx.rows.request(rs)) : Optional.empty();
+        while (rs.next()) {
+          Request existing = ctx.rows.request(rs);
+          if (request.tag().isPresent() && existing.tag().equals(request.tag())) {
+            return Optional.of(new SubmitResult(SubmitResult.Status.DUPLICATE_TAG, existing));
+          }
+          byPr = existing;
+        }
       }
     }
+    return byPr == null ? Optional.empty() : Optional.of(new SubmitResult(SubmitResult.Status.DUPLICATE_OPEN_PR, byPr));
   }
 
   private List<Request> requestsWhere(Connection c, String where) throws SQLException {

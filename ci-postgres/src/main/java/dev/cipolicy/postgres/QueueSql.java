@@ -34,8 +34,13 @@ final class QueueSql {
   final String insertRequest;
   /** Rewrites the mutable columns of a request by id. */
   final String updateRequest;
-  /** The open request of a kind and PR number. */
-  final String openRequestByPr;
+  /**
+   * The requests a submission conflicts with, read in one statement (one snapshot): the request with the tag
+   * and the open request of the kind and PR number; binds tag, kind and PR (a missing tag or PR binds NULL).
+   */
+  final String submitConflicts;
+  /** The tags among an array of tags that a request has. */
+  final String knownTags;
   /** Locks the single control row that serializes starts. */
   final String lockControl;
   /** Counts the requests in progress. */
@@ -142,7 +147,8 @@ final class QueueSql {
         + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id";
     updateRequest = "UPDATE " + requests + " SET state = ?, tag = ?, parent_sha = ?, started_at = ?, finished_at = ?,"
         + " outcome = ?, parent_request = ?, cancel_reason = ? WHERE id = ?";
-    openRequestByPr = requestsWhere("r.kind = ? AND r.pr = ? AND r.state IN " + OPEN);
+    submitConflicts = requestsWhere("r.tag = ? OR (r.kind = ? AND r.pr = ? AND r.state IN " + OPEN + ") ORDER BY r.id");
+    knownTags = "SELECT tag FROM " + requests + " WHERE tag = ANY (?)";
     lockControl = "SELECT id FROM " + control + " WHERE id = 1 FOR UPDATE";
     countInProgress = "SELECT count(*) FROM " + requests + " WHERE state = 'IN_PROGRESS'";
     insertJob = "INSERT INTO " + jobs + " (request_id, benchmark_group, collector_tag, optional, state, attempt,"

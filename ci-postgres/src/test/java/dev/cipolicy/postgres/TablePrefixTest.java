@@ -53,9 +53,10 @@ class TablePrefixTest {
             "beta_q_schema_version");
     assertThat(strings("SELECT indexname FROM pg_indexes WHERE schemaname = '" + db.schema + "'"
         + " AND indexname NOT LIKE '%pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname"))
-        .containsExactly("alpha_leases_expiry", "alpha_queued_affinity", "alpha_queued_claim", "alpha_requests_open",
-            "alpha_requests_open_pr", "alpha_results_request", "beta_q_leases_expiry", "beta_q_queued_affinity",
-            "beta_q_queued_claim", "beta_q_requests_open", "beta_q_requests_open_pr", "beta_q_results_request");
+        .containsExactly("alpha_leases_expiry", "alpha_queued_affinity", "alpha_queued_claim",
+            "alpha_requests_history", "alpha_requests_open", "alpha_requests_open_pr", "alpha_results_request",
+            "beta_q_leases_expiry", "beta_q_queued_affinity", "beta_q_queued_claim", "beta_q_requests_history",
+            "beta_q_requests_open", "beta_q_requests_open_pr", "beta_q_results_request");
     assertThat(strings("SELECT event_object_table || ' ' || trigger_name FROM information_schema.triggers"
         + " WHERE trigger_schema = '" + db.schema + "' GROUP BY 1 ORDER BY 1"))
         .containsExactly("alpha_jobs alpha_jobs_list_inserted", "alpha_jobs alpha_jobs_list_requeued",
@@ -67,7 +68,7 @@ class TablePrefixTest {
     assertThat(strings("SELECT version || ' ' || script FROM " + db.schema + ".beta_q_schema_version ORDER BY 1"))
         .containsExactly("1 V1__queue.sql", "2 V2__row_checks.sql", "3 V3__claim_affinity_index.sql",
             "4 V4__queued_table.sql", "5 V5__queued_notify.sql",
-            "6 V6__churn_autovacuum.sql", "7 V7__job_results.sql");
+            "6 V6__churn_autovacuum.sql", "7 V7__job_results.sql", "8 V8__history_and_purge.sql");
 
     QueueSettings settings = QueueSettings.builder().maxInProgress(1).backfill(false).addBenchmarkGroups("compile")
         .addCollectorTargets(CollectorTarget.required("x86")).build();

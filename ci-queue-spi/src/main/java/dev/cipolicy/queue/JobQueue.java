@@ -10,6 +10,8 @@ import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.HistoryCursor;
+import dev.cipolicy.queue.spi.HistoryPage;
 import dev.cipolicy.queue.spi.ImpossibleRow;
 import dev.cipolicy.queue.spi.ImpossibleRowException;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
@@ -20,6 +22,7 @@ import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
@@ -37,6 +40,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -209,7 +213,7 @@ public final class JobQueue {
           "no request is started this tick", impossible, reasons);
       // Walks the order in place: the tick usually starts one request, so it copies no list of them.
       boolean anyReady = false;
-      for (QueueOrder.Placed placed : QueueOrder.of(open.requests()).placed()) {
+      for (QueueOrder.Placed placed : orderOf(open.requests()).placed()) {
         if (placed.section() == QueueOrder.Section.IN_PROGRESS) {
           continue;
         }
@@ -319,7 +323,13 @@ public final class JobQueue {
    * @return the order
    */
   public QueueOrder order() {
-    return QueueOrder.of(store.openRequests());
+    return orderOf(store.openRequests());
+  }
+
+  /** The order of the open requests, with the parents outside them looked up in the store. */
+  private QueueOrder orderOf(List<Request> open) {
+    Set<String> outside = QueueOrder.parentTagsOutside(open);
+    return QueueOrder.of(open, outside.isEmpty() ? Set.of() : store.knownTags(outside));
   }
 
   /**
@@ -330,8 +340,30 @@ public final class JobQueue {
    */
   public QueueStatus status() {
     RequestScan open = store.scanOpenRequests();
-    return QueueOrder.of(open.requests()).status(store.now(), settings.expectedRequestDuration(),
+    return orderOf(open.requests()).status(store.now(), settings.expectedRequestDuration(),
         settings.maxInProgress()).withImpossibleRows(open.impossibleRows());
+  }
+
+  /**
+   * One page of the history: the completed requests newest first, each with its failed jobs' errors.
+   *
+   * @param limit the page size, 1 to {@link HistoryPage#MAX_LIMIT}
+   * @param after the previous page's {@link HistoryPage#next()}, or null for the newest requests
+   * @return the page
+   */
+  public HistoryPage history(int limit, @Nullable HistoryCursor after) {
+    return store.history(HistoryPage.checkedLimit(limit), after);
+  }
+
+  /**
+   * Purges an artifact: removes its closed request with its jobs and their results (an open request is
+   * refused: cancel it first).
+   *
+   * @param tag the SHA or release tag
+   * @return what happened
+   */
+  public PurgeResult purge(String tag) {
+    return store.purge(token(tag, "tag"));
   }
 
   // ---------------------------------------------------------------------------------------------- collectors

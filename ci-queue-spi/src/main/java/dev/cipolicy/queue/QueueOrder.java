@@ -1,5 +1,6 @@
 package dev.cipolicy.queue;
 
+import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestKind;
 import dev.cipolicy.queue.spi.RequestState;
@@ -21,10 +22,18 @@ import org.jspecify.annotations.Nullable;
  * The order in which a site runs requests, a pure and deterministic function of the open
  * requests: requests in progress (by start), then releases (by creation), then ready master and try
  * requests in topological order of "parent done" — a request waits for a ready parent; a parent in
- * progress, completed or unknown counts as done, so the order does not change when the head completes —
- * and within a level by PR number, master before try, creation time and id. Requests in a parent cycle
- * (only possible with inconsistent parents) are promoted one at a time, least first. Try requests waiting
- * for artifacts come last, outside the order. Cost: O(n log n) for n requests.
+ * progress, completed or cancelled counts as done, so the order does not change when the head completes —
+ * and within a level by PR number, master before try, creation time and id. A request whose parent is
+ * <b>unknown</b> (no request has that tag) is a fallback: it is placed only when no request with a done
+ * (or placed) parent is left, one at a time, least first, so it never jumps ahead of ready work. Requests
+ * in a parent cycle (only possible with inconsistent parents) are promoted the same way once no fallback
+ * is left. Try requests waiting for artifacts come last, outside the order. Cost: O(n log n) for n
+ * requests.
+ *
+ * <p>Whether a parent is known is decided from the given requests (of any state) and the known tags given
+ * beside them: {@link #of(Collection, Set)} takes the tags of the requests a store holds but did not list
+ * (the closed ones, {@link dev.cipolicy.queue.spi.QueueStore#knownTags}); {@link #of(Collection)} treats
+ * the given requests as all there are.
  */
 public final class QueueOrder {
 
@@ -59,8 +68,10 @@ public final class QueueOrder {
     NO_PARENT,
     /** Its parent is in progress, which counts as done. */
     PARENT_IN_PROGRESS,
-    /** Its parent is completed, cancelled or not in the queue at all (promoted). */
-    PARENT_DONE_OR_UNKNOWN,
+    /** Its parent is completed or cancelled. */
+    PARENT_DONE,
+    /** No request has its parent's tag: placed after every request with a done parent (a fallback). */
+    PARENT_UNKNOWN,
     /** Its parent is a ready request placed one level before it. */
     AFTER_PARENT,
     /** It is in a parent cycle and was promoted. */
@@ -91,7 +102,8 @@ public final class QueueOrder {
         case RELEASE -> "release, by creation time";
         case NO_PARENT -> "no parent";
         case PARENT_IN_PROGRESS -> "parent " + parent + " in progress (counts as done)";
-        case PARENT_DONE_OR_UNKNOWN -> "parent " + parent + " done or unknown";
+        case PARENT_DONE -> "parent " + parent + " done";
+        case PARENT_UNKNOWN -> "parent " + parent + " unknown: after every request with a done parent";
         case AFTER_PARENT -> "after parent " + parent + " (level " + level + ")";
         case CYCLE_PROMOTED -> "parent cycle through " + parent + ": promoted";
         case WAITING_FOR_ARTIFACTS -> "waiting for artifacts";
@@ -113,14 +125,56 @@ public final class QueueOrder {
   }
 
   /**
-   * Orders the open requests among the given ones; completed and cancelled requests are ignored, and the
-   * input order does not matter.
+   * Orders the open requests among the given ones, taking the given requests as every request there is: a
+   * parent SHA that none of them has as its tag is unknown. Completed and cancelled requests are not
+   * ordered (their tags count as done parents), and the input order does not matter.
    *
-   * @param requests the requests, usually {@code QueueStore.openRequests()}
+   * @param requests every request, or the open ones when every parent outside them is unknown
    * @return the order
    */
   public static QueueOrder of(Collection<Request> requests) {
-    return new Ordering(requests.toArray(new Request[0])).order();
+    return of(requests, Set.of());
+  }
+
+  /**
+   * Orders the open requests among the given ones; {@code knownTags} are the tags of requests not given
+   * (completed or cancelled ones), which count as done parents. A parent SHA that is neither the tag of a
+   * given request nor a known tag is unknown. Completed and cancelled requests are not ordered, and the
+   * input order does not matter.
+   *
+   * @param requests the requests, usually {@code QueueStore.openRequests()}
+   * @param knownTags tags that some request outside {@code requests} has, usually
+   *     {@code QueueStore.knownTags(parents of the open requests)}
+   * @return the order
+   */
+  public static QueueOrder of(Collection<Request> requests, Set<String> knownTags) {
+    if (requests == null || knownTags == null) {
+      throw new InvalidQueueInputException("the queue order needs the requests and the"
+          + " known tags; got " + (requests == null ? "no requests" : "no known tags"));
+    }
+    return new Ordering(requests.toArray(new Request[0]), knownTags).order();
+  }
+
+  /**
+   * The parent SHAs of the given ready master and try requests that none of the given requests has as its
+   * tag: the tags to ask a store about ({@link dev.cipolicy.queue.spi.QueueStore#knownTags}) before
+   * {@link #of(Collection, Set)}. Usually a handful: the completed parents of the oldest requests.
+   *
+   * @param requests the requests to order
+   * @return the parent SHAs outside them
+   */
+  public static Set<String> parentTagsOutside(Collection<Request> requests) {
+    Set<String> tags = new HashSet<>();
+    for (Request r : requests) {
+      r.tag().ifPresent(tags::add);
+    }
+    Set<String> outside = new HashSet<>();
+    for (Request r : requests) {
+      if (r.state() == RequestState.ARTIFACTS_READY && r.kind() != RequestKind.RELEASE) {
+        r.parentSha().filter(p -> !tags.contains(p)).ifPresent(outside::add);
+      }
+    }
+    return outside;
   }
 
   /**
@@ -138,22 +192,31 @@ public final class QueueOrder {
     private static final byte WAITING = 3;
     /** {@link #parent} of a ready request with a parent SHA whose lookup waits for the whole input. */
     private static final int UNRESOLVED = -2;
+    /** {@link #parent} of a ready request whose parent SHA no request has: a fallback. */
+    private static final int UNKNOWN = -3;
 
     private final Request[] all;
     private final byte[] section;
     private final SortKeys keys;
     /** The parent SHA of each ready request (null without one). */
     private final @Nullable String[] parentShas;
-    /** The position of each ready request's ready parent, -1 when it has none. */
+    /**
+     * The position of each ready request's ready parent; -1 when it has none or its parent is done,
+     * {@link #UNKNOWN} when no request has its parent's tag.
+     */
     private final int[] parent;
     private final TagTable byTag;
+    /** Tags of the given requests that are not ready master or try requests, and the known tags. */
+    private final Set<String> otherTags;
+    private int fallbacks;
     private final List<Request> running = new ArrayList<>();
     private int releases;
     private int ready;
     private int waiting;
 
-    Ordering(Request[] all) {
+    Ordering(Request[] all, Set<String> knownTags) {
       int n = all.length;
+      this.otherTags = new HashSet<>(knownTags);
       this.all = all;
       this.section = new byte[n];
       this.keys = new SortKeys(n);
@@ -192,6 +255,9 @@ public final class QueueOrder {
           }
           default -> section[i] = OTHER; // completed or cancelled: not ordered
         }
+        if (section[i] != READY) {
+          r.tag().ifPresent(otherTags::add);
+        }
       }
       // A parent later in the input, or a tag given twice (the last one counts), needs the whole table.
       if (unresolved > 0 || byTag.replaced()) {
@@ -199,6 +265,14 @@ public final class QueueOrder {
           if (section[i] == READY && parentShas[i] != null && (parent[i] == UNRESOLVED || byTag.replaced())) {
             parent[i] = byTag.find(parentShas[i]);
           }
+        }
+      }
+      // A parent that is no ready request is done when some request has its tag, and unknown otherwise.
+      for (int i = 0; i < n; i++) {
+        String parentSha = parentShas[i];
+        if (section[i] == READY && parent[i] < 0 && parentSha != null && !otherTags.contains(parentSha)) {
+          parent[i] = UNKNOWN;
+          fallbacks++;
         }
       }
     }
@@ -266,6 +340,9 @@ public final class QueueOrder {
       int[] fill = Arrays.copyOf(firstChild, n);
       for (int i = 0; i < n; i++) {
         if (section[i] == READY) {
+          if (parent[i] == UNKNOWN) {
+            continue; // a fallback: promoted when the walk runs dry
+          }
           if (parent[i] < 0) {
             queue[tail++] = i;
           } else {
@@ -277,9 +354,20 @@ public final class QueueOrder {
       int head = 0;
       int[] byOrder = null;
       int promotionCursor = 0;
+      int[] fallbackOrder = fallbacks == 0 ? new int[0] : fallbackOrder();
+      int fallbackCursor = 0;
       int depth = 0;
       int next = start;
       while (next - start < ready) {
+        if (head == tail && fallbackCursor < fallbackOrder.length) {
+          // No request with a done parent is left: the least request whose parent is unknown goes next.
+          int fallback = fallbackOrder[fallbackCursor++];
+          placed[fallback] = true;
+          out[next++] = new Placed(all[fallback], Section.READY, depth, Basis.PARENT_UNKNOWN);
+          tail = enqueueUnplaced(children, firstChild[fallback], firstChild[fallback + 1], placed, queue, tail);
+          depth++;
+          continue;
+        }
         if (head == tail) {
           // Only requests in parent cycles are left: promote the least of them.
           if (byOrder == null) {
@@ -308,6 +396,19 @@ public final class QueueOrder {
       }
     }
 
+    /** The positions of the ready requests whose parent is unknown, in level order. */
+    private int[] fallbackOrder() {
+      int[] out = new int[fallbacks];
+      int k = 0;
+      for (int i = 0; i < section.length; i++) {
+        if (section[i] == READY && parent[i] == UNKNOWN) {
+          out[k++] = i;
+        }
+      }
+      keys.sort(out, 0, k);
+      return out;
+    }
+
     private static int enqueueUnplaced(int[] children, int from, int to, boolean[] placed, int[] queue, int tail) {
       for (int c = from; c < to; c++) {
         int child = children[c];
@@ -325,7 +426,7 @@ public final class QueueOrder {
       if (depth > 0) {
         return Basis.AFTER_PARENT;
       }
-      return runningTags.contains(parentSha) ? Basis.PARENT_IN_PROGRESS : Basis.PARENT_DONE_OR_UNKNOWN;
+      return runningTags.contains(parentSha) ? Basis.PARENT_IN_PROGRESS : Basis.PARENT_DONE;
     }
   }
 

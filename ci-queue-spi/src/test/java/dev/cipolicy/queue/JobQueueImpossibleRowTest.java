@@ -199,6 +199,21 @@ class JobQueueImpossibleRowTest {
     }
 
     @Override
+    public java.util.Set<String> knownTags(java.util.Collection<String> tags) {
+      return delegate.knownTags(tags);
+    }
+
+    @Override
+    public dev.cipolicy.queue.spi.HistoryPage history(int limit, dev.cipolicy.queue.spi.HistoryCursor after) {
+      return delegate.history(limit, after);
+    }
+
+    @Override
+    public dev.cipolicy.queue.spi.PurgeResult purge(String tag) {
+      return delegate.purge(tag);
+    }
+
+    @Override
     public List<Request> openRequests() {
       return delegate.openRequests();
     }

@@ -93,6 +93,53 @@ class QueueOrderProperties {
   }
 
   @Test
+  void aRequestWithAnUnknownParentComesAfterEveryRequestWithADoneParent() {
+    qt().forAll(requests()).checkAssert(requests -> {
+      List<QueueOrder.Placed> placed = order(requests).placed();
+      Map<String, Integer> position = new java.util.HashMap<>();
+      for (int i = 0; i < placed.size(); i++) {
+        int index = i;
+        placed.get(i).request().tag().ifPresent(t -> position.put(t, index));
+      }
+      int firstFallback = -1;
+      for (int i = 0; i < placed.size(); i++) {
+        QueueOrder.Placed p = placed.get(i);
+        if (p.basis() == QueueOrder.Basis.PARENT_UNKNOWN) {
+          if (firstFallback < 0) {
+            firstFallback = i;
+          }
+          continue;
+        }
+        if (firstFallback >= 0 && p.basis() != QueueOrder.Basis.CYCLE_PROMOTED) {
+          // After a fallback, only descendants of fallbacks (or of cycles) are placed: their parent is a
+          // ready request placed at or after the first fallback.
+          assertThat(p.basis()).as("basis of %s after a fallback", p.request().label())
+              .isEqualTo(QueueOrder.Basis.AFTER_PARENT);
+          assertThat(position.get(p.request().parentSha().orElseThrow())).as("parent of %s", p.request().label())
+              .isGreaterThanOrEqualTo(firstFallback);
+        }
+      }
+    });
+  }
+
+  @Test
+  void knownTagsMeanTheSameAsTheClosedRequestsThatHaveThem() {
+    qt().forAll(requests()).checkAssert(requests -> {
+      List<Request> open = requests.stream().filter(r -> r.state().isOpen()).toList();
+      Set<String> closedTags = requests.stream().filter(r -> !r.state().isOpen())
+          .flatMap(r -> r.tag().stream()).collect(Collectors.toSet());
+      assertThat(QueueOrder.of(open, closedTags).placed()).isEqualTo(QueueOrder.of(requests).placed());
+      Set<String> outside = QueueOrder.parentTagsOutside(open);
+      Set<String> relevant = closedTags.stream().filter(outside::contains).collect(Collectors.toSet());
+      assertThat(QueueOrder.of(open, relevant).placed()).isEqualTo(QueueOrder.of(requests).placed());
+    });
+  }
+
+  private static QueueOrder order(List<Request> requests) {
+    return QueueOrder.of(requests);
+  }
+
+  @Test
   void theReadyOrderDoesNotChangeWhenARequestInProgressCompletes() {
     qt().forAll(requests()).checkAssert(requests -> {
       QueueOrder order = QueueOrder.of(requests);

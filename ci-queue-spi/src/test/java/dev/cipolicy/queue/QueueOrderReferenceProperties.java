@@ -23,6 +23,7 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link QueueOrder} against a reference written straight from the documented rules (quadratic, no indexes, no
- * arrays): random request sets with master chains, try requests on random parents, missing parents,
+ * arrays): random request sets with master chains, try requests on random parents, unknown parents (fallbacks),
  * parent cycles, repeated tags, ties on PR number, kind and creation time, requests in progress, waiting
  * and closed. Levels wider than the sorter's insertion-sort cutoff occur, so its merge path is covered.
  */
@@ -74,12 +75,13 @@ class QueueOrderReferenceProperties {
   }
 
   /**
-   * Random requests. Shape 0: mostly one master chain with try requests on it; 1: mostly roots and
-   * missing parents (one wide level); 2: parents anywhere, cycles likely; 3: a mix with repeated tags.
+   * Random requests. Shape 0: mostly one master chain with try requests on it; 1: mostly roots, completed
+   * parents (one wide level) and unknown parents; 2: parents anywhere, cycles likely; 3: a mix with repeated tags.
    */
   private static List<Request> requests(Random random, int size, int shape) {
     List<Request> out = new ArrayList<>(size);
     List<String> tags = new ArrayList<>();
+    Set<String> doneParents = new java.util.TreeSet<>();
     String lastMaster = null;
     // Ids in random order, so that the id tie-break differs from the input order.
     List<Long> ids = new ArrayList<>();
@@ -92,7 +94,7 @@ class QueueOrderReferenceProperties {
       String parent = switch (shape) {
         case 0 -> random.nextInt(10) < 7 ? lastMaster : random.nextInt(3) == 0 ? null : "gone" + random.nextInt(5);
         case 1 -> random.nextInt(4) == 0 ? null : random.nextInt(2) == 0 && !tags.isEmpty() ? pick(random, tags)
-            : "gone" + random.nextInt(50);
+            : random.nextInt(4) == 0 ? "gone" + random.nextInt(50) : "done" + random.nextInt(50);
         case 2 -> "s" + random.nextInt(size + 3);
         default -> random.nextInt(5) == 0 ? null : tags.isEmpty() || random.nextInt(4) == 0 ? "gone" + i
             : pick(random, tags);
@@ -132,6 +134,13 @@ class QueueOrderReferenceProperties {
         }
       }
       out.add(r);
+      r.parentSha().filter(p -> p.startsWith("done")).ifPresent(doneParents::add);
+    }
+    // The "done" parents are completed requests, so their children are roots of one wide level.
+    long id = size;
+    for (String tag : doneParents) {
+      out.add(Request.created(RequestId.of(++id), NewRequest.master(tag, null), T0).started(T0, null)
+          .completed(Outcome.SUCCESS, T0.plusSeconds(1)));
     }
     return out;
   }
@@ -167,11 +176,27 @@ class QueueOrderReferenceProperties {
       ready.forEach(r -> parentOf.put(r, r.parentSha().map(readyByTag::get).orElse(null)));
       Set<String> runningTags = new HashSet<>();
       running.forEach(r -> r.tag().ifPresent(runningTags::add));
+      // A parent SHA is unknown when no given request (of any state) has it as its tag.
+      Set<String> allTags = new HashSet<>();
+      requests.forEach(r -> r.tag().ifPresent(allTags::add));
+      List<Request> fallbacks = ready.stream().filter(r -> r.parentSha().isPresent()
+          && !allTags.contains(r.parentSha().get())).toList();
 
       List<Request> unplaced = new ArrayList<>(ready);
-      List<Request> level = unplaced.stream().filter(r -> parentOf.get(r) == null).toList();
+      List<Request> level = unplaced.stream().filter(r -> parentOf.get(r) == null && !fallbacks.contains(r))
+          .toList();
       int depth = 0;
       while (!unplaced.isEmpty()) {
+        Optional<Request> fallback = unplaced.stream().filter(fallbacks::contains).min(inLevel);
+        if (level.isEmpty() && fallback.isPresent()) {
+          // No request with a done or placed parent is left: the least one with an unknown parent goes next.
+          Request least = fallback.get();
+          placed.add(new Placed(least, Section.READY, depth, Basis.PARENT_UNKNOWN));
+          unplaced.remove(least);
+          level = unplaced.stream().filter(r -> parentOf.get(r) == least).toList();
+          depth++;
+          continue;
+        }
         if (level.isEmpty()) {
           // Only parent cycles are left: the least request in level order goes next.
           Request least = unplaced.stream().min(inLevel).orElseThrow();
@@ -198,7 +223,7 @@ class QueueOrderReferenceProperties {
       if (depth > 0) {
         return Basis.AFTER_PARENT;
       }
-      return runningTags.contains(r.parentSha().get()) ? Basis.PARENT_IN_PROGRESS : Basis.PARENT_DONE_OR_UNKNOWN;
+      return runningTags.contains(r.parentSha().get()) ? Basis.PARENT_IN_PROGRESS : Basis.PARENT_DONE;
     }
   }
 }

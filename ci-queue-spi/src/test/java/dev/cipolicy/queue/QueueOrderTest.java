@@ -61,6 +61,22 @@ class QueueOrderTest {
   }
 
   @Test
+  void aRequestWithADoneParentGoesBeforeOneWithAnUnknownParentWhateverThePr() {
+    Request parent = started(NewRequest.master("p", null), 0).completed(dev.cipolicy.queue.spi.Outcome.SUCCESS, T0);
+    Request a = ready(NewRequest.master("a", "p").withPr(5), 0);
+    Request b = ready(NewRequest.master("b", "nobody").withPr(1), 0);
+    assertThat(QueueOrder.of(List.of(b, a, parent)).requests()).containsExactly(a, b);
+    // The same with only the open requests and the completed parent's tag known beside them.
+    QueueOrder order = QueueOrder.of(List.of(b, a), java.util.Set.of("p"));
+    assertThat(order.requests()).containsExactly(a, b);
+    assertThat(order.placed()).extracting(QueueOrder.Placed::reason).containsExactly("parent p done",
+        "parent nobody unknown: after every request with a done parent");
+    assertThat(QueueOrder.parentTagsOutside(List.of(b, a))).containsExactlyInAnyOrder("p", "nobody");
+    // Without the known tag, both parents are unknown: the lower PR goes first.
+    assertThat(QueueOrder.of(List.of(b, a)).requests()).containsExactly(b, a);
+  }
+
+  @Test
   void parentCyclesArePromotedLeastFirst() {
     Request a = ready(NewRequest.master("a", "b").withPr(2), 0);
     Request b = ready(NewRequest.master("b", "a").withPr(1), 0);

@@ -11,6 +11,9 @@ import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.HistoryCursor;
+import dev.cipolicy.queue.spi.HistoryEntry;
+import dev.cipolicy.queue.spi.HistoryPage;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobFailure;
@@ -24,6 +27,7 @@ import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.Outcome;
+import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.RegisterResult;
@@ -38,11 +42,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -52,7 +59,7 @@ import org.jspecify.annotations.Nullable;
  * queued jobs of the collector's tag (plus the pool's collectors with requeued jobs); completion checks
  * are O(1) through per-request counters; open requests are listed in O(n) from an array.
  *
- * <p>It keeps every request, job and result for the life of the store, and every instant to the microsecond,
+ * <p>It keeps every request, job and result for the life of the store (until the request is purged), and every instant to the microsecond,
  * as every store does ({@link QueueStore#truncate}). Time comes from the clock it is given when it is built,
  * read once per operation under the monitor: it is the one clock of every engine that shares this store.
  * It owns no thread.
@@ -79,6 +86,11 @@ public final class InMemoryQueueStore implements QueueStore {
 
   /** The results by job id. */
   private final Map<Long, JobResult> results = new HashMap<>();
+
+  /** The completed requests, newest first: by completion instant, then id, both descending. */
+  private final TreeMap<HistoryCursor, RequestRow> completed = new TreeMap<>(NEWEST_FIRST);
+  private static final Comparator<HistoryCursor> NEWEST_FIRST = Comparator.comparing(HistoryCursor::finishedAt)
+      .thenComparing(HistoryCursor::requestId).reversed();
 
   private final InstantSource clock;
   private long lastRequestId;
@@ -169,6 +181,25 @@ public final class InMemoryQueueStore implements QueueStore {
     synchronized (lock) {
       RequestRow row = byTag.get(tag);
       return row == null ? Optional.empty() : Optional.of(row.request);
+    }
+  }
+
+  @Override
+  public Set<String> knownTags(Collection<String> tags) {
+    if (tags == null) {
+      throw new InvalidQueueInputException("knownTags needs a collection of tags; got none");
+    }
+    for (String tag : tags) {
+      QueueNames.check(tag, "tag");
+    }
+    synchronized (lock) {
+      Set<String> known = new HashSet<>();
+      for (String tag : tags) {
+        if (byTag.containsKey(tag)) {
+          known.add(tag);
+        }
+      }
+      return Set.copyOf(known);
     }
   }
 
@@ -295,6 +326,7 @@ public final class InMemoryQueueStore implements QueueStore {
       Outcome outcome = Outcome.of(row.requiredSucceeded, row.requiredFailed, row.anyFailed);
       row.request = row.request.completed(outcome, now);
       close(row);
+      completed.put(HistoryCursor.after(row.request), row);
       return new CompletionResult(CompletionResult.Status.COMPLETED, Optional.of(row.request), 0);
     }
   }
@@ -759,7 +791,72 @@ public final class InMemoryQueueStore implements QueueStore {
 
   private @Nullable JobRow row(JobId id) {
     long index = id.value() - 1;
-    return index < jobs.size() ? jobs.get((int) index) : null;
+    if (index >= jobs.size()) {
+      return null;
+    }
+    JobRow row = jobs.get((int) index);
+    return row.purged ? null : row;
+  }
+
+  // ---------------------------------------------------------------------------------------------- history
+
+  @Override
+  public HistoryPage history(int limit, @Nullable HistoryCursor after) {
+    HistoryPage.checkedLimit(limit);
+    synchronized (lock) {
+      Map<HistoryCursor, RequestRow> from = after == null ? completed : completed.tailMap(after, false);
+      List<HistoryEntry> read = new ArrayList<>(Math.min(limit + 1, completed.size()));
+      for (RequestRow row : from.values()) {
+        if (read.size() > limit) {
+          break;
+        }
+        List<Job> failed = new ArrayList<>();
+        for (JobRow job : row.jobs) {
+          if (job.job.state() == JobState.FAILED) {
+            failed.add(job.job);
+          }
+        }
+        read.add(new HistoryEntry(row.request, failed));
+      }
+      return HistoryPage.of(read, limit);
+    }
+  }
+
+  @Override
+  public PurgeResult purge(String tag) {
+    QueueNames.check(tag, "tag");
+    synchronized (lock) {
+      RequestRow row = byTag.get(tag);
+      if (row == null) {
+        return PurgeResult.unchanged(PurgeResult.Status.NOT_FOUND, Optional.empty());
+      }
+      Optional<Request> request = Optional.of(row.request);
+      if (row.request.state().isOpen()) {
+        return PurgeResult.unchanged(PurgeResult.Status.REQUEST_OPEN, request);
+      }
+      for (JobRow job : row.jobs) {
+        if (job.job.state() == JobState.LEASED) {
+          return PurgeResult.unchanged(PurgeResult.Status.JOB_LEASED, request);
+        }
+      }
+      Instant now = now();
+      int removedResults = 0;
+      for (JobRow job : row.jobs) {
+        if (job.job.state() == JobState.QUEUED) {
+          job.job = job.job.cancelled(now); // claim queues skip rows that are not queued
+        }
+        job.purged = true;
+        if (results.remove(job.id) != null) {
+          removedResults++;
+        }
+      }
+      requests.remove(row.request.id().value());
+      byTag.remove(tag, row);
+      if (row.request.finishedAt().isPresent() && row.request.state() == RequestState.COMPLETED) {
+        completed.remove(HistoryCursor.after(row.request));
+      }
+      return new PurgeResult(PurgeResult.Status.PURGED, request, row.jobs.size(), removedResults);
+    }
   }
 
   private static List<Request> values(Map<Long, RequestRow> rows) {

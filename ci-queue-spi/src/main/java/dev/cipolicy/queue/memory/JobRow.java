@@ -13,6 +13,8 @@ final class JobRow {
   Instant leaseExpiry = Instant.MIN;
   /** The row's index in its pool's lease heap, or -1. */
   int heapIndex = -1;
+  /** Set when the job's request was purged: the row is no longer the job's (lookups by id miss it). */
+  boolean purged;
 
   JobRow(Job job, RequestRow request, Pool pool) {
     this.id = job.id().value();

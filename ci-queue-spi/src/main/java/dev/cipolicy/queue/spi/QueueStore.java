@@ -3,8 +3,11 @@ package dev.cipolicy.queue.spi;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -112,6 +115,26 @@ public interface QueueStore {
    * @return the request, if any
    */
   Optional<Request> requestByTag(String tag);
+
+  /**
+   * Which of the given tags some request has, of any kind and state: what tells a done parent (its request
+   * completed, was cancelled or is open) from an unknown one (no request has the tag), which the queue
+   * order places last. The default asks {@link #requestByTag} once per tag; stores answer in one step.
+   *
+   * @param tags SHAs or release tags, usually the parents of the open requests that are not open themselves
+   * @return the tags among them that a request has
+   * @throws InvalidQueueInputException when the collection or a tag is missing or not a storable name
+   */
+  default Set<String> knownTags(Collection<String> tags) {
+    Checks.present(tags, "tags");
+    Set<String> known = new HashSet<>();
+    for (String tag : tags) {
+      if (requestByTag(tag).isPresent()) {
+        known.add(tag);
+      }
+    }
+    return Set.copyOf(known);
+  }
 
   /**
    * Every open request (waiting, ready or in progress), by id.
@@ -349,6 +372,36 @@ public interface QueueStore {
    * @return the jobs; empty for an unknown request
    */
   List<Job> jobs(RequestId requestId);
+
+  /**
+   * One page of the history: the completed requests, newest first — by completion instant, then by id, both
+   * descending — each with its errors (its failed jobs, own and backfilled, by id), read as one step.
+   * Cancelled requests are not listed. Paging is by keyset: {@code after} is the previous page's
+   * {@link HistoryPage#next()}, and the page holds the requests that come after it in that order, so that
+   * requests completing meanwhile neither repeat nor skip an entry. A purged request is no longer listed.
+   *
+   * @param limit the page size, 1 to {@link HistoryPage#MAX_LIMIT}
+   * @param after where the page starts, or null for the newest
+   * @return the page, with the cursor of the next one when more requests completed earlier
+   * @throws InvalidQueueInputException when the page size is out of range
+   */
+  HistoryPage history(int limit, @Nullable HistoryCursor after);
+
+  /**
+   * Removes an artifact: the request with this tag, every job of it (its own and those backfilled to it)
+   * and their results, as one step; other requests, their jobs and results do not change (a request that
+   * recorded it as its {@link Request#parentRequest()} keeps that id; a parent the store no longer holds has
+   * no pending jobs). Afterwards no request has the tag: it can be submitted again, and a request naming it as
+   * its parent SHA has an unknown parent. Only a closed request is purged: an open one (waiting, ready or in
+   * progress) is {@link PurgeResult.Status#REQUEST_OPEN} — cancel it first — and one with a leased job is
+   * {@link PurgeResult.Status#JOB_LEASED}; its queued jobs are removed with it. An unknown tag is
+   * {@link PurgeResult.Status#NOT_FOUND}, a reported no-op.
+   *
+   * @param tag the SHA or release tag of the artifact
+   * @return what happened
+   * @throws InvalidQueueInputException when the tag is not a storable name
+   */
+  PurgeResult purge(String tag);
 
   /**
    * Registers a collector, active or not, with the store's {@code now} as registration and heartbeat instant, unless

@@ -18,6 +18,9 @@ import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.Collector;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.HistoryCursor;
+import dev.cipolicy.queue.spi.HistoryEntry;
+import dev.cipolicy.queue.spi.HistoryPage;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
@@ -27,6 +30,7 @@ import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
@@ -56,10 +60,10 @@ import org.quicktheories.core.Gen;
 /**
  * The model-based test of a store: QuickTheories generates command lists (submit, attach, tick from one of
  * three sites, claim from one of four collectors, heartbeat, complete, fail, release, a stale update, a
- * crash, cancel, clock advances, collector heartbeats and (de)activation), runs each command through real
+ * crash, cancel, clock advances, collector heartbeats and (de)activation, purge), runs each command through real
  * engines on the store under test and on {@link ReferenceQueueStore}, and after every step compares the
- * results and the whole state and checks the invariants. On failure QuickTheories shrinks the list and
- * reports the seed.
+ * results, the whole state, the history (read in pages of two) and the parents both stores know, and checks
+ * the invariants and the order. On failure QuickTheories shrinks the list and reports the seed.
  */
 final class QueueModelCheck {
 
@@ -67,7 +71,7 @@ final class QueueModelCheck {
   enum Op {
     SUBMIT(10), ATTACH(4), TICK(14), START_STALE_VIEW(3), CLAIM(18), HEARTBEAT(5), COMPLETE(20), FAIL(6),
     RELEASE(2), STALE(5), CRASH(3), CANCEL(2), ADVANCE(6), COLLECTOR_HEARTBEAT(2), TOGGLE_ACTIVE(1),
-    COMPLETE_ALL(6);
+    COMPLETE_ALL(6), PURGE(4);
 
     final int weight;
 
@@ -279,6 +283,22 @@ final class QueueModelCheck {
               .isEqualTo(mc.status() + " " + mc.request().map(x -> render(x, RequestId::toString)) + " "
                   + mc.queuedJobsCancelled() + " " + mc.leasedJobsFlagged());
         }
+        case PURGE -> {
+          if (known.isEmpty()) {
+            return;
+          }
+          RequestId[] pair = known.get(cmd.a() % known.size());
+          String tag = model.request(pair[1]).orElseThrow().tag().orElse("never" + cmd.b());
+          PurgeResult rp = r.purge(tag);
+          PurgeResult mp = m.purge(tag);
+          assertThat(rp.status() + " " + rp.request().map(x -> render(x, this::mapped)) + " " + rp.jobsRemoved()
+              + " " + rp.resultsRemoved()).as(at(cmd)).isEqualTo(mp.status() + " "
+              + mp.request().map(x -> render(x, RequestId::toString)) + " " + mp.jobsRemoved() + " "
+              + mp.resultsRemoved());
+          if (mp.status() == PurgeResult.Status.PURGED) {
+            forget(pair);
+          }
+        }
         case ADVANCE -> clock.advance(Duration.ofSeconds(20L * (cmd.a() % 5))
             .plusNanos(nanosecondClock ? 2L * (cmd.b() * 1_009L + cmd.c()) + 1 : 0));
         case COLLECTOR_HEARTBEAT -> {
@@ -292,6 +312,14 @@ final class QueueModelCheck {
               .isEqualTo(active ? m.deactivate(collector) : m.activate(collector));
         }
       }
+    }
+
+    /** Stops tracking a purged request: its state, its jobs and their terminal states are gone on purpose. */
+    private void forget(RequestId[] pair) {
+      known.remove(pair);
+      String jobs = "job " + pair[1] + " ";
+      terminal.keySet().removeIf(k -> k.equals("request " + pair[1]) || k.startsWith(jobs));
+      lastJobs.keySet().removeIf(k -> k.startsWith(jobs));
     }
 
     /** The tags of the known requests, newest last. */
@@ -470,7 +498,9 @@ final class QueueModelCheck {
         case 3 -> real.complete(LeaseRef.of(lease), ResultPayload.ofText("zombie " + cmd.c()));
         default -> real.release(LeaseRef.of(lease));
       };
-      assertThat(result.status()).as(at(cmd) + " with " + lease).isEqualTo(LeaseStatus.STALE_LEASE);
+      // A lease on a job whose request was purged finds no job.
+      assertThat(result.status()).as(at(cmd) + " with " + lease).isEqualTo(real.job(lease.jobId()).isPresent()
+          ? LeaseStatus.STALE_LEASE : LeaseStatus.NOT_FOUND);
       assertThat(snapshot()).as(at(cmd) + ": a stale lease changed the store").isEqualTo(before);
     }
 
@@ -483,6 +513,9 @@ final class QueueModelCheck {
       assertThat(realState).as("state after " + where).isEqualTo(modelState);
       assertThat(real.openRequests().stream().map(x -> render(x, this::mapped)).toList()).as("open after " + where)
           .isEqualTo(model.openRequests().stream().map(x -> render(x, RequestId::toString)).toList());
+
+      assertThat(history(real, this::mapped)).as("history after " + where)
+          .isEqualTo(history(model, RequestId::toString));
 
       List<Request> open = real.openRequests();
       long running = open.stream().filter(x -> x.state() == RequestState.IN_PROGRESS).count();
@@ -508,8 +541,11 @@ final class QueueModelCheck {
         }
       }
       for (Lease[] lease : believed) {
-        Job job = real.job(lease[0].jobId()).orElseThrow();
-        Optional<Lease> current = job.lease();
+        Optional<Job> found = real.job(lease[0].jobId());
+        if (found.isEmpty()) {
+          continue; // its request was purged, which needs no lease to be live
+        }
+        Optional<Lease> current = found.get().lease();
         if (current.isPresent() && current.get().fences(lease[0].jobId(), lease[0].attempt(), lease[0].token())
             && current.get().isLiveAt(now)) {
           liveHolders.merge(lease[0].jobId().toString(), 1, Integer::sum);
@@ -548,21 +584,43 @@ final class QueueModelCheck {
       checkOrder(open, where);
     }
 
-    /** The order is independent of input order and stable when an in-progress request completes. */
+    /**
+     * Both stores know the same parents; the order is independent of input order and stable when an
+     * in-progress request completes (its tag then known from outside the open requests).
+     */
     private void checkOrder(List<Request> open, String where) {
-      QueueOrder order = QueueOrder.of(open);
+      Set<String> outside = QueueOrder.parentTagsOutside(open);
+      Set<String> known = real.knownTags(outside);
+      assertThat(known).as("known parent tags after " + where).isEqualTo(model.knownTags(outside));
+      QueueOrder order = QueueOrder.of(open, known);
       List<Request> reversed = new ArrayList<>(open);
       Collections.reverse(reversed);
-      assertThat(QueueOrder.of(reversed).placed()).as("order of reversed input after " + where)
+      assertThat(QueueOrder.of(reversed, known).placed()).as("order of reversed input after " + where)
           .isEqualTo(order.placed());
       for (Request r : open) {
         if (r.state() == RequestState.IN_PROGRESS) {
           List<Request> without = new ArrayList<>(open);
           without.remove(r);
-          assertThat(QueueOrder.of(without).ready()).as("ready order once %s completes, after %s", r.label(), where)
-              .isEqualTo(order.ready());
+          Set<String> knownWithout = new HashSet<>(known);
+          r.tag().ifPresent(knownWithout::add);
+          assertThat(QueueOrder.of(without, knownWithout).ready())
+              .as("ready order once %s completes, after %s", r.label(), where).isEqualTo(order.ready());
         }
       }
+    }
+
+    /** The whole history, read in pages of two (so ties in completion time straddle pages), rendered. */
+    private List<String> history(QueueStore store, Function<RequestId, String> ids) {
+      List<String> out = new ArrayList<>();
+      HistoryCursor after = null;
+      do {
+        HistoryPage page = store.history(2, after);
+        for (HistoryEntry e : page.entries()) {
+          out.add(render(e.request(), ids) + " errors " + e.failedJobs().stream().map(j -> key(j, ids)).toList());
+        }
+        after = page.next().orElse(null);
+      } while (after != null);
+      return out;
     }
 
     private Map<String, String> snapshot() {

@@ -49,14 +49,63 @@ abstract class QueueOrderContract extends KitGroup {
   }
 
   @Test
-  @DisplayName("a request whose parent is unknown is promoted; waiting try requests are listed last")
+  @DisplayName("a request whose parent is unknown is placed when nothing else is; waiting try requests are listed last")
   void unknownParentAndWaiting() {
     Request waiting = submit(NewRequest.tryAwaitingArtifacts(1));
     Request orphan = submit(NewRequest.master("m7", "gone").withPr(70));
     QueueOrder order = queue.order();
     assertThat(order.head()).contains(orphan);
-    assertThat(order.placed().get(0).reason()).isEqualTo("parent gone done or unknown");
+    assertThat(order.placed().get(0).basis()).isEqualTo(QueueOrder.Basis.PARENT_UNKNOWN);
+    assertThat(order.placed().get(0).reason()).isEqualTo("parent gone unknown: after every request with a done parent");
     assertThat(order.waiting()).extracting(QueueOrder.Placed::request).containsExactly(waiting);
+  }
+
+  @Test
+  @DisplayName("a request with a completed parent goes before one with an unknown parent, whatever their PR numbers")
+  void unknownParentIsAFallback() {
+    register("c1", "x86");
+    Request done = running(NewRequest.master("m1", null));
+    completeAll("c1");
+    assertThat(store.completeIfDone(done.id()).status()).isEqualTo(CompletionResult.Status.COMPLETED);
+    Request b = submit(NewRequest.master("b", "unknown").withPr(1));
+    Request a = submit(NewRequest.master("a", "m1").withPr(5));
+    Request childOfA = submit(NewRequest.tryWithArtifacts(9, "a-try", "a"));
+    Request childOfB = submit(NewRequest.tryWithArtifacts(2, "b-try", "b"));
+    QueueOrder order = queue.order();
+    assertThat(order.ready()).containsExactly(a, childOfA, b, childOfB);
+    assertThat(order.placed()).extracting(QueueOrder.Placed::basis).containsExactly(QueueOrder.Basis.PARENT_DONE,
+        QueueOrder.Basis.AFTER_PARENT, QueueOrder.Basis.PARENT_UNKNOWN, QueueOrder.Basis.AFTER_PARENT);
+    assertThat(order.placed().get(0).reason()).isEqualTo("parent m1 done");
+    assertThat(queue.status().entries().get(2).ahead()).as("requests ahead of the fallback").isEqualTo(2);
+    TickResult tick = queue.tick();
+    assertThat(tick.started()).extracting(s -> s.request().orElseThrow().id()).containsExactly(a.id());
+  }
+
+  @Test
+  @DisplayName("requests with unknown parents are placed one at a time, least first, each before the next fallback")
+  void fallbacksOneAtATime() {
+    Request late = submit(NewRequest.master("x2", "gone-2").withPr(2));
+    Request early = submit(NewRequest.master("x1", "gone-1").withPr(1));
+    Request childOfEarly = submit(NewRequest.master("x1-child", "x1").withPr(8));
+    assertThat(queue.order().ready()).containsExactly(early, childOfEarly, late);
+  }
+
+  @Test
+  @DisplayName("knownTags: the tags some request has, of any kind and state; a cancelled parent counts as done")
+  void knownTags() {
+    register("c1", "x86");
+    Request finished = running(NewRequest.master("k1", null));
+    completeAll("c1");
+    store.completeIfDone(finished.id());
+    Request dropped = submit(NewRequest.master("k2", "k1"));
+    queue.cancel(dropped.id(), "superseded");
+    submit(NewRequest.release("v1"));
+    Request open = submit(NewRequest.tryWithArtifacts(3, "k3", "k2"));
+    assertThat(store.knownTags(List.of("k1", "k2", "v1", "k3", "nobody"))).containsExactlyInAnyOrder("k1", "k2", "v1",
+        "k3");
+    assertThat(store.knownTags(List.of())).isEmpty();
+    assertThat(queue.order().placed()).filteredOn(p -> p.request().id().equals(open.id()))
+        .extracting(QueueOrder.Placed::basis).containsExactly(QueueOrder.Basis.PARENT_DONE);
   }
 
   @Test

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Nested;
 /**
  * The contract every {@link QueueStore} must meet, as JUnit 5 tests: submitting and attaching, the queue
  * order, the site tick and its cap, claims and leases, fencing, failures and budgets, affinity,
- * completion and outcomes, cancellation, collectors, batch completion, bad input, a model-based test
+ * completion and outcomes, cancellation, collectors, batch completion, bad input, the history of completed
+ * requests, purging an artifact, a model-based test
  * against {@link ReferenceQueueStore}, a multi-threaded test, a liveness scenario and the precision of
  * instants (on clocks with nanoseconds, including a second model-based run). A store runs it through a
  * one-line subclass that implements {@link #newStore(InstantSource)}:
@@ -335,6 +336,24 @@ public abstract class QueueStoreCompatibilityKit {
   @DisplayName("Results")
   class Results extends ResultsContract {
     Results() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
+  /** The history of completed requests: newest first, with errors, paged by keyset. */
+  @Nested
+  @DisplayName("History")
+  class History extends HistoryContract {
+    History() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
+  /** Purging an artifact: its request, jobs and results, and nothing else. */
+  @Nested
+  @DisplayName("Purge")
+  class Purge extends PurgeContract {
+    Purge() {
       super(QueueStoreCompatibilityKit.this);
     }
   }

@@ -11,6 +11,9 @@ import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.HistoryCursor;
+import dev.cipolicy.queue.spi.HistoryEntry;
+import dev.cipolicy.queue.spi.HistoryPage;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobFailure;
 import dev.cipolicy.queue.spi.JobId;
@@ -22,6 +25,7 @@ import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.Outcome;
+import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.ResultPayload;
@@ -53,10 +57,12 @@ import org.jspecify.annotations.Nullable;
  * one thread.
  */
 public final class ReferenceQueueStore implements QueueStore {
-  /** Requests by id: request {@code i} is at index {@code i - 1}. */
-  private final List<Request> requests = new ArrayList<>();
-  /** Jobs by id: job {@code i} is at index {@code i - 1}. */
-  private final List<Job> jobs = new ArrayList<>();
+  /** Requests by id; ids are 1, 2, ... in creation order, and a purged request's id is not reused. */
+  private final TreeMap<Long, Request> requests = new TreeMap<>();
+  /** Jobs by id, like the requests. */
+  private final TreeMap<Long, Job> jobs = new TreeMap<>();
+  private long requestIds;
+  private long jobIds;
   private final TreeMap<String, Collector> collectors = new TreeMap<>();
   /** Results by job id. */
   private final TreeMap<Long, JobResult> results = new TreeMap<>();
@@ -80,19 +86,19 @@ public final class ReferenceQueueStore implements QueueStore {
   @Override
   public synchronized SubmitResult submit(NewRequest request) {
     Instant now = now();
-    for (Request r : requests) {
+    for (Request r : requests.values()) {
       if (request.tag().isPresent() && r.tag().equals(request.tag())) {
         return new SubmitResult(SubmitResult.Status.DUPLICATE_TAG, r);
       }
     }
-    for (Request r : requests) {
+    for (Request r : requests.values()) {
       if (request.pr().isPresent() && r.state().isOpen() && r.kind() == request.kind()
           && r.pr().equals(request.pr())) {
         return new SubmitResult(SubmitResult.Status.DUPLICATE_OPEN_PR, r);
       }
     }
-    Request created = Request.created(RequestId.of(requests.size() + 1L), request, now);
-    requests.add(created);
+    Request created = Request.created(RequestId.of(++requestIds), request, now);
+    requests.put(created.id().value(), created);
     return new SubmitResult(SubmitResult.Status.CREATED, created);
   }
 
@@ -115,23 +121,23 @@ public final class ReferenceQueueStore implements QueueStore {
 
   @Override
   public synchronized Optional<Request> request(RequestId id) {
-    return id.value() <= requests.size() ? Optional.of(requests.get((int) id.value() - 1)) : Optional.empty();
+    return Optional.ofNullable(requests.get(id.value()));
   }
 
   @Override
   public synchronized Optional<Request> requestByTag(String tag) {
     QueueNames.check(tag, "tag");
-    return requests.stream().filter(r -> r.tag().equals(Optional.of(tag))).findFirst();
+    return requests.values().stream().filter(r -> r.tag().equals(Optional.of(tag))).findFirst();
   }
 
   @Override
   public synchronized List<Request> openRequests() {
-    return requests.stream().filter(r -> r.state().isOpen()).toList();
+    return requests.values().stream().filter(r -> r.state().isOpen()).toList();
   }
 
   @Override
   public synchronized List<Request> inProgressRequests() {
-    return requests.stream().filter(r -> r.state() == RequestState.IN_PROGRESS).toList();
+    return requests.values().stream().filter(r -> r.state() == RequestState.IN_PROGRESS).toList();
   }
 
   @Override
@@ -191,13 +197,13 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   private Optional<Job> createJob(RequestId request, JobSpec spec, Instant now) {
-    for (Job j : jobs) {
+    for (Job j : jobs.values()) {
       if (j.requestId().equals(request) && j.spec().sameJobAs(spec)) {
         return Optional.empty();
       }
     }
-    Job job = Job.created(JobId.of(jobs.size() + 1L), request, spec, now);
-    jobs.add(job);
+    Job job = Job.created(JobId.of(++jobIds), request, spec, now);
+    jobs.put(job.id().value(), job);
     return Optional.of(job);
   }
 
@@ -212,7 +218,7 @@ public final class ReferenceQueueStore implements QueueStore {
       return new CompletionResult(CompletionResult.Status.NOT_IN_PROGRESS, r, 0);
     }
     int pending = 0;
-    for (Job j : jobs) {
+    for (Job j : jobs.values()) {
       boolean ours = j.requestId().equals(id) || r.get().parentRequest().map(j.requestId()::equals).orElse(false);
       if (ours && !j.spec().optional() && !j.state().isTerminal()) {
         pending++;
@@ -277,13 +283,13 @@ public final class ReferenceQueueStore implements QueueStore {
     }
     Instant now = now();
     collectors.put(me.name(), me.heartbeatAt(now));
-    for (Job j : new ArrayList<>(jobs)) {
+    for (Job j : new ArrayList<>(jobs.values())) {
       if (j.spec().collectorTag().equals(me.tag())) {
         expire(j, now, command.maxCrashRescues());
       }
     }
     List<Job> candidates = new ArrayList<>();
-    for (Job j : jobs) {
+    for (Job j : jobs.values()) {
       if (j.state() == JobState.QUEUED && j.spec().collectorTag().equals(me.tag())
           && mayClaim(j, me.name(), now, command.collectorTimeout())) {
         candidates.add(j);
@@ -332,7 +338,7 @@ public final class ReferenceQueueStore implements QueueStore {
     if (refused.isPresent()) {
       return refused.get();
     }
-    Job j = jobs.get((int) lease.jobId().value() - 1);
+    Job j = job(lease.jobId()).orElseThrow();
     touch(j, now);
     Instant expiry = QueueStore.truncate(now.plus(leaseDuration));
     return new LeaseResult(LeaseStatus.OK, Optional.of(put(j.renewed(expiry))));
@@ -345,7 +351,7 @@ public final class ReferenceQueueStore implements QueueStore {
     if (refused.isPresent()) {
       return refused.get();
     }
-    Job j = jobs.get((int) lease.jobId().value() - 1);
+    Job j = job(lease.jobId()).orElseThrow();
     touch(j, now);
     Lease held = j.lease().orElseThrow();
     if (result != null) {
@@ -372,7 +378,7 @@ public final class ReferenceQueueStore implements QueueStore {
     if (refused.isPresent()) {
       return refused.get();
     }
-    Job j = jobs.get((int) lease.jobId().value() - 1);
+    Job j = job(lease.jobId()).orElseThrow();
     touch(j, now);
     String collector = j.lease().orElseThrow().collector();
     Job next;
@@ -393,17 +399,18 @@ public final class ReferenceQueueStore implements QueueStore {
     if (refused.isPresent()) {
       return refused.get();
     }
-    Job j = jobs.get((int) lease.jobId().value() - 1);
+    Job j = job(lease.jobId()).orElseThrow();
     touch(j, now);
     return new LeaseResult(LeaseStatus.OK, Optional.of(put(j.released())));
   }
 
   /** The refusal of a fenced update (not found, stale, or cancelled after a flag), if any. */
   private Optional<LeaseResult> refuse(LeaseRef lease, Instant now) {
-    if (lease.jobId().value() > jobs.size()) {
+    Optional<Job> found = job(lease.jobId());
+    if (found.isEmpty()) {
       return Optional.of(new LeaseResult(LeaseStatus.NOT_FOUND, Optional.empty()));
     }
-    Job j = jobs.get((int) lease.jobId().value() - 1);
+    Job j = found.get();
     if (j.state() != JobState.LEASED || !lease.matches(j.lease().orElseThrow())
         || !j.lease().get().isLiveAt(now)) {
       return Optional.of(new LeaseResult(LeaseStatus.STALE_LEASE, Optional.of(j)));
@@ -427,10 +434,10 @@ public final class ReferenceQueueStore implements QueueStore {
   public synchronized ExpiryResult expireLeases(int maxCrashRescues) {
     Instant now = now();
     List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-    for (int i = 0; i < jobs.size(); i++) {
-      int list = expire(jobs.get(i), now, maxCrashRescues);
+    for (Job j : new ArrayList<>(jobs.values())) {
+      int list = expire(j, now, maxCrashRescues);
       if (list >= 0) {
-        changes.get(list).add(jobs.get(i));
+        changes.get(list).add(job(j.id()).orElseThrow());
       }
     }
     return new ExpiryResult(changes.get(0), changes.get(1), changes.get(2));
@@ -438,12 +445,12 @@ public final class ReferenceQueueStore implements QueueStore {
 
   @Override
   public synchronized Optional<Job> job(JobId id) {
-    return id.value() <= jobs.size() ? Optional.of(jobs.get((int) id.value() - 1)) : Optional.empty();
+    return Optional.ofNullable(jobs.get(id.value()));
   }
 
   @Override
   public synchronized List<Job> jobs(RequestId requestId) {
-    return jobs.stream().filter(j -> j.requestId().equals(requestId)).toList();
+    return jobs.values().stream().filter(j -> j.requestId().equals(requestId)).toList();
   }
 
   @Override
@@ -498,13 +505,51 @@ public final class ReferenceQueueStore implements QueueStore {
     return List.copyOf(collectors.values());
   }
 
+  @Override
+  public synchronized HistoryPage history(int limit, @Nullable HistoryCursor after) {
+    HistoryPage.checkedLimit(limit);
+    List<HistoryEntry> read = requests.values().stream()
+        .filter(r -> r.state() == RequestState.COMPLETED && (after == null || after.precedes(r)))
+        .sorted(Comparator.comparing((Request r) -> r.finishedAt().orElseThrow()).thenComparing(Request::id)
+            .reversed())
+        .limit(limit + 1L)
+        .map(r -> new HistoryEntry(r, jobs(r.id()).stream().filter(j -> j.state() == JobState.FAILED).toList()))
+        .toList();
+    return HistoryPage.of(read, limit);
+  }
+
+  @Override
+  public synchronized PurgeResult purge(String tag) {
+    Optional<Request> found = requestByTag(tag);
+    if (found.isEmpty()) {
+      return PurgeResult.unchanged(PurgeResult.Status.NOT_FOUND, found);
+    }
+    Request r = found.get();
+    if (r.state().isOpen()) {
+      return PurgeResult.unchanged(PurgeResult.Status.REQUEST_OPEN, found);
+    }
+    List<Job> own = jobs(r.id());
+    if (own.stream().anyMatch(j -> j.state() == JobState.LEASED)) {
+      return PurgeResult.unchanged(PurgeResult.Status.JOB_LEASED, found);
+    }
+    int removedResults = 0;
+    for (Job j : own) {
+      jobs.remove(j.id().value());
+      if (results.remove(j.id().value()) != null) {
+        removedResults++;
+      }
+    }
+    requests.remove(r.id().value());
+    return new PurgeResult(PurgeResult.Status.PURGED, found, own.size(), removedResults);
+  }
+
   private Request put(Request r) {
-    requests.set((int) r.id().value() - 1, r);
+    requests.put(r.id().value(), r);
     return r;
   }
 
   private Job put(Job j) {
-    jobs.set((int) j.id().value() - 1, j);
+    jobs.put(j.id().value(), j);
     return j;
   }
 }
