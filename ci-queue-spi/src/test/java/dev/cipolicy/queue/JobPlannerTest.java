@@ -11,11 +11,13 @@ import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.RequestKind;
 import dev.cipolicy.queue.spi.RequestState;
 import dev.cipolicy.queue.spi.StartResult;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -57,7 +59,7 @@ class JobPlannerTest {
     queue.registerCollector("set1", "x86-64-1", true);
     Request r = queue.submit(NewRequest.master("m1", null)).request();
     queue.tick();
-    List<String> ran = new java.util.ArrayList<>();
+    List<String> ran = new ArrayList<>();
     for (String collector : List.of("set0", "set1")) {
       for (Claim claim : queue.claim(collector, 10).claims()) {
         if (claim.job().spec().optional()) {
@@ -102,6 +104,28 @@ class JobPlannerTest {
     assertThat(queue.tick().completed()).isEmpty();
     runRequired("set1");
     assertThat(queue.tick().completed()).extracting(Request::id).containsExactly(child.id());
+  }
+
+  @Test
+  void theExampleOfTheQueueDocsRuns() {
+    JobPlanner sets = request -> {                       // collectors run one benchmark set each
+      List<JobSpec> jobs = new ArrayList<>();
+      jobs.add(JobSpec.required("compile-time", "x86-64-0"));
+      jobs.add(JobSpec.optionalJob("compile-time-cranelift", "x86-64-0")); // optional beside required, same tag
+      jobs.add(JobSpec.required("runtime", "x86-64-0"));                   // on set 0 only
+      if (request.kind() != RequestKind.RELEASE) {
+        jobs.add(JobSpec.required("rustc", "x86-64-0"));                   // never for a release
+      }
+      jobs.add(JobSpec.required("compile-time", "x86-64-1"));
+      jobs.add(JobSpec.optionalJob("compile-time", "aarch64-0"));          // a second target, optional
+      return jobs;
+    };
+    QueueSettings settings = QueueSettings.builder().planner(sets).build(); // no groups or targets then
+    JobQueue docs = JobQueue.inMemory(CLOCK, settings);
+    docs.submit(NewRequest.release("1.90.0"));
+    assertThat(docs.tick().started().get(0).jobs()).extracting(j -> j.spec().toString()).containsExactly(
+        "compile-time@x86-64-0", "compile-time-cranelift@x86-64-0 (optional)", "runtime@x86-64-0",
+        "compile-time@x86-64-1", "compile-time@aarch64-0 (optional)");
   }
 
   @Test
