@@ -15,6 +15,7 @@ import dev.cipolicy.api.policy.ScopeRule;
 import dev.cipolicy.api.policy.Suite;
 import dev.cipolicy.api.policy.SuiteNaming;
 import dev.cipolicy.api.policy.WorkflowLabel;
+import dev.cipolicy.api.policy.WorkflowRoles;
 import dev.cipolicy.core.schedule.CronSchedule;
 import dev.cipolicy.core.schedule.InvalidCronException;
 import dev.cipolicy.core.schedule.ScheduleOverlaps;
@@ -85,6 +86,7 @@ final class PolicyChecker {
     checkScopes(cadences, known);
     Set<String> suites = checkBackends();
     checkPrStages(suites);
+    checkWorkflowRoles(cadences, suites);
     checkPaths();
     checkFileRun();
     ConcurrencyChecks.check(policy, this::problem);
@@ -483,6 +485,30 @@ final class PolicyChecker {
       Exhausted() {
         super("match budget exhausted", null, false, false);
       }
+    }
+  }
+
+  private void checkWorkflowRoles(Set<String> cadences, Set<String> suites) {
+    Set<String> files = new HashSet<>();
+    for (WorkflowRoles roles : policy.workflowRoles()) {
+      String path = "workflows." + roles.workflow() + ".roles";
+      if (!files.add(roles.file())) {
+        problem(path + ".file", "workflow file '" + roles.file() + "' has roles declared twice; expected one"
+            + " workflow entry per file");
+      }
+      for (int i = 0; i < roles.throttledCadences().size(); i++) {
+        String c = roles.throttledCadences().get(i);
+        if (!cadences.contains(c)) {
+          problem(path + ".throttled_cadences[" + i + "]", "unknown cadence '" + c + "'; expected one of "
+              + new TreeSet<>(cadences));
+        }
+      }
+      roles.stageJobs().forEach((job, suite) -> {
+        if (!suites.contains(suite)) {
+          problem(path + ".stage_jobs." + job, "stage job '" + job + "' runs unknown suite '" + suite
+              + "'; expected one of " + new TreeSet<>(suites));
+        }
+      });
     }
   }
 

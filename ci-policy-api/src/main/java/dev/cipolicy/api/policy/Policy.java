@@ -163,6 +163,24 @@ public abstract class Policy {
   public abstract List<WorkflowConcurrency> workflows();
 
   /**
+   * What the jobs of each workflow are for ({@code workflows.<name>.roles}), in declaration order: the
+   * invariants {@code ci-policy workflow lint} proves on the workflow files.
+   *
+   * @return the roles; empty when the policy declares none
+   */
+  public abstract List<WorkflowRoles> workflowRoles();
+
+  /**
+   * The roles of the workflow in a file.
+   *
+   * @param file the workflow's file name, e.g. {@code pr-test.yml}
+   * @return its roles, if the policy declares them
+   */
+  public Optional<WorkflowRoles> workflowRolesOfFile(String file) {
+    return workflowRoles().stream().filter(r -> r.file().equals(file)).findFirst();
+  }
+
+  /**
    * The gate defaults table: steps, constraint and better direction for common metrics, in
    * declaration order. A test's gate takes what it does not declare from the entry of its metric.
    *

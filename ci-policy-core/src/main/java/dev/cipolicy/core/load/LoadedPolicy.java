@@ -3,6 +3,7 @@ package dev.cipolicy.core.load;
 import dev.cipolicy.api.Warning;
 import dev.cipolicy.api.policy.Policy;
 import dev.cipolicy.core.PolicyResolver;
+import dev.cipolicy.core.ProblemLocator;
 import java.util.List;
 
 /**
@@ -10,8 +11,20 @@ import java.util.List;
  *
  * @param policy the immutable policy model
  * @param resolver the resolver built from it
+ * @param locator where each field path of the policy is written in its document, for findings about the
+ *     policy made after loading (e.g. by the workflow lint)
  */
-public record LoadedPolicy(Policy policy, PolicyResolver resolver) {
+public record LoadedPolicy(Policy policy, PolicyResolver resolver, ProblemLocator locator) {
+  /**
+   * A loaded policy whose fields have no locations (built in code).
+   *
+   * @param policy the policy
+   * @param resolver its resolver
+   */
+  public LoadedPolicy(Policy policy, PolicyResolver resolver) {
+    this(policy, resolver, ProblemLocator.NONE);
+  }
+
   /**
    * Findings of the static checks that did not reject the policy.
    *

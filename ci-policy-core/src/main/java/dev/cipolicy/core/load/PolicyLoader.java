@@ -94,6 +94,8 @@ public final class PolicyLoader {
     m.put("file_run", FILE_RUN_FIELDS);
     m.put("suite_naming", SUITE_NAMING_FIELDS);
     m.put(WorkflowsSection.FIELD + ".*", WorkflowsSection.WORKFLOW_FIELDS);
+    m.put(WorkflowsSection.FIELD + ".*.roles", WorkflowsSection.ROLE_FIELDS);
+    m.put(WorkflowsSection.FIELD + ".*.roles.outputs", WorkflowsSection.OUTPUT_FIELDS);
     m.put(GatesSection.FIELD, GatesSection.SECTION_FIELDS);
     m.put(GatesSection.FIELD + ".defaults.*", GatesSection.DEFAULT_FIELDS);
     m.put(GatesSection.FIELD + ".defaults.*.constraint", Set.copyOf(GateConstraint.FIELDS));
@@ -135,7 +137,7 @@ public final class PolicyLoader {
       throw new InvalidPolicyException(r.valueProblems());
     }
     PolicyResolver resolver = PolicyResolver.of(policy.get(), r::locate);
-    return new LoadedPolicy(policy.get(), resolver);
+    return new LoadedPolicy(policy.get(), resolver, r::locate);
   }
 
   private static Optional<Policy> readPolicy(DocReader r, DocReader.Fields root) {

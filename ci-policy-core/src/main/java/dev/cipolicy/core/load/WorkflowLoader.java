@@ -13,6 +13,7 @@ import dev.cipolicy.core.workflow.InvalidWorkflowException;
 import dev.cipolicy.core.workflow.Job;
 import dev.cipolicy.core.workflow.JobCall;
 import dev.cipolicy.core.workflow.Matrix;
+import dev.cipolicy.core.workflow.Step;
 import dev.cipolicy.core.workflow.Trigger;
 import dev.cipolicy.core.workflow.Workflow;
 import dev.cipolicy.core.workflow.WorkflowInput;
@@ -20,24 +21,33 @@ import dev.cipolicy.core.workflow.WorkflowWarning;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Reads a GitHub Actions workflow file into the job model of {@code dev.cipolicy.core.workflow}, with the
  * file, line and column of every construct. The text goes through the same reader as policy documents, so
  * the same {@link DocumentLimits} apply and YAML aliases and merge keys are rejected; {@code max-parallel}
- * must be a plain decimal integer.
+ * must be a plain decimal integer or an expression.
  *
  * <p>Read: {@code name}, {@code on} (a string, a list or a mapping of events, with {@code types}, the
  * {@code schedule} crons and the {@code workflow_dispatch}/{@code workflow_call} inputs),
  * {@code concurrency}, and for each job in file order {@code needs}, {@code if}, {@code strategy}
  * ({@code matrix} — legs counted from a literal matrix with {@code include}/{@code exclude}, or dynamic
  * for a {@code ${{ }}} matrix — {@code fail-fast}, {@code max-parallel}), {@code continue-on-error},
- * {@code runs-on}, {@code outputs}, {@code concurrency} and {@code uses}/{@code with}. Everything else
- * (steps, env, permissions...) is accepted and ignored.
+ * {@code runs-on}, {@code outputs}, {@code concurrency}, {@code env}, {@code steps} ({@code id}, {@code run},
+ * {@code uses}, {@code with}, {@code env}) and {@code uses}/{@code with}. Everything else (permissions,
+ * services...) is accepted and ignored. {@code max-parallel} may be a {@code ${{ }}} expression, decided per run.
+ *
+ * <p>A job that calls a local reusable workflow ({@code uses: ./.github/workflows/x.yml}) has the called
+ * workflow read too when the host supplies its text ({@link #load(String, String, Function)}): it must load,
+ * declare {@code on.workflow_call}, and take the {@code with:} inputs the caller gives (no unknown input, every
+ * required input without a default given). A local workflow the host cannot supply, or a remote one, is
+ * simulated as one opaque job with a warning. Calls nest at most {@link #MAX_CALL_DEPTH} levels.
  *
  * <pre>{@code
  * Workflow w = WorkflowLoader.load("pr-test.yml", text);
@@ -48,12 +58,44 @@ public final class WorkflowLoader {
   /** The most legs a literal matrix may have: GitHub's limit on the jobs of one matrix. */
   public static final int MAX_MATRIX_LEGS = 256;
 
+  /** How deep reusable workflow calls are followed: GitHub's limit of four levels. */
+  public static final int MAX_CALL_DEPTH = 4;
+
   private final String source;
+  private final Function<String, Optional<String>> locals;
+  private final int depth;
   private final List<PolicyProblem> problems = new ArrayList<>();
   private final List<WorkflowWarning> warnings = new ArrayList<>();
 
-  private WorkflowLoader(String source) {
+  private WorkflowLoader(String source, Function<String, Optional<String>> locals, int depth) {
     this.source = source;
+    this.locals = locals;
+    this.depth = depth;
+  }
+
+  /**
+   * Parses a workflow file and the local reusable workflows its jobs call.
+   *
+   * @param sourceName the file name, used in messages and as {@link Workflow#file()}
+   * @param text the file's text
+   * @param locals the text of a local reusable workflow by its {@code uses:} reference as written (e.g.
+   *     {@code ./.github/workflows/build.yml}), empty when the host does not have it
+   * @return the workflow, each local call with its called workflow when supplied
+   * @throws InvalidWorkflowException as {@link #load(String, String)} does, and for a called workflow that does
+   *     not load, declares no {@code workflow_call}, or does not take the inputs given
+   */
+  public static Workflow load(String sourceName, String text, Function<String, Optional<String>> locals) {
+    return load(sourceName, text, locals, 0);
+  }
+
+  private static Workflow load(String sourceName, String text, Function<String, Optional<String>> locals, int depth) {
+    Node root;
+    try {
+      root = TreeParser.parse(sourceName, text, DocumentFormat.YAML);
+    } catch (InvalidPolicyException e) {
+      throw new InvalidWorkflowException(e.problems());
+    }
+    return new WorkflowLoader(sourceName, locals, depth).read(root);
   }
 
   /**
@@ -66,13 +108,7 @@ public final class WorkflowLoader {
    *     construct of the wrong shape, a bad expression, a need naming no job or a cycle
    */
   public static Workflow load(String sourceName, String text) {
-    Node root;
-    try {
-      root = TreeParser.parse(sourceName, text, DocumentFormat.YAML);
-    } catch (InvalidPolicyException e) {
-      throw new InvalidWorkflowException(e.problems());
-    }
-    return new WorkflowLoader(sourceName).read(root);
+    return load(sourceName, text, uses -> Optional.empty(), 0);
   }
 
   private Workflow read(Node root) {
@@ -303,6 +339,18 @@ public final class WorkflowLoader {
       }
     }
     concurrency(m, path + ".concurrency").ifPresent(b::concurrency);
+    textMap(m, "env", path + ".env").forEach(b::env);
+    Node.Entry steps = m.entries().get("steps");
+    if (steps != null) {
+      if (steps.value() instanceof Node.ListNode sl) {
+        for (int i = 0; i < sl.items().size(); i++) {
+          step(sl.items().get(i), path + ".steps[" + i + "]").ifPresent(b::step);
+        }
+      } else {
+        problem(steps.value().location(), path + ".steps", "expected a list of steps, found "
+            + steps.value().describe());
+      }
+    }
     Node.Entry uses = m.entries().get("uses");
     if (uses != null) {
       text(uses.value(), path + ".uses").ifPresent(u -> {
@@ -326,6 +374,8 @@ public final class WorkflowLoader {
         if (!call.local()) {
           warnings.add(new WorkflowWarning(uses.value().location(), id, "calls the remote reusable workflow '"
               + TreeParser.shown(u) + "'; the simulation treats it as one opaque job"));
+        } else {
+          call = called(call, id, path + ".uses");
         }
         b.call(call);
       });
@@ -341,6 +391,87 @@ public final class WorkflowLoader {
       }
       return Optional.empty();
     }
+  }
+
+  private Optional<Step> step(Node item, String path) {
+    if (!(item instanceof Node.MapNode sm)) {
+      problem(item.location(), path, "expected a step mapping (run or uses, with, env...), found " + item.describe());
+      return Optional.empty();
+    }
+    Optional<String> id = sm.entries().containsKey("id") ? scalar(sm, "id", path + ".id") : Optional.empty();
+    Optional<String> run = sm.entries().containsKey("run") ? scalar(sm, "run", path + ".run") : Optional.empty();
+    Optional<String> uses = sm.entries().containsKey("uses") ? scalar(sm, "uses", path + ".uses") : Optional.empty();
+    if (run.isEmpty() && uses.isEmpty()) {
+      if (!sm.entries().containsKey("run") && !sm.entries().containsKey("uses")) {
+        problem(item.location(), path, "a step needs 'run:' (a command) or 'uses:' (an action)");
+      }
+      return Optional.empty();
+    }
+    return Optional.of(new Step(id, run, uses, textMap(sm, "with", path + ".with"), textMap(sm, "env", path + ".env"),
+        item.location()));
+  }
+
+  /** A mapping of names to scalars ({@code with:}, {@code env:}), as text; absent is empty. */
+  private Map<String, String> textMap(Node.MapNode m, String key, String path) {
+    Map<String, String> out = new LinkedHashMap<>();
+    Node.Entry e = m.entries().get(key);
+    if (e == null || isNull(e.value())) {
+      return out;
+    }
+    if (e.value() instanceof Node.MapNode vm) {
+      for (Node.Entry x : vm.entries().values()) {
+        text(x.value(), path + "." + x.key()).ifPresent(t -> out.put(x.key(), t));
+      }
+    } else if (e.value() instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING && s.text().contains("${{")) {
+      out.put("", s.text());
+    } else {
+      problem(e.value().location(), path, "expected a mapping of names to values, found " + e.value().describe());
+    }
+    return out;
+  }
+
+  /** A local call with its called workflow read and its inputs checked, when the host has the file. */
+  private JobCall called(JobCall call, String job, String path) {
+    SourceLocation at = call.location();
+    if (depth + 1 >= MAX_CALL_DEPTH) {
+      problem(at, path, "calls '" + TreeParser.shown(call.uses()) + "' more than " + MAX_CALL_DEPTH
+          + " levels deep; GitHub follows at most " + MAX_CALL_DEPTH);
+      return call;
+    }
+    Optional<String> text = locals.apply(call.uses());
+    if (text.isEmpty()) {
+      warnings.add(new WorkflowWarning(at, job, "calls the local reusable workflow '" + TreeParser.shown(call.uses())
+          + "', which is not there to read; the simulation treats it as one opaque job"));
+      return call;
+    }
+    String name = call.uses().substring(call.uses().lastIndexOf('/') + 1);
+    Workflow callee;
+    try {
+      callee = load(name, text.get(), locals, depth + 1);
+    } catch (InvalidWorkflowException e) {
+      problems.addAll(e.problems());
+      return call;
+    }
+    Optional<Trigger> trigger = callee.trigger("workflow_call");
+    if (trigger.isEmpty()) {
+      problem(at, path, "calls '" + TreeParser.shown(call.uses()) + "', which has no on.workflow_call; a reusable"
+          + " workflow must declare it");
+      return call;
+    }
+    Set<String> declared = new LinkedHashSet<>();
+    trigger.get().inputs().forEach(i -> declared.add(i.name()));
+    for (String given : call.with().keySet()) {
+      if (!declared.contains(given)) {
+        problem(at, path, "passes input '" + TreeParser.shown(given) + "', which " + name + " does not declare;"
+            + " expected one of " + declared);
+      }
+    }
+    for (WorkflowInput i : trigger.get().inputs()) {
+      if (i.required() && i.defaultValue().isEmpty() && !call.with().containsKey(i.name())) {
+        problem(at, path, "does not pass the required input '" + i.name() + "' of " + name);
+      }
+    }
+    return call.withCallee(callee);
   }
 
   /** A need naming no job is reported where the need is written. */
@@ -384,8 +515,15 @@ public final class WorkflowLoader {
       }
     }
     Optional<Integer> maxParallel = Optional.empty();
+    Optional<String> maxParallelExpression = Optional.empty();
     Node.Entry mp = m.entries().get("max-parallel");
-    if (mp != null) {
+    if (mp != null && mp.value() instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING
+        && s.text().contains("${{")) {
+      if (!expression(s.text(), s.location(), path + ".max-parallel")) {
+        return Optional.empty();
+      }
+      maxParallelExpression = Optional.of(s.text());
+    } else if (mp != null) {
       maxParallel = integer(mp.value(), path + ".max-parallel");
       if (maxParallel.isPresent() && maxParallel.get() < 1) {
         problem(mp.value().location(), path + ".max-parallel", "must be at least 1, got " + maxParallel.get());
@@ -394,12 +532,14 @@ public final class WorkflowLoader {
     }
     Node.Entry matrix = m.entries().get("matrix");
     if (matrix == null) {
-      return Optional.of(new Matrix(List.of(Map.of()), failFast, maxParallel, at));
+      return Optional.of(withExpression(new Matrix(List.of(Map.of()), failFast, maxParallel, at),
+          maxParallelExpression));
     }
     Node mv = matrix.value();
     if (mv instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING && s.text().contains("${{")) {
       return expression(s.text(), s.location(), path + ".matrix")
-          ? Optional.of(Matrix.dynamic(s.text(), failFast, maxParallel, at)) : Optional.empty();
+          ? Optional.of(withExpression(Matrix.dynamic(s.text(), failFast, maxParallel, at), maxParallelExpression))
+          : Optional.empty();
     }
     if (!(mv instanceof Node.MapNode mm)) {
       problem(mv.location(), path + ".matrix", "expected a mapping of matrix keys or a ${{ }} expression, found "
@@ -445,7 +585,8 @@ public final class WorkflowLoader {
       }
     }
     if (dynamic.isPresent()) {
-      return Optional.of(Matrix.dynamic(dynamic.get(), failFast, maxParallel, at));
+      return Optional.of(withExpression(Matrix.dynamic(dynamic.get(), failFast, maxParallel, at),
+          maxParallelExpression));
     }
     long product = keys.isEmpty() ? 0 : 1;
     for (List<ExprValue> vs : values) {
@@ -497,7 +638,11 @@ public final class WorkflowLoader {
           + " value); expected at least one");
       return Optional.empty();
     }
-    return Optional.of(new Matrix(legs, failFast, maxParallel, at));
+    return Optional.of(withExpression(new Matrix(legs, failFast, maxParallel, at), maxParallelExpression));
+  }
+
+  private static Matrix withExpression(Matrix m, Optional<String> maxParallel) {
+    return maxParallel.map(m::withMaxParallelExpression).orElse(m);
   }
 
   private static ExprValue value(Node n) {

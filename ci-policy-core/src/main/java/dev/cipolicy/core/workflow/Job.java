@@ -3,8 +3,11 @@ package dev.cipolicy.core.workflow;
 import dev.cipolicy.api.SourceLocation;
 import dev.cipolicy.api.value.ValueCheck;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -21,16 +24,20 @@ import java.util.Optional;
  *     not set (a job that calls a reusable workflow has none)
  * @param call the reusable workflow the job calls ({@code uses:}), when it calls one
  * @param concurrency the job's {@code concurrency:}, when set
+ * @param steps the job's {@code steps:} in order (empty for a job that calls a reusable workflow)
+ * @param env the job's {@code env:} variables as written, in order
  */
 public record Job(String id, SourceLocation location, List<String> needs, Optional<Condition> condition,
     boolean continueOnError, Optional<Matrix> matrix, List<JobOutput> outputs, List<String> runsOn,
-    Optional<JobCall> call, Optional<Concurrency> concurrency) {
+    Optional<JobCall> call, Optional<Concurrency> concurrency, List<Step> steps, Map<String, String> env) {
   /** Validates the id and the needs, and copies the lists. */
   public Job {
     List<String> ns = List.copyOf(needs);
     needs = ns;
     outputs = List.copyOf(outputs);
     runsOn = List.copyOf(runsOn);
+    steps = List.copyOf(steps);
+    env = Collections.unmodifiableMap(new LinkedHashMap<>(env));
     ValueCheck check = ValueCheck.of("Job").nonEmpty("id", id);
     for (int i = 0; i < needs.size(); i++) {
       String n = needs.get(i);
@@ -44,6 +51,19 @@ public record Job(String id, SourceLocation location, List<String> needs, Option
       check.require(names.add(o.name()), "outputs", () -> "declares '" + o.name() + "' twice");
     }
     check.done();
+  }
+
+  /**
+   * Every text of the job that may pass a value to what it runs: its steps' texts, its {@code env:} values and
+   * the {@code with:} inputs of the reusable workflow it calls.
+   *
+   * @return the texts in file order
+   */
+  public List<String> texts() {
+    List<String> out = new ArrayList<>(env.values());
+    steps.forEach(s -> out.addAll(s.texts()));
+    call.ifPresent(c -> out.addAll(c.with().values()));
+    return out;
   }
 
   /**
@@ -69,6 +89,8 @@ public record Job(String id, SourceLocation location, List<String> needs, Option
     private final List<String> runsOn = new ArrayList<>();
     private Optional<JobCall> call = Optional.empty();
     private Optional<Concurrency> concurrency = Optional.empty();
+    private final List<Step> steps = new ArrayList<>();
+    private final Map<String, String> env = new LinkedHashMap<>();
 
     private Builder(String id, SourceLocation location) {
       this.id = id;
@@ -189,13 +211,37 @@ public record Job(String id, SourceLocation location, List<String> needs, Option
     }
 
     /**
+     * Adds a step.
+     *
+     * @param value the step
+     * @return this builder
+     */
+    public Builder step(Step value) {
+      steps.add(value);
+      return this;
+    }
+
+    /**
+     * Adds a job-level {@code env:} variable.
+     *
+     * @param name its name
+     * @param value its value as written
+     * @return this builder
+     */
+    public Builder env(String name, String value) {
+      env.put(name, value);
+      return this;
+    }
+
+    /**
      * Builds the job.
      *
      * @return the job
      * @throws dev.cipolicy.api.InvalidValueException when a rule of {@link Job} is broken
      */
     public Job build() {
-      return new Job(id, location, needs, condition, continueOnError, matrix, outputs, runsOn, call, concurrency);
+      return new Job(id, location, needs, condition, continueOnError, matrix, outputs, runsOn, call, concurrency,
+          steps, env);
     }
   }
 }

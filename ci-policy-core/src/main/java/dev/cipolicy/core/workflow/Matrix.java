@@ -16,9 +16,11 @@ import java.util.Optional;
  * @param location where {@code strategy:} is
  * @param dynamic the expression the matrix comes from when it is computed at run time (a
  *     {@code ${{ fromJSON(...) }}}); its legs are then not known and {@code legs} holds one empty leg
+ * @param maxParallelExpression {@code max-parallel} when it is an expression (e.g. one runner under a
+ *     throttled cadence), decided per run; {@code maxParallel} is then empty
  */
 public record Matrix(List<Map<String, ExprValue>> legs, boolean failFast, Optional<Integer> maxParallel,
-    SourceLocation location, Optional<String> dynamic) {
+    SourceLocation location, Optional<String> dynamic, Optional<String> maxParallelExpression) {
   /** Validates the counts and copies the legs. */
   public Matrix {
     List<Map<String, ExprValue>> copy = new ArrayList<>();
@@ -28,7 +30,33 @@ public record Matrix(List<Map<String, ExprValue>> legs, boolean failFast, Option
     legs = List.copyOf(copy);
     ValueCheck.of("Matrix").atLeast("legs", legs.size(), 1)
         .require(maxParallel.orElse(1) >= 1, "maxParallel", () -> "must be at least 1, got " + maxParallel.orElse(0))
+        .require(maxParallel.isEmpty() || maxParallelExpression.isEmpty(), "maxParallel",
+            () -> "is either a number or an expression, not both")
         .done();
+  }
+
+  /**
+   * A matrix whose {@code max-parallel} is a number or not set.
+   *
+   * @param legs one entry per leg
+   * @param failFast {@code fail-fast}
+   * @param maxParallel {@code max-parallel}, when set
+   * @param location where {@code strategy:} is
+   * @param dynamic the expression of a matrix computed at run time
+   */
+  public Matrix(List<Map<String, ExprValue>> legs, boolean failFast, Optional<Integer> maxParallel,
+      SourceLocation location, Optional<String> dynamic) {
+    this(legs, failFast, maxParallel, location, dynamic, Optional.empty());
+  }
+
+  /**
+   * This matrix with {@code max-parallel} given by an expression.
+   *
+   * @param expression the {@code ${{ }}} text as written
+   * @return the new matrix
+   */
+  public Matrix withMaxParallelExpression(String expression) {
+    return new Matrix(legs, failFast, Optional.empty(), location, dynamic, Optional.of(expression));
   }
 
   /**

@@ -157,6 +157,42 @@ public final class WorkflowSimulator {
     done.remove(j.id());
   }
 
+  /**
+   * Evaluates an expression in the context a job of a simulated run sees ({@code needs} of its direct
+   * dependencies with their results and outputs, {@code github}, {@code inputs}), e.g. a
+   * {@code max-parallel: ${{ ... }}} or a {@code ${{ }}} template of a step.
+   *
+   * @param simulation a simulation of this simulator's workflow
+   * @param job the job id
+   * @param expression the expression (or template)
+   * @return its value; {@link ExprValue.Unknown} when it depends on something the scenario does not give
+   * @throws InvalidInputException when the workflow has no such job or the simulation is of another workflow
+   * @throws InvalidExpressionException for an error only evaluation finds
+   */
+  public ExprValue evaluate(Simulation simulation, String job, Expression expression) {
+    Job j = workflow.job(job).orElseThrow(() -> new InvalidInputException("workflow " + workflow.file()
+        + " has no job '" + job + "'"));
+    Map<String, Decided> done = new HashMap<>();
+    for (JobOutcome o : simulation.jobs()) {
+      JobResult r = o.result();
+      done.put(o.job(), new Decided(o, r == JobResult.SUCCESS || r == JobResult.FAILURE || r == JobResult.CANCELLED));
+    }
+    if (!done.keySet().equals(ancestors.keySet())) {
+      throw new InvalidInputException("the simulation is not one of workflow " + workflow.file());
+    }
+    return expression.evaluate(environment(j, simulation.scenario(), done));
+  }
+
+  /**
+   * The jobs a job depends on, directly or through others (its {@code needs} closure), in run order.
+   *
+   * @param job the job id
+   * @return the ancestors; empty for an unknown job
+   */
+  public List<String> ancestors(String job) {
+    return ancestors.getOrDefault(job, List.of());
+  }
+
   private List<JobOutcome> fileOrder(Map<String, Decided> done) {
     List<JobOutcome> list = new ArrayList<>();
     for (Job j : workflow.jobs()) {

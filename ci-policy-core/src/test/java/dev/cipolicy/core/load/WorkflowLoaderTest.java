@@ -220,9 +220,10 @@ class WorkflowLoaderTest {
       assertThat(c.location()).isEqualTo(new SourceLocation("w.yml", 4, 11));
     });
     assertThat(w.job("remote").orElseThrow().call().orElseThrow().local()).isFalse();
-    assertThat(w.warnings()).singleElement().satisfies(x -> assertThat(x.toString()).isEqualTo("w.yml:9:11: job"
-        + " 'remote': calls the remote reusable workflow 'org/repo/.github/workflows/y.yml@v1'; the simulation"
-        + " treats it as one opaque job"));
+    assertThat(w.warnings()).extracting(Object::toString).containsExactly("w.yml:4:11: job 'local': calls the"
+        + " local reusable workflow './.github/workflows/x.yml', which is not there to read; the simulation treats"
+        + " it as one opaque job", "w.yml:9:11: job 'remote': calls the remote reusable workflow"
+        + " 'org/repo/.github/workflows/y.yml@v1'; the simulation treats it as one opaque job");
   }
 
   @Test
@@ -254,5 +255,77 @@ class WorkflowLoaderTest {
     assertThat(error(longLine)).contains("w.yml:2:1: the line is").contains("YAML lines are limited to 65536");
     String huge = "on: push\njobs:\n  a: {}\n" + "#\n".repeat(DocumentLimits.MAX_DOCUMENT_CHARS / 2);
     assertThat(error(huge)).contains("at most " + DocumentLimits.MAX_DOCUMENT_CHARS + " are accepted");
+  }
+
+  private static final String CALLEE = "on:\n  workflow_call:\n    inputs:\n      cadence: {type: string, required: true}\n"
+      + "      labels: {type: string, required: false, default: ''}\njobs:\n  run:\n    runs-on: x\n"
+      + "    steps:\n      - run: ci/run-suite.sh --cadence \"${{ inputs.cadence }}\"\n";
+
+  private static String caller(String with) {
+    return "on: push\njobs:\n  stage:\n    uses: ./.github/workflows/suite.yml\n    with:\n" + with;
+  }
+
+  @Test
+  void aLocalReusableWorkflowIsReadAndItsInputsChecked() {
+    Map<String, String> files = Map.of("./.github/workflows/suite.yml", CALLEE);
+    Workflow w = WorkflowLoader.load("w.yml", caller("      cadence: nightly\n"),
+        uses -> java.util.Optional.ofNullable(files.get(uses)));
+    assertThat(w.warnings()).isEmpty();
+    Job stage = w.job("stage").orElseThrow();
+    assertThat(stage.call().orElseThrow().callee()).hasValueSatisfying(c -> {
+      assertThat(c.file()).isEqualTo("suite.yml");
+      assertThat(c.trigger("workflow_call").orElseThrow().inputs()).hasSize(2);
+    });
+    assertThat(stage.texts()).containsExactly("nightly");
+    assertThatThrownBy(() -> WorkflowLoader.load("w.yml", caller("      cadence: x\n      shard: 1\n"),
+        uses -> java.util.Optional.ofNullable(files.get(uses))))
+        .hasMessageContaining("w.yml:4:11: jobs.stage.uses: passes input 'shard', which suite.yml does not declare;"
+            + " expected one of [cadence, labels]");
+    assertThatThrownBy(() -> WorkflowLoader.load("w.yml", caller("      labels: x\n"),
+        uses -> java.util.Optional.ofNullable(files.get(uses))))
+        .hasMessageContaining("does not pass the required input 'cadence' of suite.yml");
+    assertThatThrownBy(() -> WorkflowLoader.load("w.yml", caller("      cadence: x\n"),
+        uses -> java.util.Optional.of("on: push\njobs:\n  a: {runs-on: x}\n")))
+        .hasMessageContaining("which has no on.workflow_call; a reusable workflow must declare it");
+    assertThatThrownBy(() -> WorkflowLoader.load("w.yml", caller("      cadence: x\n"),
+        uses -> java.util.Optional.of("on: [workflow_call\n")))
+        .hasMessageContaining("suite.yml:").hasMessageContaining("malformed YAML");
+  }
+
+  @Test
+  void aLocalReusableWorkflowThatIsNotThereIsAnOpaqueJobWithAWarning() {
+    Workflow w = WorkflowLoader.load("w.yml", caller("      cadence: x\n"));
+    assertThat(w.warnings()).singleElement().satisfies(x -> {
+      assertThat(x.location()).isEqualTo(new SourceLocation("w.yml", 4, 11));
+      assertThat(x.message()).contains("the local reusable workflow './.github/workflows/suite.yml', which is not"
+          + " there to read; the simulation treats it as one opaque job");
+    });
+    assertThat(w.job("stage").orElseThrow().call().orElseThrow().callee()).isEmpty();
+  }
+
+  @Test
+  void callsNestAtMostFourLevels() {
+    String self = "on:\n  workflow_call:\njobs:\n  again:\n    uses: ./.github/workflows/self.yml\n";
+    assertThatThrownBy(() -> WorkflowLoader.load("self.yml", self, uses -> java.util.Optional.of(self)))
+        .hasMessageContaining("more than " + WorkflowLoader.MAX_CALL_DEPTH + " levels deep");
+  }
+
+  @Test
+  void maxParallelMayBeAnExpressionAndStepsAreRead() {
+    Workflow w = load("on: push\njobs:\n  a:\n    runs-on: x\n    env: {A: '${{ github.sha }}'}\n"
+        + "    strategy:\n      max-parallel: ${{ github.event_name == 'schedule' && 1 || 4 }}\n"
+        + "      matrix: {shard: [0, 1, 2, 3]}\n    steps:\n      - uses: actions/checkout@v4\n"
+        + "        with: {fetch-depth: 2}\n      - id: s\n        run: echo hi\n        env: {B: b}\n");
+    Job a = w.job("a").orElseThrow();
+    assertThat(a.matrix().orElseThrow().maxParallel()).isEmpty();
+    assertThat(a.matrix().orElseThrow().maxParallelExpression())
+        .contains("${{ github.event_name == 'schedule' && 1 || 4 }}");
+    assertThat(a.steps()).hasSize(2);
+    assertThat(a.steps().get(1).id()).contains("s");
+    assertThat(a.texts()).containsExactly("${{ github.sha }}", "actions/checkout@v4", "2", "echo hi", "b");
+    assertThat(error("on: push\njobs:\n  a:\n    steps:\n      - name: nothing\n"))
+        .contains("a step needs 'run:' (a command) or 'uses:' (an action)");
+    assertThat(error("on: push\njobs:\n  a:\n    strategy: {max-parallel: '${{ 1 == }}'}\n"))
+        .contains("jobs.a.strategy.max-parallel: expression");
   }
 }

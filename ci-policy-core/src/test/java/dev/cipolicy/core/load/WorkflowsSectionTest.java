@@ -9,6 +9,7 @@ import dev.cipolicy.api.concurrency.ConcurrencyAction;
 import dev.cipolicy.api.concurrency.ConcurrencyEventType;
 import dev.cipolicy.api.concurrency.WorkflowConcurrency;
 import dev.cipolicy.api.policy.Policy;
+import dev.cipolicy.api.policy.WorkflowRoles;
 import dev.cipolicy.core.PolicyResolver;
 import dev.cipolicy.core.ReferencePolicy;
 import java.util.List;
@@ -102,7 +103,7 @@ class WorkflowsSectionTest {
   void theGroupPrefixIsRequiredAndFieldsAreChecked() {
     InvalidPolicyException e = fail(MINIMAL + "  ci:\n    prefix: ci-\n");
     assertThat(e.problems()).extracting(PolicyProblem::toString).containsExactly(
-        "bad.yaml:9:5: workflows.ci.prefix: unknown field 'prefix'; expected one of [description, group_prefix, on]",
+        "bad.yaml:9:5: workflows.ci.prefix: unknown field 'prefix'; expected one of [description, group_prefix, on, roles]",
         "bad.yaml:9:5: workflows.ci: missing required field 'group_prefix'");
   }
 
@@ -181,5 +182,42 @@ class WorkflowsSectionTest {
             + " workflows.a.on.closed: closed must be cancel, not queue: closing a pull request must end every run"
             + " of it in every workflow (a workflow that does not cancel on close keeps runners busy for a PR nobody"
             + " will merge)");
+  }
+
+  @Test
+  void rolesAreReadWithTheirDefaults() {
+    List<WorkflowRoles> roles = ReferencePolicy.loaded().policy().workflowRoles();
+    assertThat(roles).extracting(WorkflowRoles::workflow).containsExactly("pr-test", "pr-test-rocm");
+    WorkflowRoles cuda = roles.get(0);
+    assertThat(cuda.file()).isEqualTo("pr-test.yml");
+    assertThat(cuda.policyJob()).isEqualTo("resolve-ci-policy");
+    assertThat(cuda.gateJob()).contains("stage-a-cpu");
+    assertThat(cuda.throttledCadences()).containsExactly("weekly");
+    assertThat(roles.get(1).gateJob()).isEmpty();
+    WorkflowRoles mini = PolicyLoader.load("ok.yaml", MINIMAL + "  ci:\n    group_prefix: ci-\n    roles:\n"
+        + "      policy_job: p\n      outputs: {bypass: bypass}\n").policy().workflowRoles().get(0);
+    assertThat(mini.file()).isEqualTo("ci.yml");
+    assertThat(mini.bypassOutput()).isEqualTo("bypass");
+    assertThat(mini.cadenceOutput()).isEqualTo("cadence");
+    assertThat(mini.skippedStagesOutput()).isEqualTo("skipped_stages");
+    assertThat(mini.stageJobs()).isEmpty();
+    assertThat(mini.location()).map(l -> l.line()).contains(10);
+  }
+
+  @Test
+  void badRolesAreLocatedErrors() {
+    String head = "  ci:\n    group_prefix: ci-\n    roles:\n";
+    assertThat(only(head + "      gate_job: g\n")).contains("workflows.ci.roles").contains("missing required field"
+        + " 'policy_job'");
+    assertThat(only(head + "      policy_job: p\n      throttled_cadences: [weeky]\n"))
+        .contains("bad.yaml:12:28:").contains("workflows.ci.roles.throttled_cadences[0]: unknown cadence 'weeky'");
+    assertThat(only(head + "      policy_job: p\n      stage_jobs: {a: no-suite}\n"))
+        .contains("stage job 'a' runs unknown suite 'no-suite'");
+    assertThat(only(head + "      policy_job: p\n      file: .github/workflows/ci.yml\n"))
+        .contains("workflows.ci.roles.file").contains("without a directory");
+    assertThat(only(head + "      policy_job: p\n      gate_job: p\n")).contains("is the policy job");
+    assertThat(only(head + "      policy_job: p\n      colour: red\n")).contains("colour");
+    assertThat(only(head + "      policy_job: p\n  other:\n    group_prefix: other-\n    roles:\n"
+        + "      policy_job: p\n      file: ci.yml\n")).contains("has roles declared twice");
   }
 }

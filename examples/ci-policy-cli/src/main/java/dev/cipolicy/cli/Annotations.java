@@ -174,6 +174,19 @@ final class Annotations {
   }
 
   /**
+   * Prints a located finding as an annotation: {@code ::<severity> file=…,line=…,col=…,title=<rule>::<message>}.
+   *
+   * @param cli the CLI
+   * @param severity {@code error} or {@code warning}
+   * @param at where the finding is, its source as given on the command line
+   * @param rule the rule, the annotation's title
+   * @param message the message
+   */
+  static void finding(CiPolicyCli cli, String severity, SourceLocation at, String rule, String message) {
+    cli.console().command(severity, properties(cli, Optional.of(at), rule), data(message));
+  }
+
+  /**
    * Prints a warning as an annotation titled with its code, located when the warning is.
    *
    * @param cli the CLI

@@ -15,7 +15,7 @@ import picocli.CommandLine.ParentCommand;
     name = "workflow",
     mixinStandardHelpOptions = true,
     description = "Works on GitHub Actions workflow files: which jobs run, and why.",
-    subcommands = {WorkflowSimulateCommand.class})
+    subcommands = {WorkflowSimulateCommand.class, WorkflowLintCommand.class})
 final class WorkflowCommand implements Runnable {
   @ParentCommand
   private @Nullable CiPolicyCli cli;

@@ -14,6 +14,7 @@ import dev.cipolicy.core.workflow.Workflow;
 import dev.cipolicy.core.workflow.WorkflowSimulator;
 import dev.cipolicy.core.workflow.WorkflowWarning;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -86,8 +87,10 @@ final class WorkflowSimulateCommand implements Callable<Integer> {
     CiPolicyCli c = Objects.requireNonNull(parent).cli();
     try {
       String file = Objects.requireNonNull(workflow);
-      Workflow w = WorkflowLoader.load(file,
-          Inputs.readText(c.resolvePath(file), "workflow file", Inputs.MAX_WORKFLOW_BYTES));
+      Path path = c.resolvePath(file);
+      Path dir = path.toAbsolutePath().getParent();
+      Workflow w = WorkflowLoader.load(file, Inputs.readText(path, "workflow file", Inputs.MAX_WORKFLOW_BYTES),
+          uses -> WorkflowLintCommand.localWorkflow(c, dir == null ? path : dir, Map.of(), uses));
       for (WorkflowWarning warning : w.warnings()) {
         Annotations.workflowWarning(c, file, warning);
       }

@@ -1,0 +1,200 @@
+package dev.cipolicy.cli;
+
+import dev.cipolicy.api.CiPolicyException;
+import dev.cipolicy.api.PolicyProblem;
+import dev.cipolicy.api.SourceLocation;
+import dev.cipolicy.api.suite.Registration;
+import dev.cipolicy.core.SuiteRegistry;
+import dev.cipolicy.core.load.LoadedPolicy;
+import dev.cipolicy.core.load.WorkflowLoader;
+import dev.cipolicy.core.workflow.InvalidWorkflowException;
+import dev.cipolicy.core.workflow.LintFinding;
+import dev.cipolicy.core.workflow.Workflow;
+import dev.cipolicy.core.workflow.WorkflowLint;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code ci-policy workflow lint}: reads every workflow file of a directory ({@code *.yml} and
+ * {@code *.yaml}, not recursive, as GitHub reads {@code .github/workflows}) and proves on them the invariants
+ * the policy declares (see {@code docs/workflow-model.md}). Human output is one GitHub annotation per finding
+ * on standard output, {@code ::error file=…,line=…,col=…,title=RULE::…}, then a summary line; {@code --json}
+ * prints {@code {"findings":[{"rule","severity","file","line","column","job","message"},…]}}. Exit 0 when no
+ * finding is an error, 1 otherwise or for an input error (a workflow that does not load is reported as
+ * annotations on standard error and the others are still linted), 2 for a usage error.
+ */
+@Command(
+    name = "lint",
+    mixinStandardHelpOptions = true,
+    description = "Proves the policy's invariants on a directory of workflow files by simulating them.")
+final class WorkflowLintCommand implements Callable<Integer> {
+  @ParentCommand
+  private @Nullable WorkflowCommand parent;
+
+  @Option(names = "--workflows", required = true, paramLabel = "DIR",
+      description = "The workflows directory, e.g. .github/workflows.")
+  private @Nullable String workflows;
+
+  @Option(names = "--policy", paramLabel = "FILE",
+      description = "The policy whose workflows.<name>.roles declare what the jobs are for.")
+  private @Nullable String policy;
+
+  @Option(names = "--registrations", paramLabel = "FILE",
+      description = "The test registrations: a suite without any needs no stage job (needs --policy).")
+  private @Nullable String registrations;
+
+  @Option(names = "--json", description = "Print the findings as JSON instead of annotations.")
+  private boolean json;
+
+  @Override
+  public Integer call() {
+    CiPolicyCli c = Objects.requireNonNull(parent).cli();
+    try {
+      if (registrations != null && policy == null) {
+        throw new Inputs.InputException("--registrations needs --policy: registrations are read against a policy");
+      }
+      WorkflowLint lint = WorkflowLint.withoutPolicy();
+      if (policy != null) {
+        LoadedPolicy loaded = Inputs.loadPolicy(c, policy);
+        lint = WorkflowLint.of(loaded.policy(), loaded.locator());
+        if (registrations != null) {
+          SuiteRegistry registry = Inputs.loadRegistry(c, loaded, registrations);
+          Set<String> suites = new LinkedHashSet<>();
+          registry.registrations().stream().map(Registration::suite).forEach(suites::add);
+          lint = lint.withRegisteredSuites(suites);
+        }
+      }
+      String dir = Objects.requireNonNull(workflows);
+      boolean loadFailed = false;
+      List<Workflow> loadedWorkflows = new ArrayList<>();
+      Map<String, String> paths = new LinkedHashMap<>();
+      Map<String, String> texts = new LinkedHashMap<>();
+      for (Path file : files(c, dir)) {
+        texts.put(file.getFileName().toString(), Inputs.readText(file, "workflow file", Inputs.MAX_WORKFLOW_BYTES));
+      }
+      Path root = c.resolvePath(dir);
+      for (Map.Entry<String, String> file : texts.entrySet()) {
+        String name = file.getKey();
+        String shown = dir.endsWith("/") ? dir + name : dir + "/" + name;
+        try {
+          loadedWorkflows.add(WorkflowLoader.load(name, file.getValue(), uses -> localWorkflow(c, root, texts, uses)));
+          paths.put(name, shown);
+        } catch (InvalidWorkflowException e) {
+          loadFailed = true;
+          Annotations.report(c, relocated(e, shown));
+        }
+      }
+      List<LintFinding> findings = lint.lint(loadedWorkflows);
+      boolean failed = loadFailed || findings.stream().anyMatch(f -> f.severity() == LintFinding.Severity.ERROR);
+      if (json) {
+        List<Object> list = new ArrayList<>();
+        for (LintFinding f : findings) {
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("rule", f.rule().id());
+          m.put("severity", f.severity().word());
+          m.put("file", paths.getOrDefault(f.location().source(), f.location().source()));
+          m.put("line", f.location().line());
+          m.put("column", f.location().column());
+          m.put("job", f.job().orElse(null));
+          m.put("message", f.message());
+          list.add(m);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("findings", list);
+        PolicyCommand.printJson(c, out);
+      } else {
+        for (LintFinding f : findings) {
+          SourceLocation at = f.location();
+          Annotations.finding(c, f.severity().word(), new SourceLocation(paths.getOrDefault(at.source(), at.source()),
+              at.line(), at.column()), f.rule().id(), f.message());
+        }
+        long errors = findings.stream().filter(f -> f.severity() == LintFinding.Severity.ERROR).count();
+        c.console().line("Linted " + loadedWorkflows.size() + " workflow(s) in " + dir + ": " + errors + " error(s), "
+            + (findings.size() - errors) + " warning(s)" + (policy == null ? " (no --policy: only the rules that"
+            + " need none)" : ""));
+      }
+      return failed ? CiPolicyCli.EXIT_ERROR : 0;
+    } catch (CiPolicyException e) {
+      Annotations.report(c, e);
+      return CiPolicyCli.EXIT_ERROR;
+    } catch (IOException e) {
+      c.console().error("cannot print JSON: " + Inputs.describe(e));
+      return CiPolicyCli.EXIT_ERROR;
+    }
+  }
+
+  /** The workflow files of the directory, by name; at most {@link WorkflowLint#MAX_WORKFLOWS}. */
+  private static List<Path> files(CiPolicyCli c, String dir) {
+    Path root = c.resolvePath(dir);
+    if (!Files.isDirectory(root)) {
+      throw new Inputs.InputException("--workflows " + dir + ": not a directory; expected the workflows directory,"
+          + " e.g. .github/workflows");
+    }
+    List<Path> out = new ArrayList<>();
+    try (DirectoryStream<Path> s = Files.newDirectoryStream(root)) {
+      for (Path p : s) {
+        String name = p.getFileName().toString();
+        if ((name.endsWith(".yml") || name.endsWith(".yaml")) && Files.isRegularFile(p)) {
+          out.add(p);
+          if (out.size() > WorkflowLint.MAX_WORKFLOWS) {
+            throw new Inputs.InputException("--workflows " + dir + ": more than " + WorkflowLint.MAX_WORKFLOWS
+                + " workflow files; expected at most " + WorkflowLint.MAX_WORKFLOWS);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new Inputs.InputException("cannot read directory " + dir + ": " + Inputs.describe(e));
+    }
+    out.sort((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
+    return out;
+  }
+
+  /**
+   * The text of a local reusable workflow: {@code ./.github/workflows/x.yml} is {@code x.yml} of the workflows
+   * directory; any other local path is read relative to the working directory. Empty when there is no such file.
+   */
+  static Optional<String> localWorkflow(CiPolicyCli c, Path workflowsDir, Map<String, String> texts, String uses) {
+    String prefix = "./.github/workflows/";
+    if (uses.startsWith(prefix) && uses.indexOf('/', prefix.length()) < 0) {
+      String name = uses.substring(prefix.length());
+      String known = texts.get(name);
+      if (known != null) {
+        return Optional.of(known);
+      }
+      Path p = workflowsDir.resolve(name);
+      return Files.isRegularFile(p) ? Optional.of(Inputs.readText(p, "workflow file", Inputs.MAX_WORKFLOW_BYTES))
+          : Optional.empty();
+    }
+    if (uses.contains("..")) {
+      return Optional.empty();
+    }
+    Path p = c.resolvePath(uses);
+    return Files.isRegularFile(p) ? Optional.of(Inputs.readText(p, "workflow file", Inputs.MAX_WORKFLOW_BYTES))
+        : Optional.empty();
+  }
+
+  /** The problems of a workflow that does not load, located in the file as given on the command line. */
+  private static InvalidWorkflowException relocated(InvalidWorkflowException e, String shown) {
+    List<PolicyProblem> problems = new ArrayList<>();
+    for (PolicyProblem p : e.problems()) {
+      problems.add(new PolicyProblem(p.location().map(l -> new SourceLocation(shown, l.line(), l.column())), p.path(),
+          p.message()));
+    }
+    return new InvalidWorkflowException(problems);
+  }
+}

@@ -1,0 +1,116 @@
+package dev.cipolicy.cli;
+
+import static dev.cipolicy.cli.CliTestSupport.run;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cipolicy.cli.CliTestSupport.Result;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WorkflowLintCommandTest {
+  static final String BUGGY = "examples/workflows/model/buggy";
+  static final String FIXED = "examples/workflows/model/fixed";
+  static final String MILES = "examples/policies/miles.yaml";
+
+  @Test
+  void theBuggySetFailsWithOneAnnotationPerFinding() {
+    Result r = run("workflow", "lint", "--workflows", BUGGY, "--policy", MILES);
+    assertThat(r.code()).isEqualTo(1);
+    List<String> annotations = r.err().lines().toList();
+    assertThat(annotations).hasSize(4).allSatisfy(l -> assertThat(l).matches(
+        "::error file=examples/workflows/model/buggy/pr-test(-rocm)?\\.yml,line=\\d+,col=\\d+,title=[a-z-]+::.+"));
+    assertThat(annotations).anySatisfy(l -> assertThat(l).startsWith(
+        "::error file=examples/workflows/model/buggy/pr-test.yml,line=78,col=3,title=bypass-keeps-stages::with"
+            + " needs.resolve-ci-policy.outputs.bypass_fastfail true and the fast-fail gate stage-a-cpu failed,"
+            + " resolve-ci-image is skipped"));
+    assertThat(r.out()).isEqualTo("Linted 2 workflow(s) in examples/workflows/model/buggy: 4 error(s), 0 warning(s)\n");
+  }
+
+  @Test
+  void theFixedSetPasses() {
+    Result r = run("workflow", "lint", "--workflows", FIXED, "--policy", MILES);
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out()).isEqualTo("Linted 2 workflow(s) in examples/workflows/model/fixed: 0 error(s), 0 warning(s)\n");
+  }
+
+  @Test
+  void jsonListsEveryFindingWithItsFields() throws Exception {
+    Result r = run("workflow", "lint", "--workflows", BUGGY, "--policy", MILES, "--json");
+    assertThat(r.code()).isEqualTo(1);
+    JsonNode findings = new ObjectMapper().readTree(r.out()).get("findings");
+    assertThat(findings).hasSize(4);
+    List<String> rules = new ArrayList<>();
+    for (JsonNode f : findings) {
+      rules.add(f.get("rule").asText());
+      assertThat(f.get("severity").asText()).isEqualTo("error");
+      assertThat(f.get("file").asText()).startsWith(BUGGY + "/");
+      assertThat(f.get("line").asInt()).isPositive();
+      assertThat(f.get("column").asInt()).isPositive();
+      assertThat(f.has("job")).isTrue();
+      assertThat(f.get("message").asText()).isNotEmpty();
+    }
+    assertThat(rules).containsExactly("closed-runs-nothing", "cron-table", "bypass-keeps-stages", "pool-share");
+    assertThat(findings.get(0).get("job").isNull()).isTrue();
+    assertThat(findings.get(2).get("job").asText()).isEqualTo("resolve-ci-image");
+  }
+
+  @Test
+  void withoutAPolicyOnlyTheRulesThatNeedNoneRun() {
+    Result r = run("workflow", "lint", "--workflows", BUGGY);
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("0 error(s)").contains("no --policy");
+  }
+
+  @Test
+  void registrationsNarrowTheSuitesThatNeedAJob() {
+    Result r = run("workflow", "lint", "--workflows", FIXED, "--policy", MILES, "--registrations",
+        "examples/registrations/miles.yaml");
+    assertThat(r.code()).as(r.err()).isZero();
+    Result alone = run("workflow", "lint", "--workflows", FIXED, "--registrations", "examples/registrations/miles.yaml");
+    assertThat(alone.code()).isEqualTo(1);
+    assertThat(alone.err()).isEqualTo("::error::--registrations needs --policy: registrations are read against a"
+        + " policy\n");
+  }
+
+  @Test
+  void aWorkflowThatDoesNotLoadIsReportedAndTheOthersAreStillLinted(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("broken.yml"), "on: push\njobs:\n  a:\n    needs: [nope]\n    runs-on: x\n",
+        StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve("closed.yml"), "on:\n  pull_request:\n    types: [closed]\njobs:\n  a:\n"
+        + "    runs-on: x\n    steps:\n      - run: echo\n", StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve("notes.txt"), "not a workflow", StandardCharsets.UTF_8);
+    Result r = run("workflow", "lint", "--workflows", dir.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err().lines()).anySatisfy(l -> assertThat(l).startsWith("::error file=" + dir + "/broken.yml,line=4,"))
+        .anySatisfy(l -> assertThat(l).startsWith("::error file=" + dir + "/closed.yml,line=5,col=3,"
+            + "title=closed-runs-nothing::on pull_request closed, job a runs"));
+    assertThat(r.out()).startsWith("Linted 1 workflow(s) in " + dir + ": 1 error(s)");
+  }
+
+  @Test
+  void aDirectoryThatIsNotThereIsOneClearError() {
+    Result r = run("workflow", "lint", "--workflows", "no/such/dir");
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("::error::--workflows no/such/dir: not a directory; expected the workflows"
+        + " directory, e.g. .github/workflows\n");
+  }
+
+  @Test
+  void aLocalReusableWorkflowOfTheDirectoryIsReadNotWarnedAbout() {
+    Result r = run("workflow", "lint", "--workflows", "examples/workflows");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).doesNotContain("ci-policy-resolve.yml");
+    Result s = run("workflow", "simulate", "--workflow", "examples/workflows/pr-release.yml", "--event",
+        "pull_request", "--action", "opened");
+    assertThat(s.code()).as(s.err()).isZero();
+    assertThat(s.err()).isEmpty();
+  }
+}
