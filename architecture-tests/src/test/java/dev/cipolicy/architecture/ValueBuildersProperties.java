@@ -33,9 +33,11 @@ import dev.cipolicy.api.policy.CadenceDefinition;
 import dev.cipolicy.api.policy.DomainLabel;
 import dev.cipolicy.api.policy.EventRule;
 import dev.cipolicy.api.policy.FileRunRules;
+import dev.cipolicy.api.policy.FleetShare;
 import dev.cipolicy.api.policy.HostLayout;
 import dev.cipolicy.api.policy.Policy;
 import dev.cipolicy.api.policy.RetryRules;
+import dev.cipolicy.api.policy.RunnerPool;
 import dev.cipolicy.api.policy.ScheduleRule;
 import dev.cipolicy.api.policy.ScopeRule;
 import dev.cipolicy.api.policy.Suite;
@@ -303,6 +305,16 @@ class ValueBuildersProperties {
             .broken("there is at least 1 GPU", "gpus", notPositive())
             .brokenTogether("partitions sum to the GPUs", of("gpus", 8, "partitions", List.of(2, 2)))
             .brokenTogether("partitions are positive", of("gpus", 4, "partitions", List.of(0, 4))).rules(),
+        ValueSpec.of(RunnerPool.class).field("name", names()).field("runners", integers().between(1, 16))
+            .field("gpus", integers().between(0, 64))
+            .broken("the name is shell-safe", "name", Generate.pick(List.of("", "h 200", "a;b", "$(x)")))
+            .broken("there is at least 1 runner", "runners", notPositive())
+            .broken("there are at least 0 GPUs", "gpus", integers().between(-1000, -1)).rules(),
+        ValueSpec.of(FleetShare.class).field("cadence", names()).field("pool", names())
+            .field("unit", Generate.enumValues(FleetShare.Unit.class)).field("amount", integers().between(1, 64))
+            .broken("the cadence is not empty", "cadence", "")
+            .broken("the pool is not empty", "pool", "")
+            .broken("the share is at least 1", "amount", notPositive()).rules(),
         ValueSpec.of(Policy.class).field("name", names()).field("labelPrefix", names().map(n -> n + "-"))
             .broken("the name is not blank", "name", Generate.pick(List.of("", " ", "\t"))).rules(),
         ValueSpec.of(RetryRules.class).field("nonRetriable", lists().of(names()).ofSizeBetween(1, 3))

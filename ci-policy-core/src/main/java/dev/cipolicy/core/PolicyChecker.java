@@ -91,6 +91,7 @@ final class PolicyChecker {
     checkFileRun();
     ConcurrencyChecks.check(policy, this::problem);
     GateChecks.check(policy, this::problem);
+    FleetChecks.check(policy, cadences, this::problem);
     policy.containerImageRepository().ifPresent(repo -> {
       if (!Names.IMAGE_REPOSITORY.matcher(repo).matches()) {
         problem("container_image.repository", "'" + repo

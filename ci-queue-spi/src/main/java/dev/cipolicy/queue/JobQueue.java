@@ -152,7 +152,8 @@ public final class JobQueue {
   }
 
   /**
-   * The jobs the site creates for a request: one per benchmark group and collector target.
+   * The jobs the site creates for a request when it starts: those of the settings' {@link JobPlanner}, else
+   * one per benchmark group and collector target ({@link QueueSettings#jobsFor(Request)}).
    *
    * @param request the request
    * @return the job specs
@@ -165,7 +166,10 @@ public final class JobQueue {
    * The site tick: processes expired leases, completes every in-progress request whose required jobs (and
    * its parent's) are terminal, then starts ready requests in queue order while fewer than K are in
    * progress. A start another site won is skipped; a reached cap (another site started one) ends the tick.
-   * A request without jobs completes in the same tick.
+   * A request without jobs completes in the same tick. The jobs of a request come from
+   * {@link QueueSettings#jobsFor(Request)} (the host's {@link JobPlanner}, if it has one), and when backfill is
+   * on its parent receives the same jobs; a planner that fails, or plans a group and tag twice, ends the tick
+   * with its exception before the request starts.
    *
    * <p>A row edited by hand into a state no operation produces never stops the tick: the store reports it
    * (in its scans, or as an {@link ImpossibleRowException} for the one request an operation needed), the

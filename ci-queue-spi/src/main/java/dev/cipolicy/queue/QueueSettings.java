@@ -8,18 +8,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.immutables.value.Value;
 
 /**
  * The rules a site runs its queue by: the in-progress cap, lease and collector timeouts, the two retry
- * budgets, the fan-out (default benchmark groups × collector targets), backfill, and the expected
- * request duration for ETAs. Every site and collector sharing a store should use the same settings.
+ * budgets, the fan-out (default benchmark groups × collector targets, or a host's {@link JobPlanner}),
+ * backfill, and the expected request duration for ETAs. Every site and collector sharing a store should use
+ * the same settings.
  *
  * <p>A queue must have jobs to run: settings without a default benchmark group or without a collector
- * target are rejected, because every request would then complete at once as a success without running
- * anything. Tests and measurements of the queue itself may ask for that on purpose with
- * {@link #withoutJobs()} ({@link #noJobs()}).
+ * target (and without a planner) are rejected, because every request would then complete at once as a
+ * success without running anything. Tests and measurements of the queue itself may ask for that on purpose
+ * with {@link #withoutJobs()} ({@link #noJobs()}).
  */
 @Value.Immutable
 @ValueStyle
@@ -100,16 +102,26 @@ public abstract class QueueSettings {
   /**
    * The benchmark groups of requests that name none.
    *
-   * @return the default groups, in order, each once; at least one unless {@link #noJobs()}
+   * @return the default groups, in order, each once; at least one unless {@link #noJobs()} or a
+   *     {@link #planner()} is set (then none)
    */
   public abstract List<String> benchmarkGroups();
 
   /**
    * The collector tags requests fan out to.
    *
-   * @return the targets, in order, each tag once; at least one unless {@link #noJobs()}
+   * @return the targets, in order, each tag once; at least one unless {@link #noJobs()} or a
+   *     {@link #planner()} is set (then none)
    */
   public abstract List<CollectorTarget> collectorTargets();
+
+  /**
+   * The host's fan-out, replacing benchmark groups × collector targets: when set, it alone decides the jobs
+   * of every request, and the settings list no benchmark groups or collector targets.
+   *
+   * @return the planner, if the host has its own
+   */
+  public abstract Optional<JobPlanner> planner();
 
   /**
    * Whether requests deliberately get no jobs: each completes as a success in the tick that starts it.
@@ -123,21 +135,39 @@ public abstract class QueueSettings {
   }
 
   /**
-   * The jobs a request gets: one per benchmark group (its own, else the defaults) and collector target, in
-   * that order, optional on non-default targets.
+   * The jobs a request gets: those of the {@link #planner()} when one is set, else one per benchmark group
+   * (its own, else the defaults) and collector target, in that order, optional on non-default targets.
    *
    * @param request the request
    * @return the job specs, unique by group and tag
+   * @throws InvalidQueueInputException when the host's planner returns no list, a missing spec, or a group
+   *     and tag twice
    */
   public List<JobSpec> jobsFor(Request request) {
-    List<String> groups = request.benchmarkGroups().isEmpty() ? benchmarkGroups() : request.benchmarkGroups();
-    List<JobSpec> specs = new ArrayList<>(groups.size() * collectorTargets().size());
-    for (String group : groups) {
-      for (CollectorTarget target : collectorTargets()) {
-        specs.add(new JobSpec(group, target.tag(), !target.required()));
-      }
+    Optional<JobPlanner> planner = planner();
+    if (planner.isEmpty()) {
+      return JobPlanner.groupsByTargets(benchmarkGroups(), collectorTargets()).jobsFor(request);
     }
-    return specs;
+    List<JobSpec> planned = planner.get().jobsFor(request);
+    if (planned == null) {
+      throw new InvalidQueueInputException("queue settings: the job planner returned no list for "
+          + request.label() + "; expected a list of job specs (possibly empty)");
+    }
+    Set<List<String>> keys = new HashSet<>();
+    List<JobSpec> specs = new ArrayList<>(planned.size());
+    for (JobSpec spec : planned) {
+      if (spec == null) {
+        throw new InvalidQueueInputException("queue settings: the job planner returned a missing job spec for "
+            + request.label() + "; expected job specs only");
+      }
+      if (!keys.add(List.of(spec.benchmarkGroup(), spec.collectorTag()))) {
+        throw new InvalidQueueInputException("queue settings: the job planner gave " + request.label() + " "
+            + spec.benchmarkGroup() + "@" + spec.collectorTag() + " twice; expected each group and tag at most"
+            + " once");
+      }
+      specs.add(spec);
+    }
+    return List.copyOf(specs);
   }
 
   /**
@@ -173,6 +203,14 @@ public abstract class QueueSettings {
           + benchmarkGroups().size() + " benchmark groups and " + collectorTargets().size()
           + " collector targets; expected none (or noJobs unset)");
     }
+    if (planner().isPresent() && (noJobs() || !benchmarkGroups().isEmpty() || !collectorTargets().isEmpty())) {
+      throw new InvalidQueueInputException("queue settings: a job planner is set, but so are "
+          + (noJobs() ? "noJobs" : benchmarkGroups().size() + " benchmark groups and " + collectorTargets().size()
+          + " collector targets") + "; expected the planner alone to decide the jobs");
+    }
+    if (planner().isPresent()) {
+      return;
+    }
     if (!noJobs() && benchmarkGroups().isEmpty()) {
       throw new InvalidQueueInputException("queue settings: benchmarkGroups is empty; expected at least one"
           + " default benchmark group (without one every request completes at once with no jobs; use"
@@ -201,7 +239,7 @@ public abstract class QueueSettings {
 
   /**
    * A new builder; unset settings take their defaults. Benchmark groups and collector targets have none:
-   * add at least one of each.
+   * add at least one of each, or set a {@link JobPlanner}.
    *
    * @return an empty builder
    */

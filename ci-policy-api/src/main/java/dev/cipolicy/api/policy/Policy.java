@@ -11,8 +11,9 @@ import org.immutables.value.Value;
 
 /**
  * A whole CI policy: labels, cadences, events, schedules, scope rules, backends and suites, PR stages and
- * path rules. Each part checks its own fields when it is built (a suite has at least one shard, a host's
- * partitions sum to its GPUs), and so does the policy (its name is not blank);
+ * path rules, runner pools and the cadences' shares of them. Each part checks its own fields when it is
+ * built (a suite has at least one shard, a host's partitions sum to its GPUs), and so does the policy (its
+ * name is not blank);
  * {@code PolicyResolver.of(policy)} in ci-policy-core runs the static checks of the policy as a whole
  * (name grammars, names declared once, references between the parts) and rejects an inconsistent policy
  * with every problem listed.
@@ -186,6 +187,43 @@ public abstract class Policy {
    * @return the defaults; empty when the policy declares none
    */
   public abstract List<GateDeclaration> gateDefaults();
+
+  /**
+   * The runner pools of the fleet, in declaration order: what suites' pools name and fleet shares are
+   * measured against.
+   *
+   * @return the pools; empty when the policy declares none
+   */
+  public abstract List<RunnerPool> pools();
+
+  /**
+   * The cadences' shares of the pools, in declaration order (by cadence, then pool); each cadence and pool
+   * at most once.
+   *
+   * @return the shares; empty when no cadence is capped
+   */
+  public abstract List<FleetShare> fleetShares();
+
+  /**
+   * Looks up a declared pool.
+   *
+   * @param name the pool name
+   * @return the pool, if declared
+   */
+  public Optional<RunnerPool> pool(String name) {
+    return pools().stream().filter(p -> p.name().equals(name)).findFirst();
+  }
+
+  /**
+   * Looks up a cadence's share of a pool.
+   *
+   * @param cadence the cadence
+   * @param pool the pool
+   * @return the share, if the cadence is capped on the pool
+   */
+  public Optional<FleetShare> share(String cadence, String pool) {
+    return fleetShares().stream().filter(s -> s.cadence().equals(cadence) && s.pool().equals(pool)).findFirst();
+  }
 
   /**
    * The names of the known domain labels, in declaration order.

@@ -48,7 +48,7 @@ public final class PolicyLoader {
   private static final Set<String> ROOT_FIELDS = Set.of(SCHEMA_FIELD,
       "policy_version", "name", "label_prefix", "labels", "workflow_labels", "cadences", "events",
       "schedules", "scopes", "hosts", "backends", "container_image", "pr_stages", "non_gpu_paths", "retry",
-      "timeouts", "file_run", "suite_naming", WorkflowsSection.FIELD, GatesSection.FIELD);
+      "timeouts", "file_run", "suite_naming", WorkflowsSection.FIELD, GatesSection.FIELD, FleetSection.FIELD);
 
   private static final Set<String> WORKFLOW_LABEL_FIELDS = Set.of("description", "switches_cadence", "bypass_fastfail");
   private static final Set<String> CADENCE_FIELDS = Set.of("description", "admit_nightly_tests", "bypass_fastfail",
@@ -99,6 +99,9 @@ public final class PolicyLoader {
     m.put(GatesSection.FIELD, GatesSection.SECTION_FIELDS);
     m.put(GatesSection.FIELD + ".defaults.*", GatesSection.DEFAULT_FIELDS);
     m.put(GatesSection.FIELD + ".defaults.*.constraint", Set.copyOf(GateConstraint.FIELDS));
+    m.put(FleetSection.FIELD, FleetSection.SECTION_FIELDS);
+    m.put(FleetSection.FIELD + ".pools.*", FleetSection.POOL_FIELDS);
+    m.put(FleetSection.FIELD + ".shares.*.*", FleetSection.SHARE_FIELDS);
     return Collections.unmodifiableMap(m);
   }
 
@@ -219,6 +222,7 @@ public final class PolicyLoader {
     b.addAllNonGpuPaths(root.stringList("non_gpu_paths"));
     WorkflowsSection.read(r, root, b);
     GatesSection.read(r, root, b);
+    FleetSection.read(r, root, b);
     return r.problems().isEmpty() ? r.build("", Map.of(), b::build) : Optional.empty();
   }
 

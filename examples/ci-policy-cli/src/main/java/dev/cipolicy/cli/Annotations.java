@@ -51,7 +51,8 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>policy, a top-level section ({@code labels}, {@code workflow_labels}, {@code cadences},
  *       {@code events}, {@code schedules}, {@code scopes}, {@code hosts}, {@code backends},
  *       {@code container_image}, {@code pr_stages}, {@code non_gpu_paths}, {@code retry},
- *       {@code timeouts}, {@code file_run}, {@code suite_naming}, {@code workflows}, {@code gates}, {@code policy_version},
+ *       {@code timeouts}, {@code file_run}, {@code suite_naming}, {@code workflows}, {@code gates}, {@code fleet},
+ *       {@code policy_version},
  *       {@code name}, {@code label_prefix})</td><td>the section in kebab case: {@code labels},
  *       {@code workflow-labels}, ..., {@code pr-stages}, {@code non-gpu-paths}, {@code file-run}</td></tr>
  *   <tr><td>policy, any other path (an unknown top-level field)</td><td>{@code policy}</td></tr>
@@ -74,7 +75,8 @@ final class Annotations {
 
   private static final List<String> POLICY_SECTIONS = List.of("policy_version", "name", "label_prefix", "labels",
       "workflow_labels", "cadences", "events", "schedules", "scopes", "hosts", "backends", "container_image",
-      "pr_stages", "non_gpu_paths", "retry", "timeouts", "file_run", "suite_naming", "workflows", "gates");
+      "pr_stages", "non_gpu_paths", "retry", "timeouts", "file_run", "suite_naming", "workflows", "gates",
+      "fleet");
 
   /**
    * The rule id of a problem: see the table of the class.

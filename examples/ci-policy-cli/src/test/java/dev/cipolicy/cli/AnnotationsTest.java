@@ -49,6 +49,24 @@ class AnnotationsTest {
   }
 
   @Test
+  void aFleetShareOfAnUnknownPoolOrCadenceIsALocatedErrorTitledFleet() throws Exception {
+    Path policy = tmp.resolve("policy.yaml");
+    Files.writeString(policy, MINIMAL + "fleet:\n"
+        + "  pools:\n"
+        + "    h200: {runners: 2, gpus: 8}\n"
+        + "  shares:\n"
+        + "    nightly:\n"
+        + "      h300: {runners: 1}\n"
+        + "    weekly:\n"
+        + "      h200: {gpus: 4}\n");
+    Result r = check(policy, Map.of("GITHUB_WORKSPACE", tmp.toString()));
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err().lines().toList()).containsExactly(
+        "::error file=policy.yaml,line=14,col=7,title=fleet::unknown pool 'h300'; expected one of [h200]",
+        "::error file=policy.yaml,line=15,col=5,title=fleet::unknown cadence 'weekly'; expected one of [nightly]");
+  }
+
+  @Test
   void aSyntaxErrorIsTitledSyntax() throws Exception {
     Path policy = tmp.resolve("broken.yaml");
     Files.writeString(policy, "name: [unclosed\n");
@@ -69,7 +87,8 @@ class AnnotationsTest {
     String file = "a%2Cb%3Ac%25d%0Ae/p%250A%2Cx.yaml";
     assertThat(r.err().lines().toList()).containsExactly(
         "::error file=" + file + ",line=3,col=1,title=policy::unknown field 'evil\\n::error::x, 50%25'; expected one"
-            + " of [$schema, backends, cadences, container_image, events, file_run, gates, hosts, label_prefix, labels, name,"
+            + " of [$schema, backends, cadences, container_image, events, file_run, fleet, gates, hosts, label_prefix, labels,"
+            + " name,"
             + " non_gpu_paths, policy_version, pr_stages, retry, schedules, scopes, suite_naming, timeouts,"
             + " workflow_labels,"
             + " workflows]");
@@ -123,6 +142,7 @@ class AnnotationsTest {
     assertThat(Annotations.rule(Document.POLICY, "pr_stages[0]")).isEqualTo("pr-stages");
     assertThat(Annotations.rule(Document.POLICY, "non_gpu_paths[3]")).isEqualTo("non-gpu-paths");
     assertThat(Annotations.rule(Document.POLICY, "file_run.command")).isEqualTo("file-run");
+    assertThat(Annotations.rule(Document.POLICY, "fleet.shares.weekly.h200.runners")).isEqualTo("fleet");
     assertThat(Annotations.rule(Document.POLICY, "workflows.pr-test.on.closed")).isEqualTo("workflows");
     assertThat(Annotations.rule(Document.POLICY, "gates.defaults.train/loss")).isEqualTo("gates");
     assertThat(Annotations.rule(Document.POLICY, "labels.x")).isEqualTo("labels");

@@ -1,0 +1,56 @@
+package dev.cipolicy.queue;
+
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.Request;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The fan-out of a queue, a port the host implements: which jobs a request gets when the site tick starts
+ * it. The engine calls it once per start, with the request about to start, and hands its answer to the
+ * store's start operation, which creates the jobs and, when backfill is on, enqueues the same jobs for the
+ * request's parent (those the parent lacks). A planner never calls the store.
+ *
+ * <p>The default, {@link #groupsByTargets(List, List)}, gives one job per benchmark group and collector
+ * target. A host with other rules (a group run on one collector tag only, an optional job beside a required
+ * one on the same tag, a group that a kind of request never gets) writes its own and sets it with
+ * {@link QueueSettings.Builder#planner(JobPlanner)}; see {@code docs/queue.md}.
+ *
+ * <p>A planner is a pure function of the request: every site sharing a store must plan the same jobs for the
+ * same request, and a planner must not block, so it reads nothing but the request and its own configuration.
+ */
+@FunctionalInterface
+public interface JobPlanner {
+
+  /**
+   * The jobs of a request that is about to start.
+   *
+   * @param request the request, ready to start
+   * @return the job specs, in the order they are created, each benchmark group and collector tag at most once;
+   *     empty when the request runs nothing (it then completes as a success in the tick that starts it)
+   */
+  List<JobSpec> jobsFor(Request request);
+
+  /**
+   * The default fan-out: one job per benchmark group (the request's own, else {@code defaultGroups}) and
+   * collector target, in that order; jobs on a target that is not required are optional.
+   *
+   * @param defaultGroups the groups of requests that name none
+   * @param targets the collector targets
+   * @return the planner
+   */
+  static JobPlanner groupsByTargets(List<String> defaultGroups, List<CollectorTarget> targets) {
+    List<String> groups = List.copyOf(defaultGroups);
+    List<CollectorTarget> tags = List.copyOf(targets);
+    return request -> {
+      List<String> own = request.benchmarkGroups().isEmpty() ? groups : request.benchmarkGroups();
+      List<JobSpec> specs = new ArrayList<>(own.size() * tags.size());
+      for (String group : own) {
+        for (CollectorTarget target : tags) {
+          specs.add(new JobSpec(group, target.tag(), !target.required()));
+        }
+      }
+      return specs;
+    };
+  }
+}
