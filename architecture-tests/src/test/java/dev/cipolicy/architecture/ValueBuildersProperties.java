@@ -44,6 +44,7 @@ import dev.cipolicy.api.policy.Suite;
 import dev.cipolicy.api.policy.SuiteNaming;
 import dev.cipolicy.api.policy.TimeoutRule;
 import dev.cipolicy.api.policy.WorkflowLabel;
+import dev.cipolicy.api.policy.WorkflowRoles;
 import dev.cipolicy.api.run.RunPolicy;
 import dev.cipolicy.api.run.TriggerInput;
 import dev.cipolicy.api.run.TriggerResolution;
@@ -315,6 +316,14 @@ class ValueBuildersProperties {
             .broken("the cadence is not empty", "cadence", "")
             .broken("the pool is not empty", "pool", "")
             .broken("the share is at least 1", "amount", notPositive()).rules(),
+        ValueSpec.of(WorkflowRoles.class).field("workflow", names()).field("policyJob", names().map(n -> "p-" + n))
+            .broken("the workflow name is not empty", "workflow", "")
+            .broken("the policy job is not empty", "policyJob", "")
+            .broken("the file is a name without a directory", "file", Generate.pick(List.of("", "a/b.yml", "a\\b.yml")))
+            .broken("the policy job is at most 100 characters", "policyJob", "p".repeat(101))
+            .brokenTogether("the gate is not the policy job", of("policyJob", "p", "gateJob", "p"))
+            .brokenTogether("a stage job is not the policy job", of("policyJob", "p", "stageJobs", Map.of("p", "s")))
+            .broken("an output name is not empty", "bypassOutput", "").rules(),
         ValueSpec.of(Policy.class).field("name", names()).field("labelPrefix", names().map(n -> n + "-"))
             .broken("the name is not blank", "name", Generate.pick(List.of("", " ", "\t"))).rules(),
         ValueSpec.of(RetryRules.class).field("nonRetriable", lists().of(names()).ofSizeBetween(1, 3))
