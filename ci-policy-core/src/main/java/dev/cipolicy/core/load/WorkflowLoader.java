@@ -140,6 +140,8 @@ public final class WorkflowLoader {
         readJob(j).ifPresent(jobs::add);
       }
       checkNeeds(jm, jobs);
+    } else if (jobsEntry.value() instanceof Node.MapNode) {
+      problem(jobsEntry.value().location(), "jobs", "the workflow has no job; expected at least one under 'jobs:'");
     } else {
       problem(jobsEntry.value().location(), "jobs",
           "expected a mapping of job ids, found " + jobsEntry.value().describe());

@@ -244,6 +244,8 @@ class WorkflowLoaderTest {
     assertThat(error("jobs:\n  a: {}\n")).isEqualTo("Invalid workflow: w.yml:1:1: missing 'on:'; expected the"
         + " events the workflow runs on");
     assertThat(error("on: push\n")).contains("missing 'jobs:'");
+    assertThat(error("on: push\njobs: {}\n")).isEqualTo("Invalid workflow: w.yml:2:7: jobs: the workflow has no job;"
+        + " expected at least one under 'jobs:'");
     assertThat(error("- a\n")).contains("expected a workflow mapping");
     assertThat(error("on: push\njobs: [\n")).startsWith("Invalid workflow: w.yml:").contains("malformed YAML");
     assertThat(error("on: push\njobs:\n  a:\n    continue-on-error: yes\n")).contains("expected true or false");
