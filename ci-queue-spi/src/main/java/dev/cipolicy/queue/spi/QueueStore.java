@@ -362,6 +362,34 @@ public interface QueueStore {
   RegisterResult registerCollector(String name, String tag, boolean active);
 
   /**
+   * Registers a collector with the GPU devices it advertises, like {@link #registerCollector(String, String,
+   * boolean)}; the devices are fixed by the first registration (registering the name again with the same tag
+   * is {@link RegisterResult.Status#ALREADY_REGISTERED} whatever the devices). A collector with devices
+   * claims the queued jobs of its tag that need GPUs wherever enough of its devices are free, and chooses
+   * which ones by {@link DevicePlacement}: claims of a tag's GPU jobs come first (in the order and under the
+   * reservation {@link DevicePlacement#place} defines), then its jobs that need none, as any collector
+   * claims them. The devices a lease carries are freed when the lease ends: by complete, fail, release,
+   * cancellation or expiry. Invariant: no device of a collector is held by two live leases.
+   *
+   * <p>The default accepts only an empty inventory, for stores without device support.
+   *
+   * @param name the unique name
+   * @param tag the tag of the jobs it runs, the pool of its devices
+   * @param active whether it may claim
+   * @param devices the devices it advertises
+   * @return what happened
+   * @throws InvalidQueueInputException when the store does not support devices and some are given
+   */
+  default RegisterResult registerCollector(String name, String tag, boolean active, Devices devices) {
+    Checks.present(devices, "collector devices");
+    if (!devices.isEmpty()) {
+      throw new InvalidQueueInputException("collector " + name + " advertises " + devices.size()
+          + " devices, but " + getClass().getSimpleName() + " does not keep devices; expected none");
+    }
+    return registerCollector(name, tag, active);
+  }
+
+  /**
    * Records a collector's sign of life at the store's {@code now}.
    *
    * @param name the collector

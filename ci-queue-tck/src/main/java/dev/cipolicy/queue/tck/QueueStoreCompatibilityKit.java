@@ -186,6 +186,24 @@ public abstract class QueueStoreCompatibilityKit {
 
   // ------------------------------------------------------------------------------------------------ groups
 
+  /** GPU budgets: devices, placement and freeing. */
+  @Nested
+  @DisplayName("Devices")
+  class DeviceBudgets extends DevicesContract {
+    DeviceBudgets() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
+  /** Reservations for the head of a pool and backfill around them. */
+  @Nested
+  @DisplayName("Reservations")
+  class Reservations extends ReservationsContract {
+    Reservations() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
   /** Submitting requests and attaching artifacts. */
   @Nested
   @DisplayName("Requests")
