@@ -7,6 +7,7 @@ import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.Collector;
 import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
+import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
 import dev.cipolicy.queue.spi.ImpossibleRowException;
@@ -375,8 +376,17 @@ public final class PostgresQueueStore implements QueueStore {
 
   @Override
   public RegisterResult registerCollector(String name, String tag, boolean active) {
+    return registerCollector(name, tag, active, Devices.none());
+  }
+
+  @Override
+  public RegisterResult registerCollector(String name, String tag, boolean active, Devices devices) {
+    if (devices == null) {
+      throw new InvalidQueueInputException("collector " + name + " has no device inventory; expected one,"
+          + " possibly empty");
+    }
     return collectors.register(QueueNames.check(name, "collector name"), QueueNames.check(tag, "collector tag"),
-        active);
+        active, devices);
   }
 
   @Override

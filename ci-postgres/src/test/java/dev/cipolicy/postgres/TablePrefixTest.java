@@ -67,7 +67,7 @@ class TablePrefixTest {
     assertThat(strings("SELECT version || ' ' || script FROM " + db.schema + ".beta_q_schema_version ORDER BY 1"))
         .containsExactly("1 V1__queue.sql", "2 V2__row_checks.sql", "3 V3__claim_affinity_index.sql",
             "4 V4__queued_table.sql", "5 V5__queued_notify.sql",
-            "6 V6__churn_autovacuum.sql", "7 V7__job_results.sql");
+            "6 V6__churn_autovacuum.sql", "7 V7__job_results.sql", "8 V8__devices.sql");
 
     QueueSettings settings = QueueSettings.builder().maxInProgress(1).backfill(false).addBenchmarkGroups("compile")
         .addCollectorTargets(CollectorTarget.required("x86")).build();
