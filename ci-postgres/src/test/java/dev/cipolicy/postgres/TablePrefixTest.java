@@ -47,15 +47,18 @@ class TablePrefixTest {
     assertThat(alphaStore.options()).isEqualTo(alphaOptions);
 
     assertThat(strings("SELECT table_name FROM information_schema.tables WHERE table_schema = '" + db.schema
-        + "' ORDER BY table_name")).containsExactly("alpha_collectors", "alpha_control", "alpha_jobs", "alpha_leases",
-            "alpha_queued", "alpha_requests", "alpha_results", "alpha_schema_version", "beta_q_collectors",
-            "beta_q_control", "beta_q_jobs", "beta_q_leases", "beta_q_queued", "beta_q_requests", "beta_q_results",
-            "beta_q_schema_version");
+        + "' ORDER BY table_name")).containsExactly("alpha_collector_devices", "alpha_collectors", "alpha_control",
+            "alpha_gpu_queued", "alpha_held_devices", "alpha_jobs", "alpha_leases", "alpha_queued", "alpha_requests",
+            "alpha_results", "alpha_schema_version", "beta_q_collector_devices", "beta_q_collectors", "beta_q_control",
+            "beta_q_gpu_queued", "beta_q_held_devices", "beta_q_jobs", "beta_q_leases", "beta_q_queued",
+            "beta_q_requests", "beta_q_results", "beta_q_schema_version");
     assertThat(strings("SELECT indexname FROM pg_indexes WHERE schemaname = '" + db.schema + "'"
         + " AND indexname NOT LIKE '%pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname"))
-        .containsExactly("alpha_leases_expiry", "alpha_queued_affinity", "alpha_queued_claim", "alpha_requests_open",
-            "alpha_requests_open_pr", "alpha_results_request", "beta_q_leases_expiry", "beta_q_queued_affinity",
-            "beta_q_queued_claim", "beta_q_requests_open", "beta_q_requests_open_pr", "beta_q_results_request");
+        .containsExactly("alpha_gpu_queued_claim", "alpha_held_devices_job", "alpha_held_devices_once",
+            "alpha_leases_expiry", "alpha_queued_affinity", "alpha_queued_claim", "alpha_requests_open",
+            "alpha_requests_open_pr", "alpha_results_request", "beta_q_gpu_queued_claim", "beta_q_held_devices_job",
+            "beta_q_held_devices_once", "beta_q_leases_expiry", "beta_q_queued_affinity", "beta_q_queued_claim",
+            "beta_q_requests_open", "beta_q_requests_open_pr", "beta_q_results_request");
     assertThat(strings("SELECT event_object_table || ' ' || trigger_name FROM information_schema.triggers"
         + " WHERE trigger_schema = '" + db.schema + "' GROUP BY 1 ORDER BY 1"))
         .containsExactly("alpha_jobs alpha_jobs_list_inserted", "alpha_jobs alpha_jobs_list_requeued",
