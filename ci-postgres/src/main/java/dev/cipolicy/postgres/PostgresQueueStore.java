@@ -15,6 +15,7 @@ import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobResult;
+import dev.cipolicy.queue.spi.JobWait;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.NewRequest;
@@ -373,6 +374,11 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   // ---------------------------------------------------------------------------------------------- collectors
+
+  @Override
+  public List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {
+    return claims.waits(QueueNames.check(tag, "collector tag"), collectorTimeout);
+  }
 
   @Override
   public RegisterResult registerCollector(String name, String tag, boolean active) {

@@ -9,6 +9,7 @@ import dev.cipolicy.queue.spi.DevicePlacement;
 import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.JobWait;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
@@ -151,6 +152,59 @@ final class QueueClaims {
     return new ClaimResult(ClaimResult.Status.OK, claims);
   }
 
+  /** The queued jobs of a pool with their wait reasons, read in one transaction at the store's now. */
+  List<JobWait> waits(String tag, Duration collectorTimeout) {
+    return ctx.tx.inTransaction("waitingJobs", c -> {
+      Instant now = ctx.now(c);
+      List<Job> queued = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.queuedJobsOfTag)) {
+        st.setString(1, tag);
+        jobs.read(st, queued);
+      }
+      int live;
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.liveCollectorsOfTag)) {
+        st.setString(1, tag);
+        setInstant(st, 2, now.minus(collectorTimeout));
+        try (ResultSet rs = st.executeQuery()) {
+          rs.next();
+          live = rs.getInt(1);
+        }
+      }
+      Map<String, List<DevicePlacement.Holding>> holdings = holdings(c, tag);
+      List<DevicePlacement.Host> hosts = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHosts)) {
+        st.setString(1, tag);
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            String name = rs.getString(1);
+            if (rs.getBoolean(2)
+                && now.isBefore(java.util.Objects.requireNonNull(PgValues.instant(rs, 3)).plus(collectorTimeout))) {
+              hosts.add(new DevicePlacement.Host(name, QueueRows.devices(QueueRows.ints(rs.getArray(4)),
+                  QueueRows.ints(rs.getArray(5))), holdings.getOrDefault(name, List.of())));
+            }
+          }
+        }
+      }
+      return DevicePlacement.waits(tag, queued, hosts, live, now);
+    });
+  }
+
+  /** The live leases on the devices of a tag's collectors, by holder. */
+  private Map<String, List<DevicePlacement.Holding>> holdings(Connection c, String tag) throws SQLException {
+    Map<String, List<DevicePlacement.Holding>> holdings = new HashMap<>();
+    try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHoldings)) {
+      st.setString(1, tag);
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          holdings.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(new DevicePlacement.Holding(
+              JobId.of(rs.getLong(2)), QueueRows.ints(rs.getArray(3)),
+              java.util.Objects.requireNonNull(PgValues.instant(rs, 4))));
+        }
+      }
+    }
+    return holdings;
+  }
+
   /**
    * Claims GPU jobs for a collector with devices, as {@link DevicePlacement#place} decides, one at a time:
    * each placement reads the pool's live hosts, their holdings and the oldest queued job of each GPU count,
@@ -174,16 +228,7 @@ final class QueueClaims {
         }
       }
     }
-    Map<String, List<DevicePlacement.Holding>> holdings = new HashMap<>();
-    try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHoldings)) {
-      st.setString(1, tag);
-      try (ResultSet rs = st.executeQuery()) {
-        while (rs.next()) {
-          holdings.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(new DevicePlacement.Holding(
-              JobId.of(rs.getLong(2)), QueueRows.ints(rs.getArray(3)), java.util.Objects.requireNonNull(PgValues.instant(rs, 4))));
-        }
-      }
-    }
+    Map<String, List<DevicePlacement.Holding>> holdings = holdings(c, tag);
     int largest = 0;
     for (Devices d : inventories) {
       largest = Math.max(largest, d.size());

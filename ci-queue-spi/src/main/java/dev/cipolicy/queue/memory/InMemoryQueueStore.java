@@ -20,6 +20,7 @@ import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobResult;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.JobWait;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
@@ -755,6 +756,29 @@ public final class InMemoryQueueStore implements QueueStore {
       Comparator<Job> byId = Comparator.comparing(Job::id);
       changes.forEach(list -> list.sort(byId));
       return new ExpiryResult(changes.get(0), changes.get(1), changes.get(2));
+    }
+  }
+
+  @Override
+  public List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {
+    QueueNames.check(tag, "collector tag");
+    synchronized (lock) {
+      Instant now = now();
+      List<Job> queued = new ArrayList<>();
+      for (JobRow row : jobs) {
+        if (row.job.state() == JobState.QUEUED && row.job.spec().collectorTag().equals(tag)) {
+          queued.add(row.job);
+        }
+      }
+      int live = 0;
+      for (CollectorRow c : collectors.values()) {
+        if (c.tag.equals(tag) && c.isLiveAt(now, collectorTimeout)) {
+          live++;
+        }
+      }
+      Pool pool = pools.get(tag);
+      List<DevicePlacement.Host> hosts = pool == null ? List.of() : hosts(pool, null, now, collectorTimeout);
+      return DevicePlacement.waits(tag, queued, hosts, live, now);
     }
   }
 

@@ -273,6 +273,97 @@ public final class DevicePlacement {
   }
 
   /**
+   * Why each queued job of a pool waits, from the same snapshot a claim places from.
+   *
+   * <p>A job that needs no GPU is claimable when some collector of the pool is live. A GPU job, in order:
+   * no live host advertises devices; it needs more GPUs than the largest live host has; an older job with
+   * the same GPU count is placed first; it is the head and a host is reserved for it; a host has enough free
+   * devices for it (claimable, naming the first such host by name, skipping a reserved host it may not
+   * backfill); the only such host is reserved for the head; no host has enough free devices.
+   *
+   * @param pool the pool (collector tag)
+   * @param queued the queued jobs of the pool, in any order
+   * @param hosts the live hosts of the pool with devices
+   * @param liveCollectors how many collectors of the pool are live (with devices or not)
+   * @param now the store's now
+   * @return one wait per queued job, by job id
+   */
+  public static List<JobWait> waits(String pool, List<Job> queued, List<Host> hosts, int liveCollectors,
+      Instant now) {
+    List<Job> byId = new ArrayList<>(queued);
+    byId.sort(Comparator.comparing(Job::id));
+    java.util.TreeMap<Integer, Candidate> oldest = new java.util.TreeMap<>();
+    for (Job j : byId) {
+      if (j.spec().gpus() > 0) {
+        oldest.putIfAbsent(j.spec().gpus(), new Candidate(j.id(), j.spec().gpus(), j.spec().estimate()));
+      }
+    }
+    List<Candidate> candidates = List.copyOf(oldest.values());
+    Reservation reserved = reservation(hosts, candidates, now).orElse(null);
+    List<Host> byName = new ArrayList<>(hosts);
+    byName.sort(Comparator.comparing(Host::name));
+    List<JobWait> out = new ArrayList<>(byId.size());
+    for (Job j : byId) {
+      out.add(new JobWait(j, reason(pool, j, byName, oldest, reserved, liveCollectors, now)));
+    }
+    return out;
+  }
+
+  private static WaitReason reason(String pool, Job job, List<Host> hosts, java.util.Map<Integer, Candidate> oldest,
+      @Nullable Reservation reserved, int liveCollectors, Instant now) {
+    int n = job.spec().gpus();
+    if (n == 0) {
+      return liveCollectors > 0
+          ? new WaitReason(WaitReason.Kind.CLAIMABLE, "claimable by the " + liveCollectors + " live collector"
+              + (liveCollectors == 1 ? "" : "s") + " of pool " + pool + "; waits for the next claim")
+          : new WaitReason(WaitReason.Kind.NO_LIVE_COLLECTOR, "no live collector of pool " + pool);
+    }
+    String needs = "needs " + n + " GPU" + (n == 1 ? "" : "s") + "; ";
+    if (hosts.isEmpty()) {
+      return new WaitReason(WaitReason.Kind.NO_LIVE_COLLECTOR, needs + "no live collector of pool " + pool
+          + " advertises devices");
+    }
+    int largest = largestHost(hosts);
+    if (n > largest) {
+      return new WaitReason(WaitReason.Kind.NO_HOST_LARGE_ENOUGH, needs + "no live host of pool " + pool
+          + " has that many devices (the largest has " + largest + ")");
+    }
+    Candidate first = oldest.get(n);
+    if (first != null && !first.job().equals(job.id())) {
+      return new WaitReason(WaitReason.Kind.BEHIND_OLDER_JOB, needs + "waits behind job " + first.job().value()
+          + ", the oldest " + n + "-GPU job of pool " + pool);
+    }
+    if (reserved != null && reserved.job().equals(job.id())) {
+      return new WaitReason(WaitReason.Kind.RESERVED_FOR_IT, needs + "host " + reserved.host()
+          + " reserved for it, " + reserved.free() + " of " + reserved.size() + " free, expected free at "
+          + reserved.until());
+    }
+    boolean blockedByReservation = false;
+    int mostFree = 0;
+    for (Host h : hosts) {
+      int free = h.free();
+      mostFree = Math.max(mostFree, free);
+      if (free < n) {
+        continue;
+      }
+      if (reserved != null && reserved.host().equals(h.name()) && (job.spec().estimate().isZero()
+          || now.plus(job.spec().estimate()).isAfter(reserved.until()))) {
+        blockedByReservation = true;
+        continue;
+      }
+      return new WaitReason(WaitReason.Kind.CLAIMABLE, needs + "host " + h.name() + " has " + free + " of "
+          + h.devices().size() + " free; waits for its next claim");
+    }
+    if (blockedByReservation && reserved != null) {
+      return new WaitReason(WaitReason.Kind.HOST_RESERVED, needs + "host " + reserved.host() + " reserved for job "
+          + reserved.job().value() + " until " + reserved.until() + (job.spec().estimate().isZero()
+              ? ", and this job has no estimate" : ", and this job would end after that"));
+    }
+    return new WaitReason(WaitReason.Kind.NO_FREE_DEVICES, needs + "no host of pool " + pool + " has " + n
+        + " free devices (the most free on one host: " + mostFree + ")");
+  }
+
+  /**
    * The devices a job that needs {@code n} GPUs gets on a host, or null when fewer than {@code n} are free.
    * The rule, in order:
    * <ol>

@@ -390,6 +390,23 @@ public interface QueueStore {
   }
 
   /**
+   * Every queued job of a pool (a collector tag), by id, with why it is not running, computed at the store's
+   * {@code now} by {@link DevicePlacement#waits} from the same snapshot a claim of the pool places from: the
+   * pool's live collectors (active, heartbeat younger than {@code collectorTimeout}), their devices and the
+   * leases on them. Changes nothing.
+   *
+   * <p>The default refuses, for stores that keep no devices.
+   *
+   * @param tag the pool
+   * @param collectorTimeout the heartbeat age after which a collector is gone
+   * @return the waiting jobs with their reasons
+   * @throws UnsupportedOperationException when the store does not report wait reasons
+   */
+  default List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not report wait reasons");
+  }
+
+  /**
    * Records a collector's sign of life at the store's {@code now}.
    *
    * @param name the collector

@@ -204,6 +204,15 @@ public abstract class QueueStoreCompatibilityKit {
     }
   }
 
+  /** Why queued jobs wait. */
+  @Nested
+  @DisplayName("Wait reasons")
+  class WaitReasons extends WaitReasonsContract {
+    WaitReasons() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
   /** Submitting requests and attaching artifacts. */
   @Nested
   @DisplayName("Requests")

@@ -18,6 +18,7 @@ import dev.cipolicy.queue.spi.JobFailure;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.JobWait;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
@@ -497,6 +498,26 @@ public final class ReferenceQueueStore implements QueueStore {
   @Override
   public synchronized List<Job> jobs(RequestId requestId) {
     return jobs.stream().filter(j -> j.requestId().equals(requestId)).toList();
+  }
+
+  @Override
+  public synchronized List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {
+    QueueNames.check(tag, "collector tag");
+    Instant now = now();
+    List<Job> queued = new ArrayList<>();
+    for (Job j : jobs) {
+      if (j.state() == JobState.QUEUED && j.spec().collectorTag().equals(tag)) {
+        queued.add(j);
+      }
+    }
+    int live = 0;
+    for (Collector c : collectors.values()) {
+      if (c.tag().equals(tag) && c.isLiveAt(now, collectorTimeout)) {
+        live++;
+      }
+    }
+    // No claimer: only live hosts count ("" names no collector).
+    return DevicePlacement.waits(tag, queued, hosts(tag, "", now, collectorTimeout), live, now);
   }
 
   @Override
