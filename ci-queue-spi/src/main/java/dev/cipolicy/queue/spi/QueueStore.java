@@ -191,8 +191,10 @@ public interface QueueStore {
    * of that tag are leased (next attempt, fresh token, expiry {@code now + leaseDuration}, affinity to the
    * claimer) in this order: jobs with affinity to the claimer, by id; then, by id, jobs without affinity and
    * jobs whose affinity collector is inactive or whose heartbeat is at least {@code collectorTimeout} old.
-   * Concurrent claims never lease the same job twice (with SQL: {@code FOR UPDATE SKIP LOCKED}).
-   * Invariant: at most one live lease per job.
+   * Concurrent claims never lease the same job twice (with SQL: {@code FOR UPDATE SKIP LOCKED}). Jobs that
+   * need GPUs are claimed only by a collector with devices, before the jobs that need none, as
+   * {@link DevicePlacement} places them (see {@link #registerCollector(String, String, boolean, Devices)}).
+   * Invariants: at most one live lease per job; no device of a collector held by two live leases.
    *
    * @param command who claims, for how long and how much
    * @return the claims
