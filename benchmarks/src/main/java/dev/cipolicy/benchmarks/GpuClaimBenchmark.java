@@ -42,6 +42,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 3, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx6g"})
+@State(Scope.Benchmark)
 public class GpuClaimBenchmark {
   private static final int BATCH = 1_000;
   private static final int[] GPUS = {1, 2, 4, 8};
