@@ -258,6 +258,14 @@ final class QueueClaims {
         break;
       }
       JobId id = placement.get().job();
+      // The listing row first, then the job: the order cancellation takes, so the two never deadlock. A row
+      // or job that a concurrent cancellation took means the snapshot is stale: the claim runs again.
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.unlistGpuJob)) {
+        st.setLong(1, id.value());
+        if (st.executeUpdate() != 1) {
+          throw PgTransactions.rerun();
+        }
+      }
       Job job = jobs.load(c, id, true).orElseThrow(PgTransactions::rerun);
       if (job.state() != dev.cipolicy.queue.spi.JobState.QUEUED) {
         throw PgTransactions.rerun();
@@ -266,10 +274,6 @@ final class QueueClaims {
       Lease lease = job.nextLease(jobs.tokens(c, 1)[0], expiresAt, command.collector(), devices);
       Job claimed = job.claimed(lease);
       jobs.write(c, job, claimed);
-      try (PreparedStatement st = c.prepareStatement(ctx.sql.unlistGpuJob)) {
-        st.setLong(1, id.value());
-        st.executeUpdate();
-      }
       Instant end = DevicePlacement.estimatedEnd(now, job.spec().estimate(), expiresAt);
       try (PreparedStatement st = c.prepareStatement(ctx.sql.insertHeldDevices)) {
         st.setString(1, command.collector());
