@@ -7,6 +7,7 @@ import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.Collector;
 import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
+import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
 import dev.cipolicy.queue.spi.HistoryCursor;
@@ -16,6 +17,7 @@ import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobResult;
+import dev.cipolicy.queue.spi.JobWait;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.NewRequest;
@@ -402,9 +404,23 @@ public final class PostgresQueueStore implements QueueStore {
   // ---------------------------------------------------------------------------------------------- collectors
 
   @Override
+  public List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {
+    return claims.waits(QueueNames.check(tag, "collector tag"), collectorTimeout);
+  }
+
+  @Override
   public RegisterResult registerCollector(String name, String tag, boolean active) {
+    return registerCollector(name, tag, active, Devices.none());
+  }
+
+  @Override
+  public RegisterResult registerCollector(String name, String tag, boolean active, Devices devices) {
+    if (devices == null) {
+      throw new InvalidQueueInputException("collector " + name + " has no device inventory; expected one,"
+          + " possibly empty");
+    }
     return collectors.register(QueueNames.check(name, "collector name"), QueueNames.check(tag, "collector tag"),
-        active);
+        active, devices);
   }
 
   @Override

@@ -5,7 +5,11 @@ import static dev.cipolicy.postgres.PgValues.setInstant;
 import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.DevicePlacement;
+import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.JobWait;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
@@ -17,7 +21,10 @@ import java.sql.Savepoint;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -50,6 +57,7 @@ final class QueueClaims {
 
   private ClaimResult claimFully(Connection c, ClaimCommand command) throws SQLException {
     String tag;
+    boolean hasDevices;
     try (PreparedStatement st = c.prepareStatement(ctx.sql.collectorTagAndActive)) {
       st.setString(1, command.collector());
       try (ResultSet rs = st.executeQuery()) {
@@ -61,11 +69,40 @@ final class QueueClaims {
         if (!rs.getBoolean(2)) {
           return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
         }
+        hasDevices = rs.getBoolean(3);
       }
     }
     Instant now = ctx.now(c);
+    if (hasDevices) {
+      // GPU claims of one pool are serialized: each reads the whole pool to place and reserve.
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.lockGpuPool)) {
+        st.setString(1, ctx.sql.jobs + " gpu " + tag);
+        st.execute();
+      }
+    }
     // An impossible expired row is skipped here; the site's expireLeases reports it.
     expiry.expire(c, tag, now, command.maxCrashRescues(), null, new ArrayList<>());
+    if (hasDevices) {
+      List<Claim> gpu = claimGpu(c, command, tag, now);
+      if (!gpu.isEmpty()) {
+        ClaimResult rest = gpu.size() == command.limit() ? null : claimQueued(c, new ClaimCommand(
+            command.collector(), command.leaseDuration(), command.collectorTimeout(), command.maxCrashRescues(),
+            command.limit() - gpu.size()), tag, now);
+        List<Claim> all = new ArrayList<>(gpu);
+        if (rest != null) {
+          all.addAll(rest.claims());
+        } else {
+          collectors.touch(c, command.collector(), now);
+        }
+        return new ClaimResult(ClaimResult.Status.OK, all);
+      }
+    }
+    return claimQueued(c, command, tag, now);
+  }
+
+  /** Claims jobs that need no GPU, once the tag's expired leases are processed. */
+  private ClaimResult claimQueued(Connection c, ClaimCommand command, String tag, Instant now)
+      throws SQLException {
     // With the expired leases processed (unless another claim holds some), the one-statement claim applies;
     // when it fails on a queued job that holds a stray lease row (a unique violation), the savepoint undoes
     // it and the claim goes on job by job, skipping that job.
@@ -115,6 +152,143 @@ final class QueueClaims {
     return new ClaimResult(ClaimResult.Status.OK, claims);
   }
 
+  /** The queued jobs of a pool with their wait reasons, read in one transaction at the store's now. */
+  List<JobWait> waits(String tag, Duration collectorTimeout) {
+    return ctx.tx.inTransaction("waitingJobs", c -> {
+      Instant now = ctx.now(c);
+      List<Job> queued = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.queuedJobsOfTag)) {
+        st.setString(1, tag);
+        jobs.read(st, queued);
+      }
+      int live;
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.liveCollectorsOfTag)) {
+        st.setString(1, tag);
+        setInstant(st, 2, now.minus(collectorTimeout));
+        try (ResultSet rs = st.executeQuery()) {
+          rs.next();
+          live = rs.getInt(1);
+        }
+      }
+      Map<String, List<DevicePlacement.Holding>> holdings = holdings(c, tag);
+      List<DevicePlacement.Host> hosts = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHosts)) {
+        st.setString(1, tag);
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            String name = rs.getString(1);
+            if (rs.getBoolean(2)
+                && now.isBefore(java.util.Objects.requireNonNull(PgValues.instant(rs, 3)).plus(collectorTimeout))) {
+              hosts.add(new DevicePlacement.Host(name, QueueRows.devices(QueueRows.ints(rs.getArray(4)),
+                  QueueRows.ints(rs.getArray(5))), holdings.getOrDefault(name, List.of())));
+            }
+          }
+        }
+      }
+      return DevicePlacement.waits(tag, queued, hosts, live, now);
+    });
+  }
+
+  /** The live leases on the devices of a tag's collectors, by holder. */
+  private Map<String, List<DevicePlacement.Holding>> holdings(Connection c, String tag) throws SQLException {
+    Map<String, List<DevicePlacement.Holding>> holdings = new HashMap<>();
+    try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHoldings)) {
+      st.setString(1, tag);
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          holdings.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(new DevicePlacement.Holding(
+              JobId.of(rs.getLong(2)), QueueRows.ints(rs.getArray(3)),
+              java.util.Objects.requireNonNull(PgValues.instant(rs, 4))));
+        }
+      }
+    }
+    return holdings;
+  }
+
+  /**
+   * Claims GPU jobs for a collector with devices, as {@link DevicePlacement#place} decides, one at a time:
+   * each placement reads the pool's live hosts, their holdings and the oldest queued job of each GPU count,
+   * then leases the job and inserts one held-device row per device (whose primary key refuses a device held
+   * twice). The caller holds the pool's advisory lock.
+   */
+  private List<Claim> claimGpu(Connection c, ClaimCommand command, String tag, Instant now) throws SQLException {
+    List<DevicePlacement.Host> hosts = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    List<Devices> inventories = new ArrayList<>();
+    try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHosts)) {
+      st.setString(1, tag);
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          String name = rs.getString(1);
+          boolean live = rs.getBoolean(2) && now.isBefore(java.util.Objects.requireNonNull(PgValues.instant(rs, 3)).plus(command.collectorTimeout()));
+          if (name.equals(command.collector()) || live) {
+            names.add(name);
+            inventories.add(QueueRows.devices(QueueRows.ints(rs.getArray(4)), QueueRows.ints(rs.getArray(5))));
+          }
+        }
+      }
+    }
+    Map<String, List<DevicePlacement.Holding>> holdings = holdings(c, tag);
+    int largest = 0;
+    for (Devices d : inventories) {
+      largest = Math.max(largest, d.size());
+    }
+    Instant expiresAt = QueueStore.truncate(now.plus(command.leaseDuration()));
+    List<Claim> claims = new ArrayList<>();
+    while (claims.size() < command.limit()) {
+      hosts.clear();
+      for (int i = 0; i < names.size(); i++) {
+        hosts.add(new DevicePlacement.Host(names.get(i), inventories.get(i),
+            holdings.getOrDefault(names.get(i), List.of())));
+      }
+      List<DevicePlacement.Candidate> candidates = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuCandidates)) {
+        st.setInt(1, largest);
+        st.setString(2, tag);
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            candidates.add(new DevicePlacement.Candidate(JobId.of(rs.getLong(2)), rs.getInt(1),
+                Duration.ofNanos(rs.getLong(3) * 1_000)));
+          }
+        }
+      }
+      Optional<DevicePlacement.Placement> placement = DevicePlacement.place(hosts, command.collector(),
+          candidates, now);
+      if (placement.isEmpty()) {
+        break;
+      }
+      JobId id = placement.get().job();
+      // The listing row first, then the job: the order cancellation takes, so the two never deadlock. A row
+      // or job that a concurrent cancellation took means the snapshot is stale: the claim runs again.
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.unlistGpuJob)) {
+        st.setLong(1, id.value());
+        if (st.executeUpdate() != 1) {
+          throw PgTransactions.rerun();
+        }
+      }
+      Job job = jobs.load(c, id, true).orElseThrow(PgTransactions::rerun);
+      if (job.state() != dev.cipolicy.queue.spi.JobState.QUEUED) {
+        throw PgTransactions.rerun();
+      }
+      List<Integer> devices = placement.get().devices();
+      Lease lease = job.nextLease(jobs.tokens(c, 1)[0], expiresAt, command.collector(), devices);
+      Job claimed = job.claimed(lease);
+      jobs.write(c, job, claimed);
+      Instant end = DevicePlacement.estimatedEnd(now, job.spec().estimate(), expiresAt);
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.insertHeldDevices)) {
+        st.setString(1, command.collector());
+        st.setArray(2, c.createArrayOf("int4", devices.toArray()));
+        st.setLong(3, id.value());
+        setInstant(st, 4, end);
+        st.executeUpdate();
+      }
+      holdings.computeIfAbsent(command.collector(), k -> new ArrayList<>())
+          .add(new DevicePlacement.Holding(id, devices, end));
+      claims.add(new Claim(claimed, lease));
+    }
+    return claims;
+  }
+
   /**
    * Runs the claim fast path. When a run met queued-jobs rows whose jobs were not queued (it deletes them), it
    * claimed fewer jobs than it locked rows; the path then runs again for the rest of the limit, so such rows
@@ -132,11 +306,11 @@ final class QueueClaims {
         bind(st, 1, run, tag, now);
         try (ResultSet rs = st.executeQuery()) {
           rs.next();
-          if (!rs.getBoolean(23)) {
+          if (!rs.getBoolean(26)) {
             return null;
           }
-          long inserted = rs.getLong(24);
-          picked = rs.getLong(25);
+          long inserted = rs.getLong(27);
+          picked = rs.getLong(28);
           do {
             rs.getLong(1);
             if (rs.wasNull()) {

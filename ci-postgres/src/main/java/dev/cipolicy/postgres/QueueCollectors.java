@@ -3,6 +3,7 @@ package dev.cipolicy.postgres;
 import static dev.cipolicy.postgres.PgValues.setInstant;
 
 import dev.cipolicy.queue.spi.Collector;
+import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.RegisterResult;
 import java.sql.Connection;
@@ -47,17 +48,26 @@ final class QueueCollectors {
     tags.put(collector, tag);
   }
 
-  RegisterResult register(String name, String tag, boolean active) {
+  RegisterResult register(String name, String tag, boolean active, Devices devices) {
     return ctx.tx.inTransaction("registerCollector", c -> {
       Instant now = ctx.now(c);
-      Collector fresh = new Collector(name, tag, active, now, now);
+      Collector fresh = new Collector(name, tag, active, now, now, devices);
       try (PreparedStatement st = c.prepareStatement(sql.insertCollector)) {
         st.setString(1, name);
         st.setString(2, tag);
         st.setBoolean(3, active);
         setInstant(st, 4, now);
         setInstant(st, 5, now);
+        st.setArray(6, c.createArrayOf("int4", devices.indices().toArray()));
+        st.setArray(7, c.createArrayOf("int4", QueueRows.groupOrdinals(devices).toArray()));
         if (st.executeUpdate() == 1) {
+          if (!devices.isEmpty()) {
+            try (PreparedStatement dev = c.prepareStatement(sql.insertCollectorDevices)) {
+              dev.setString(1, name);
+              dev.setArray(2, c.createArrayOf("int4", devices.indices().toArray()));
+              dev.executeUpdate();
+            }
+          }
           tags.put(name, tag);
           return new RegisterResult(RegisterResult.Status.REGISTERED, fresh);
         }

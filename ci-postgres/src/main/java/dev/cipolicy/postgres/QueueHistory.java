@@ -35,6 +35,7 @@ final class QueueHistory {
   private final String lockByTag;
   private final String leasedJobs;
   private final String unlistQueued;
+  private final String unlistGpuQueued;
   private final String deleteResults;
   private final String deleteLeases;
   private final String deleteJobs;
@@ -51,6 +52,7 @@ final class QueueHistory {
     leasedJobs = "SELECT count(*) FROM " + sql.jobs + " WHERE request_id = ? AND state = 'LEASED'";
     String ofRequest = " WHERE job_id IN (SELECT id FROM " + sql.jobs + " WHERE request_id = ?)";
     unlistQueued = "DELETE FROM " + sql.queued + ofRequest;
+    unlistGpuQueued = "DELETE FROM " + sql.gpuQueued + ofRequest;
     deleteResults = "DELETE FROM " + sql.results + ofRequest;
     deleteLeases = "DELETE FROM " + sql.leases + ofRequest;
     deleteJobs = "DELETE FROM " + sql.jobs + " WHERE request_id = ?";
@@ -128,6 +130,7 @@ final class QueueHistory {
       // waits for a claim in flight. One that leased a job meanwhile makes the request unpurgeable: re-run,
       // and the check above reports it.
       update(c, unlistQueued, id);
+      update(c, unlistGpuQueued, id);
       if (count(c, leasedJobs, id) > 0) {
         throw PgTransactions.rerun();
       }

@@ -171,6 +171,7 @@ final class QueueJobs {
           setInstant(ins, 4, now.expiresAt());
           ins.setString(5, now.collector());
           ins.setString(6, after.spec().collectorTag());
+          ins.setArray(7, c.createArrayOf("int4", now.devices().toArray()));
           ins.addBatch();
           inserts++;
         }

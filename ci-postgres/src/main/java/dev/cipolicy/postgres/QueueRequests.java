@@ -222,6 +222,8 @@ final class QueueRequests {
       st.setString(3, spec.collectorTag());
       st.setBoolean(4, spec.optional());
       setInstant(st, 5, now);
+      st.setInt(6, spec.gpus());
+      st.setLong(7, spec.estimate().toNanos() / 1_000);
       try (ResultSet rs = st.executeQuery()) {
         return rs.next() ? Job.created(JobId.of(rs.getLong(1)), requestId, spec, now) : null;
       }

@@ -1,6 +1,7 @@
 package dev.cipolicy.postgres;
 
 import dev.cipolicy.queue.spi.Collector;
+import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.ImpossibleRow;
 import dev.cipolicy.queue.spi.ImpossibleRowException;
 import dev.cipolicy.queue.spi.Job;
@@ -42,9 +43,9 @@ final class QueueRows {
   static final String JOB_COLS = "j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state,"
       + " j.attempt, j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail,"
       + " j.failure_at, j.last_error, j.created_at, j.finished_at, l.attempt, l.token, l.expires_at, l.collector,"
-      + " l.cancel_requested, l.collector_tag";
+      + " l.cancel_requested, l.collector_tag, j.gpus, j.estimate_micros, l.devices";
   /** The collector columns {@link #collector} reads, in order. */
-  static final String COLLECTOR_COLS = "name, tag, active, registered_at, last_heartbeat_at";
+  static final String COLLECTOR_COLS = "name, tag, active, registered_at, last_heartbeat_at, devices, device_groups";
 
   private final String requests;
   private final String jobs;
@@ -138,6 +139,10 @@ final class QueueRows {
     String lastError = rs.getString(14);
     Instant createdAt = row.instant(15, "created_at");
     Instant finishedAt = row.optionalInstant(16);
+    int gpus = rs.getInt(23);
+    long estimateMicros = rs.getLong(24);
+    row.require(gpus >= 0 && gpus <= JobSpec.MAX_GPUS, "gpus", gpus, "a GPU budget is 0 to " + JobSpec.MAX_GPUS);
+    row.require(estimateMicros >= 0, "estimate_micros", estimateMicros, "an estimate is not negative");
 
     String s = state.name();
     row.require(state != JobState.LEASED || attempt >= 1, "attempt", attempt, "a leased job was claimed at least once");
@@ -164,8 +169,9 @@ final class QueueRows {
       String leaseTag = rs.getString(22);
       leaseRow.require(tag.equals(leaseTag), "collector_tag", leaseTag,
           "the lease's tag is the job's collector tag '" + tag + "' (" + jobs + " id = " + id + ")");
+      List<Integer> devices = ints(rs.getArray(25));
       lease = leaseRow.build(() -> new Lease(JobId.of(id), leaseAttempt, token, leaseRow.instant(19, "expires_at"),
-          leaseRow.token(20, "collector")));
+          leaseRow.token(20, "collector"), devices));
       cancelRequested = rs.getBoolean(21);
     } else {
       row.require(state != JobState.LEASED, "state", s, "a leased job has a lease, but " + leases
@@ -175,7 +181,8 @@ final class QueueRows {
         .crashRescues(crashRescues).transientRetries(transientRetries).affinity(Optional.ofNullable(affinity))
         .cancelRequested(cancelRequested).lastError(Optional.ofNullable(lastError)).createdAt(createdAt)
         .finishedAt(Optional.ofNullable(finishedAt)).lease(Optional.ofNullable(lease));
-    b.spec(row.build(() -> new JobSpec(group, tag, optional)));
+    b.spec(row.build(() -> new JobSpec(group, tag, optional, gpus, java.time.Duration.ofNanos(0)
+        .plus(estimateMicros, java.time.temporal.ChronoUnit.MICROS))));
     if (reason != null && failureAt != null) { // a failed job's failure_at is required above
       b.failure(row.build(() -> new JobFailure(reason, failureDetail, failureAt)));
     }
@@ -191,7 +198,55 @@ final class QueueRows {
     boolean active = rs.getBoolean(3);
     Instant registered = row.instant(4, "registered_at");
     Instant heartbeat = row.instant(5, "last_heartbeat_at");
-    return row.build(() -> new Collector(checkedName, tag, active, registered, heartbeat));
+    List<Integer> indices = ints(rs.getArray(6));
+    List<Integer> groupOf = ints(rs.getArray(7));
+    row.require(groupOf.isEmpty() || groupOf.size() == indices.size(), "device_groups", groupOf,
+        "a group ordinal per device, or none");
+    return row.build(() -> new Collector(checkedName, tag, active, registered, heartbeat,
+        devices(indices, groupOf)));
+  }
+
+  /** The devices of a collector row: indices and, when present, the group ordinal of each. */
+  static Devices devices(List<Integer> indices, List<Integer> groupOf) {
+    if (groupOf.isEmpty()) {
+      return new Devices(indices, List.of());
+    }
+    java.util.TreeMap<Integer, List<Integer>> groups = new java.util.TreeMap<>();
+    for (int i = 0; i < indices.size(); i++) {
+      groups.computeIfAbsent(groupOf.get(i), g -> new java.util.ArrayList<>()).add(indices.get(i));
+    }
+    return new Devices(indices, List.copyOf(groups.values()));
+  }
+
+  /** The group ordinal of each device, in the order of {@link Devices#indices()}; empty without groups. */
+  static List<Integer> groupOrdinals(Devices devices) {
+    if (devices.groups().isEmpty()) {
+      return List.of();
+    }
+    java.util.Map<Integer, Integer> of = new java.util.HashMap<>();
+    for (int g = 0; g < devices.groups().size(); g++) {
+      for (Integer d : devices.groups().get(g)) {
+        of.put(d, g);
+      }
+    }
+    List<Integer> out = new java.util.ArrayList<>();
+    for (Integer d : devices.indices()) {
+      out.add(of.get(d));
+    }
+    return out;
+  }
+
+  /** An {@code integer[]} column as a list; empty for NULL. */
+  static List<Integer> ints(@Nullable Array array) throws SQLException {
+    if (array == null) {
+      return List.of();
+    }
+    Object[] values = (Object[]) array.getArray();
+    List<Integer> out = new java.util.ArrayList<>(values.length);
+    for (Object v : values) {
+      out.add(((Number) v).intValue());
+    }
+    return List.copyOf(out);
   }
 
   /** One row being read: its table and key, and checks that report a bad column as an impossible row. */

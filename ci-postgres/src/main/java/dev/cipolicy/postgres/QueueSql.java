@@ -27,6 +27,9 @@ final class QueueSql {
   final String control;
   final String tokens;
   final String results;
+  final String gpuQueued;
+  final String heldDevices;
+  final String collectorDevices;
 
   // ------------------------------------------------------------------------------------------------ requests
 
@@ -118,6 +121,24 @@ final class QueueSql {
   final String collectorByName;
   /** Every collector. */
   final String allCollectors;
+  /** Lists a collector's advertised devices. */
+  final String insertCollectorDevices;
+  /** Serializes the GPU claims of one pool (a transaction-scoped advisory lock on its key). */
+  final String lockGpuPool;
+  /** The collectors of a tag that advertise devices. */
+  final String gpuHosts;
+  /** The live leases on devices of a tag's collectors: holder, job, devices, estimated end. */
+  final String gpuHoldings;
+  /** The oldest queued job of each GPU count of a tag, up to a count. */
+  final String gpuCandidates;
+  /** Deletes the GPU queued-jobs row of a job. */
+  final String unlistGpuJob;
+  /** The queued jobs of a tag with their (absent) leases, by id. */
+  final String queuedJobsOfTag;
+  /** How many collectors of a tag are active with a heartbeat after a cut-off. */
+  final String liveCollectorsOfTag;
+  /** Inserts the held-device rows of a lease. */
+  final String insertHeldDevices;
   /** Moves a collector's heartbeat forward (never backward). */
   final String touchCollector;
 
@@ -141,6 +162,9 @@ final class QueueSql {
     control = options.sql("control");
     tokens = options.sql("lease_tokens");
     results = options.sql("results");
+    gpuQueued = options.sql("gpu_queued");
+    heldDevices = options.sql("held_devices");
+    collectorDevices = options.sql("collector_devices");
     jobFrom = " FROM " + jobs + " j LEFT JOIN " + leases + " l ON l.job_id = j.id ";
 
     insertRequest = "INSERT INTO " + requests + " (kind, state, tag, parent_sha, pr, benchmark_groups, created_at)"
@@ -152,20 +176,23 @@ final class QueueSql {
     lockControl = "SELECT id FROM " + control + " WHERE id = 1 FOR UPDATE";
     countInProgress = "SELECT count(*) FROM " + requests + " WHERE state = 'IN_PROGRESS'";
     insertJob = "INSERT INTO " + jobs + " (request_id, benchmark_group, collector_tag, optional, state, attempt,"
-        + " crash_rescues, transient_retries, created_at) VALUES (?, ?, ?, ?, 'QUEUED', 0, 0, 0, ?)"
+        + " crash_rescues, transient_retries, created_at, gpus, estimate_micros)"
+        + " VALUES (?, ?, ?, ?, 'QUEUED', 0, 0, 0, ?, ?, ?)"
         + " ON CONFLICT ON CONSTRAINT " + options.object("jobs_key") + " DO NOTHING RETURNING id";
     jobCounts = "SELECT count(*) FILTER (WHERE NOT optional AND state IN ('QUEUED', 'LEASED')),"
         + " count(*) FILTER (WHERE NOT optional AND state = 'SUCCEEDED'),"
         + " count(*) FILTER (WHERE NOT optional AND state = 'FAILED'),"
         + " count(*) FILTER (WHERE state = 'FAILED') FROM " + jobs + " WHERE request_id = ?";
-    unlistQueuedJobsOfRequest = "DELETE FROM " + queued + " WHERE job_id IN (SELECT id FROM " + jobs
-        + " WHERE request_id = ? AND state = 'QUEUED')";
+    unlistQueuedJobsOfRequest = "WITH ids AS (SELECT id FROM " + jobs + " WHERE request_id = ?"
+        + " AND state = 'QUEUED'), cpu AS (DELETE FROM " + queued + " WHERE job_id IN (SELECT id FROM ids))"
+        + " DELETE FROM " + gpuQueued + " WHERE job_id IN (SELECT id FROM ids)";
     cancelQueuedJobsOfRequest = "UPDATE " + jobs + " SET state = 'CANCELLED', finished_at = ?"
         + " WHERE request_id = ? AND state = 'QUEUED'";
     flagLeasesOfRequest = "UPDATE " + leases + " SET cancel_requested = true WHERE NOT cancel_requested"
         + " AND job_id IN (SELECT id FROM " + jobs + " WHERE request_id = ? AND state = 'LEASED')";
     unlistedQueuedJobs = "SELECT j.id, j.request_id FROM " + jobs + " j WHERE j.request_id = ANY (?)"
         + " AND j.state = 'QUEUED' AND NOT EXISTS (SELECT 1 FROM " + queued + " q WHERE q.job_id = j.id)"
+        + " AND NOT EXISTS (SELECT 1 FROM " + gpuQueued + " g WHERE g.job_id = j.id)"
         + " ORDER BY j.id";
 
     lockJob = "SELECT id FROM " + jobs + " WHERE id = ? FOR UPDATE";
@@ -175,13 +202,13 @@ final class QueueSql {
         + " affinity = ?, failure_reason = ?, failure_detail = ?, failure_at = ?, last_error = ?, finished_at = ?"
         + " WHERE id = ?";
     deleteLease = "DELETE FROM " + leases + " WHERE job_id = ? AND attempt = ? AND token = ?";
-    insertLease = "INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, collector_tag)"
-        + " VALUES (?, ?, ?, ?, ?, ?)";
+    insertLease = "INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, collector_tag,"
+        + " devices) VALUES (?, ?, ?, ?, ?, ?, ?)";
     unlistJob = "DELETE FROM " + queued + " WHERE job_id = ?";
     nextTokens = "SELECT nextval('" + tokens + "') FROM generate_series(1, ?)";
 
     claim = claimSql();
-    collectorTagAndActive = "SELECT tag, active FROM " + collectors + " WHERE name = ?";
+    collectorTagAndActive = "SELECT tag, active, cardinality(devices) > 0 FROM " + collectors + " WHERE name = ?";
     lockOwnQueued = "SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ? AND q.affinity = ?"
         + " ORDER BY q.job_id LIMIT ? FOR UPDATE OF q SKIP LOCKED";
     lockOtherQueued = "SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ?"
@@ -202,8 +229,23 @@ final class QueueSql {
         + " ?::regclass)";
     vacuum = "VACUUM (SKIP_LOCKED) " + queued + ", " + leases;
 
-    insertCollector = "INSERT INTO " + collectors + " (name, tag, active, registered_at, last_heartbeat_at)"
-        + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING";
+    insertCollector = "INSERT INTO " + collectors + " (name, tag, active, registered_at, last_heartbeat_at,"
+        + " devices, device_groups) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING";
+    insertCollectorDevices = "INSERT INTO " + collectorDevices + " (collector, device) SELECT ?, unnest(?::int[])";
+    lockGpuPool = "SELECT pg_advisory_xact_lock(hashtext(?))";
+    gpuHosts = "SELECT name, active, last_heartbeat_at, devices, device_groups FROM " + collectors
+        + " WHERE tag = ? AND cardinality(devices) > 0 ORDER BY name";
+    gpuHoldings = "SELECT h.collector, h.job_id, array_agg(h.device ORDER BY h.device), min(h.estimated_end)"
+        + " FROM " + heldDevices + " h JOIN " + collectors + " c ON c.name = h.collector WHERE c.tag = ?"
+        + " GROUP BY h.collector, h.job_id ORDER BY h.collector, h.job_id";
+    gpuCandidates = "SELECT g.n, q.job_id, q.estimate_micros FROM generate_series(1, ?) g(n) CROSS JOIN LATERAL"
+        + " (SELECT q.job_id, q.estimate_micros FROM " + gpuQueued + " q JOIN " + jobs + " j ON j.id = q.job_id"
+        + " AND j.state = 'QUEUED' WHERE q.collector_tag = ? AND q.gpus = g.n ORDER BY q.job_id LIMIT 1) q";
+    unlistGpuJob = "DELETE FROM " + gpuQueued + " WHERE job_id = ?";
+    queuedJobsOfTag = "SELECT " + JOB_COLS + jobFrom + "WHERE j.collector_tag = ? AND j.state = 'QUEUED' ORDER BY j.id";
+    liveCollectorsOfTag = "SELECT count(*) FROM " + collectors + " WHERE tag = ? AND active AND last_heartbeat_at > ?";
+    insertHeldDevices = "INSERT INTO " + heldDevices + " (collector, device, job_id, estimated_end)"
+        + " SELECT ?, unnest(?::int[]), ?, ?";
     setCollectorActive = "UPDATE " + collectors + " SET active = ? WHERE name = ? AND active <> ?";
     collectorByName = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " WHERE name = ?";
     allCollectors = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors;
@@ -242,6 +284,8 @@ final class QueueSql {
     return "WITH t AS (SELECT n, n + ?::bigint * interval '1 microsecond' AS expiry,"
         + " n - ?::bigint * interval '1 microsecond' AS cutoff FROM (SELECT " + NOW + " AS n) x),"
         + " go AS (SELECT 1 FROM " + collectors + " WHERE name = ?::text AND tag = ?::text AND active"
+        // A collector with devices claims GPU jobs first, in the full path.
+        + " AND cardinality(devices) = 0"
         + " AND NOT EXISTS (SELECT 1 FROM " + leases + " WHERE collector_tag = ?::text"
         + " AND expires_at <= (SELECT n FROM t))),"
         + " own AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
@@ -268,7 +312,7 @@ final class QueueSql {
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, (SELECT expiry FROM t), ?::text, false,"
-        + " j.collector_tag, EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked)"
+        + " j.collector_tag, j.gpus, j.estimate_micros, '{}'::int[], EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked)"
         + " FROM (SELECT 1) one LEFT JOIN (SELECT c.*, p.pass FROM claimed c JOIN picked p ON p.id = c.id) j"
         + " ON true ORDER BY j.pass, j.id";
   }
@@ -294,7 +338,8 @@ final class QueueSql {
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
-        + " NULL::boolean, NULL::text, (SELECT count(*) FROM ended) FROM done j";
+        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], (SELECT count(*) FROM ended)"
+        + " FROM done j";
   }
 
   /**
@@ -326,6 +371,7 @@ final class QueueSql {
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
-        + " NULL::boolean, NULL::text, (SELECT count(*) FROM ended) FROM done j";
+        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], (SELECT count(*) FROM ended)"
+        + " FROM done j";
   }
 }

@@ -47,15 +47,18 @@ class TablePrefixTest {
     assertThat(alphaStore.options()).isEqualTo(alphaOptions);
 
     assertThat(strings("SELECT table_name FROM information_schema.tables WHERE table_schema = '" + db.schema
-        + "' ORDER BY table_name")).containsExactly("alpha_collectors", "alpha_control", "alpha_jobs", "alpha_leases",
-            "alpha_queued", "alpha_requests", "alpha_results", "alpha_schema_version", "beta_q_collectors",
-            "beta_q_control", "beta_q_jobs", "beta_q_leases", "beta_q_queued", "beta_q_requests", "beta_q_results",
-            "beta_q_schema_version");
+        + "' ORDER BY table_name")).containsExactly("alpha_collector_devices", "alpha_collectors", "alpha_control",
+            "alpha_gpu_queued", "alpha_held_devices", "alpha_jobs", "alpha_leases", "alpha_queued", "alpha_requests",
+            "alpha_results", "alpha_schema_version", "beta_q_collector_devices", "beta_q_collectors", "beta_q_control",
+            "beta_q_gpu_queued", "beta_q_held_devices", "beta_q_jobs", "beta_q_leases", "beta_q_queued",
+            "beta_q_requests", "beta_q_results", "beta_q_schema_version");
     assertThat(strings("SELECT indexname FROM pg_indexes WHERE schemaname = '" + db.schema + "'"
         + " AND indexname NOT LIKE '%pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname"))
-        .containsExactly("alpha_leases_expiry", "alpha_queued_affinity", "alpha_queued_claim",
-            "alpha_requests_history", "alpha_requests_open", "alpha_requests_open_pr", "alpha_results_request",
-            "beta_q_leases_expiry", "beta_q_queued_affinity", "beta_q_queued_claim", "beta_q_requests_history",
+        .containsExactly("alpha_gpu_queued_claim", "alpha_held_devices_job", "alpha_held_devices_once",
+            "alpha_leases_expiry", "alpha_queued_affinity", "alpha_queued_claim", "alpha_requests_history",
+            "alpha_requests_open", "alpha_requests_open_pr", "alpha_results_request", "beta_q_gpu_queued_claim",
+            "beta_q_held_devices_job", "beta_q_held_devices_once", "beta_q_leases_expiry", "beta_q_queued_affinity",
+            "beta_q_queued_claim", "beta_q_requests_history",
             "beta_q_requests_open", "beta_q_requests_open_pr", "beta_q_results_request");
     assertThat(strings("SELECT event_object_table || ' ' || trigger_name FROM information_schema.triggers"
         + " WHERE trigger_schema = '" + db.schema + "' GROUP BY 1 ORDER BY 1"))
@@ -68,7 +71,8 @@ class TablePrefixTest {
     assertThat(strings("SELECT version || ' ' || script FROM " + db.schema + ".beta_q_schema_version ORDER BY 1"))
         .containsExactly("1 V1__queue.sql", "2 V2__row_checks.sql", "3 V3__claim_affinity_index.sql",
             "4 V4__queued_table.sql", "5 V5__queued_notify.sql",
-            "6 V6__churn_autovacuum.sql", "7 V7__job_results.sql", "8 V8__history_and_purge.sql");
+            "6 V6__churn_autovacuum.sql", "7 V7__job_results.sql", "8 V8__history_and_purge.sql",
+            "9 V9__devices.sql");
 
     QueueSettings settings = QueueSettings.builder().maxInProgress(1).backfill(false).addBenchmarkGroups("compile")
         .addCollectorTargets(CollectorTarget.required("x86")).build();

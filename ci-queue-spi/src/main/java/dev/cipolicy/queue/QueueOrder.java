@@ -4,6 +4,7 @@ import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestKind;
 import dev.cipolicy.queue.spi.RequestState;
+import dev.cipolicy.queue.spi.WaitReason;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -637,6 +638,55 @@ public final class QueueOrder {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * Why each open request that has not started is not running, in the order: the head is the next to start
+   * (or waits for the cap of requests in progress), a request whose parent is a ready request placed before
+   * it waits for its parent, any other ready request waits behind the requests placed before it, and a try
+   * request without artifacts waits for them.
+   *
+   * @param maxInProgress the cap K of requests in progress
+   * @return one wait per ready or waiting request: the ready ones in order, then the waiting ones by creation
+   */
+  public List<RequestWait> waitReasons(int maxInProgress) {
+    List<String> running = new ArrayList<>();
+    for (Placed p : ordered) {
+      if (p.section() == Section.IN_PROGRESS) {
+        running.add(p.request().label());
+      }
+    }
+    List<RequestWait> out = new ArrayList<>();
+    int ahead = 0;
+    String headLabel = null;
+    for (Placed p : ordered) {
+      if (p.request().state() != RequestState.ARTIFACTS_READY) {
+        continue;
+      }
+      WaitReason reason;
+      if (headLabel == null) {
+        headLabel = p.request().label();
+        reason = running.size() >= maxInProgress
+            ? new WaitReason(WaitReason.Kind.CAP_REACHED, "cap of " + maxInProgress + " request"
+                + (maxInProgress == 1 ? "" : "s") + " in progress reached (" + String.join(", ", running)
+                + "); starts when one completes")
+            : new WaitReason(WaitReason.Kind.NEXT_TO_START, "next to start, at the site's next tick");
+      } else if (p.basis() == Basis.AFTER_PARENT) {
+        reason = new WaitReason(WaitReason.Kind.WAITING_FOR_PARENT, "waiting for its parent "
+            + p.request().parentSha().orElse("?") + ", a ready request placed before it (level " + p.level()
+            + "); " + ahead + " ahead");
+      } else {
+        reason = new WaitReason(WaitReason.Kind.BEHIND_OLDER_REQUEST, "behind " + ahead + " ready request"
+            + (ahead == 1 ? "" : "s") + " (next to start: " + headLabel + ")");
+      }
+      out.add(new RequestWait(p.request(), reason));
+      ahead++;
+    }
+    for (Placed p : waiting) {
+      out.add(new RequestWait(p.request(), new WaitReason(WaitReason.Kind.WAITING_FOR_ARTIFACTS,
+          "waiting for its artifacts (" + p.request().label() + ")")));
+    }
+    return out;
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.WaitReason;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -112,5 +113,27 @@ class QueueOrderTest {
         + " (parent a in progress (counts as done))");
     assertThat(QueueStatus.human(Duration.ofSeconds(59))).isEqualTo("less than a minute");
     assertThat(QueueStatus.human(Duration.ofMinutes(120))).isEqualTo("2 h");
+  }
+
+  @Test
+  void waitReasonsNameTheCapTheParentAndTheRequestsAhead() {
+    Request running = started(NewRequest.master("m0", null), 5);
+    Request release = ready(NewRequest.release("1.0"), 1);
+    Request m1 = ready(NewRequest.master("m1", "m0"), 2);
+    Request m2 = ready(NewRequest.master("m2", "m1"), 3);
+    Request waiting = ready(NewRequest.tryAwaitingArtifacts(3), 4);
+    QueueOrder order = QueueOrder.of(List.of(waiting, m2, m1, release, running));
+    List<RequestWait> capped = order.waitReasons(1);
+    assertThat(capped).extracting(RequestWait::request).containsExactly(release, m1, m2, waiting);
+    assertThat(capped).extracting(w -> w.reason().kind()).containsExactly(WaitReason.Kind.CAP_REACHED,
+        WaitReason.Kind.BEHIND_OLDER_REQUEST, WaitReason.Kind.WAITING_FOR_PARENT,
+        WaitReason.Kind.WAITING_FOR_ARTIFACTS);
+    assertThat(capped).extracting(w -> w.reason().sentence()).containsExactly(
+        "cap of 1 request in progress reached (" + running.label() + "); starts when one completes",
+        "behind 1 ready request (next to start: " + release.label() + ")",
+        "waiting for its parent m1, a ready request placed before it (level 1); 2 ahead",
+        "waiting for its artifacts (" + waiting.label() + ")");
+    assertThat(order.waitReasons(2).get(0).reason()).isEqualTo(new WaitReason(WaitReason.Kind.NEXT_TO_START,
+        "next to start, at the site's next tick"));
   }
 }

@@ -9,6 +9,8 @@ import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.Collector;
 import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
+import dev.cipolicy.queue.spi.DevicePlacement;
+import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
 import dev.cipolicy.queue.spi.HistoryCursor;
@@ -21,6 +23,7 @@ import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobResult;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.JobWait;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
@@ -297,7 +300,11 @@ public final class InMemoryQueueStore implements QueueStore {
     if (!spec.optional()) {
       request.requiredPending++;
     }
-    pool.free.add(row);
+    if (spec.gpus() > 0) {
+      pool.gpuQueues.computeIfAbsent(spec.gpus(), n -> new ClaimQueue()).add(row);
+    } else {
+      pool.free.add(row);
+    }
     return row;
   }
 
@@ -394,6 +401,9 @@ public final class InMemoryQueueStore implements QueueStore {
       }
       expire(pool, now, command.maxCrashRescues(), null);
       Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
+      if (!collector.devices.isEmpty() && !pool.gpuQueues.isEmpty()) {
+        return claimWithDevices(pool, collector, now, expiry, command);
+      }
       if (command.limit() == 1) {
         JobRow row = next(pool, collector.name, now, command.collectorTimeout());
         return new ClaimResult(ClaimResult.Status.OK, row == null ? List.of()
@@ -409,6 +419,87 @@ public final class InMemoryQueueStore implements QueueStore {
       }
       return new ClaimResult(ClaimResult.Status.OK, claims);
     }
+  }
+
+  /** A claim of a collector with devices: GPU jobs as placed by {@link DevicePlacement}, then the others. */
+  private ClaimResult claimWithDevices(Pool pool, CollectorRow collector, Instant now, Instant expiry,
+      ClaimCommand command) {
+    List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 16));
+    while (claims.size() < command.limit()) {
+      Map<JobId, JobRow> rows = new HashMap<>();
+      List<DevicePlacement.Candidate> candidates = candidates(pool, rows);
+      Optional<DevicePlacement.Placement> placement = DevicePlacement.place(
+          hosts(pool, collector, now, command.collectorTimeout()), collector.name, candidates, now);
+      if (placement.isEmpty()) {
+        break;
+      }
+      JobRow row = java.util.Objects.requireNonNull(rows.get(placement.get().job()));
+      java.util.Objects.requireNonNull(pool.gpuQueues.get(row.job.spec().gpus())).poll();
+      Claim claim = lease(pool, row, collector.name, expiry, placement.get().devices());
+      row.host = collector;
+      row.estimatedEnd = DevicePlacement.estimatedEnd(now, row.job.spec().estimate(), expiry);
+      collector.holdings.put(row.id, row);
+      claims.add(claim);
+    }
+    while (claims.size() < command.limit()) {
+      JobRow row = next(pool, collector.name, now, command.collectorTimeout());
+      if (row == null) {
+        break;
+      }
+      claims.add(lease(pool, row, collector.name, expiry));
+    }
+    return new ClaimResult(ClaimResult.Status.OK, claims);
+  }
+
+  /** The oldest queued job of each GPU count of the pool, with their rows by id. */
+  private static List<DevicePlacement.Candidate> candidates(Pool pool, Map<JobId, JobRow> rows) {
+    List<DevicePlacement.Candidate> out = new ArrayList<>(pool.gpuQueues.size());
+    var it = pool.gpuQueues.values().iterator();
+    while (it.hasNext()) {
+      JobRow row = peekQueued(it.next());
+      if (row == null) {
+        it.remove();
+        continue;
+      }
+      JobSpec spec = row.job.spec();
+      out.add(new DevicePlacement.Candidate(row.job.id(), spec.gpus(), spec.estimate()));
+      rows.put(row.job.id(), row);
+    }
+    return out;
+  }
+
+  /** The live hosts of the pool (the claimer always among them) with their holdings. */
+  private static List<DevicePlacement.Host> hosts(Pool pool, @Nullable CollectorRow claimer, Instant now,
+      Duration timeout) {
+    List<DevicePlacement.Host> out = new ArrayList<>(pool.hosts.size());
+    for (CollectorRow host : pool.hosts.values()) {
+      if (host == claimer || host.isLiveAt(now, timeout)) {
+        List<DevicePlacement.Holding> holdings = new ArrayList<>(host.holdings.size());
+        for (JobRow held : host.holdings.values()) {
+          holdings.add(new DevicePlacement.Holding(held.job.id(), held.job.lease().orElseThrow().devices(),
+              held.estimatedEnd));
+        }
+        out.add(new DevicePlacement.Host(host.name, host.devices, holdings));
+      }
+    }
+    return out;
+  }
+
+  /** Frees the devices a row's lease holds, if any. */
+  private static void freeDevices(JobRow row) {
+    CollectorRow host = row.host;
+    if (host != null) {
+      host.holdings.remove(row.id);
+      row.host = null;
+    }
+  }
+
+  private Claim lease(Pool pool, JobRow row, String collector, Instant expiry, List<Integer> devices) {
+    Lease lease = row.job.nextLease(++lastToken, expiry, collector, devices);
+    row.job = row.job.claimed(lease);
+    row.leaseExpiry = expiry;
+    pool.leases.add(row);
+    return new Claim(row.job, lease);
   }
 
   private Claim lease(Pool pool, JobRow row, String collector, Instant expiry) {
@@ -469,7 +560,10 @@ public final class InMemoryQueueStore implements QueueStore {
 
   private static void enqueue(JobRow row) {
     Optional<String> affinity = row.job.affinity();
-    if (affinity.isPresent()) {
+    int gpus = row.job.spec().gpus();
+    if (gpus > 0) {
+      row.pool.gpuQueues.computeIfAbsent(gpus, n -> new ClaimQueue()).add(row);
+    } else if (affinity.isPresent()) {
       row.pool.affine.computeIfAbsent(affinity.get(), c -> new ClaimQueue()).add(row);
     } else {
       row.pool.free.add(row);
@@ -481,6 +575,7 @@ public final class InMemoryQueueStore implements QueueStore {
     LeaseHeap heap = pool.leases;
     while (!heap.isEmpty() && !heap.peek().leaseExpiry.isAfter(now)) {
       JobRow row = heap.poll();
+      freeDevices(row);
       Job job = row.job;
       Lease lease = job.lease().orElseThrow();
       int list;
@@ -670,6 +765,7 @@ public final class InMemoryQueueStore implements QueueStore {
   private Lease endLease(JobRow row, Instant now) {
     Lease lease = row.job.lease().orElseThrow();
     row.pool.leases.remove(row);
+    freeDevices(row);
     holderHeartbeat(lease, now);
     return lease;
   }
@@ -692,6 +788,29 @@ public final class InMemoryQueueStore implements QueueStore {
       Comparator<Job> byId = Comparator.comparing(Job::id);
       changes.forEach(list -> list.sort(byId));
       return new ExpiryResult(changes.get(0), changes.get(1), changes.get(2));
+    }
+  }
+
+  @Override
+  public List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {
+    QueueNames.check(tag, "collector tag");
+    synchronized (lock) {
+      Instant now = now();
+      List<Job> queued = new ArrayList<>();
+      for (JobRow row : jobs) {
+        if (row.job.state() == JobState.QUEUED && row.job.spec().collectorTag().equals(tag)) {
+          queued.add(row.job);
+        }
+      }
+      int live = 0;
+      for (CollectorRow c : collectors.values()) {
+        if (c.tag.equals(tag) && c.isLiveAt(now, collectorTimeout)) {
+          live++;
+        }
+      }
+      Pool pool = pools.get(tag);
+      List<DevicePlacement.Host> hosts = pool == null ? List.of() : hosts(pool, null, now, collectorTimeout);
+      return DevicePlacement.waits(tag, queued, hosts, live, now);
     }
   }
 
@@ -722,6 +841,15 @@ public final class InMemoryQueueStore implements QueueStore {
 
   @Override
   public RegisterResult registerCollector(String name, String tag, boolean active) {
+    return registerCollector(name, tag, active, Devices.none());
+  }
+
+  @Override
+  public RegisterResult registerCollector(String name, String tag, boolean active, Devices devices) {
+    if (devices == null) {
+      throw new InvalidQueueInputException("collector " + name + " has no device inventory; expected one,"
+          + " possibly empty");
+    }
     QueueNames.check(name, "collector name");
     QueueNames.check(tag, "collector tag");
     synchronized (lock) {
@@ -731,9 +859,12 @@ public final class InMemoryQueueStore implements QueueStore {
         return new RegisterResult(existing.tag.equals(tag) ? RegisterResult.Status.ALREADY_REGISTERED
             : RegisterResult.Status.NAME_TAKEN, existing.toCollector());
       }
-      CollectorRow row = new CollectorRow(name, tag, active, now);
+      CollectorRow row = new CollectorRow(name, tag, active, now, devices);
       Collector collector = row.toCollector();
       collectors.put(name, row);
+      if (!devices.isEmpty()) {
+        pools.computeIfAbsent(tag, t -> new Pool()).hosts.put(name, row);
+      }
       return new RegisterResult(RegisterResult.Status.REGISTERED, collector);
     }
   }

@@ -13,8 +13,10 @@ import java.time.Instant;
  * @param active whether it may claim jobs
  * @param registeredAt when it was registered
  * @param lastHeartbeatAt its last sign of life: a registration, heartbeat, claim or job update
+ * @param devices the GPU devices it advertised when it registered; none for a CPU-only collector
  */
-public record Collector(String name, String tag, boolean active, Instant registeredAt, Instant lastHeartbeatAt) {
+public record Collector(String name, String tag, boolean active, Instant registeredAt, Instant lastHeartbeatAt,
+    Devices devices) {
 
   /** Checks the components. */
   public Collector {
@@ -22,6 +24,20 @@ public record Collector(String name, String tag, boolean active, Instant registe
     Checks.token(tag, "collector tag");
     Checks.present(registeredAt, "collector registration instant");
     Checks.present(lastHeartbeatAt, "collector heartbeat instant");
+    Checks.present(devices, "collector devices");
+  }
+
+  /**
+   * A collector without devices.
+   *
+   * @param name the unique name
+   * @param tag the tag of the jobs it runs
+   * @param active whether it may claim jobs
+   * @param registeredAt when it was registered
+   * @param lastHeartbeatAt its last sign of life
+   */
+  public Collector(String name, String tag, boolean active, Instant registeredAt, Instant lastHeartbeatAt) {
+    this(name, tag, active, registeredAt, lastHeartbeatAt, Devices.none());
   }
 
   /**
@@ -43,7 +59,7 @@ public record Collector(String name, String tag, boolean active, Instant registe
    * @return the collector, with {@code lastHeartbeatAt} the later of the two instants
    */
   public Collector heartbeatAt(Instant now) {
-    return now.isAfter(lastHeartbeatAt) ? new Collector(name, tag, active, registeredAt, now) : this;
+    return now.isAfter(lastHeartbeatAt) ? new Collector(name, tag, active, registeredAt, now, devices) : this;
   }
 
   /**
@@ -53,6 +69,6 @@ public record Collector(String name, String tag, boolean active, Instant registe
    * @return the collector
    */
   public Collector withActive(boolean newActive) {
-    return new Collector(name, tag, newActive, registeredAt, lastHeartbeatAt);
+    return new Collector(name, tag, newActive, registeredAt, lastHeartbeatAt, devices);
   }
 }

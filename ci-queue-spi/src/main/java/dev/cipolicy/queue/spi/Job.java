@@ -131,6 +131,8 @@ public abstract class Job {
     require((state == JobState.LEASED) == (lease != null), "has a lease exactly when leased");
     require(lease == null || (lease.jobId().equals(id()) && lease.attempt() == attempt()),
         "its lease is for this job and its current attempt");
+    require(lease == null || lease.devices().size() == spec().gpus(),
+        "its lease holds as many devices as the job needs GPUs");
     require(state != JobState.LEASED || attempt() >= 1, "a leased job was claimed at least once");
     require(!cancelRequested() || state == JobState.LEASED, "only a leased job is flagged for cancellation");
     require((state == JobState.FAILED) == failure().isPresent(), "has a failure exactly when failed");
@@ -168,6 +170,19 @@ public abstract class Job {
    */
   public Lease nextLease(long token, Instant expiresAt, String collector) {
     return new Lease(id(), attempt() + 1, token, expiresAt, collector);
+  }
+
+  /**
+   * The lease a claim of this queued job at {@code now} gets on the given devices of the claimer.
+   *
+   * @param token a token the store never issued before
+   * @param expiresAt the lease expiry
+   * @param collector the claiming collector
+   * @param devices the claimer's devices the job may use, as many as it needs
+   * @return the lease
+   */
+  public Lease nextLease(long token, Instant expiresAt, String collector, java.util.List<Integer> devices) {
+    return new Lease(id(), attempt() + 1, token, expiresAt, collector, devices);
   }
 
   /**

@@ -1,19 +1,56 @@
 package dev.cipolicy.queue.spi;
 
+import java.time.Duration;
+
 /**
  * What one job runs: a benchmark group on the collectors of one tag. Unique per request by group and
- * tag. An optional job (for a non-default collector) never blocks its request's completion.
+ * tag. An optional job (for a non-default collector) never blocks its request's completion. A job may need
+ * GPUs: then only a collector of its tag that advertises devices claims it, and only where that many of its
+ * devices are free; the collector tag is the job's pool. Its estimated duration lets the store reserve a
+ * host for a large job and backfill short ones around it.
  *
  * @param benchmarkGroup the benchmark group, e.g. {@code compile-time}
- * @param collectorTag the tag of the collectors that may claim it, e.g. {@code x86-64}
+ * @param collectorTag the tag of the collectors that may claim it, e.g. {@code x86-64}; for a GPU job, its
+ *     pool, e.g. {@code h200}
  * @param optional whether the job never blocks completion
+ * @param gpus how many GPU devices it needs, 0 (none, the default) to {@link #MAX_GPUS}
+ * @param estimate how long it is expected to run; zero when unknown (such a job never backfills a host
+ *     reserved for another)
  */
-public record JobSpec(String benchmarkGroup, String collectorTag, boolean optional) {
+public record JobSpec(String benchmarkGroup, String collectorTag, boolean optional, int gpus, Duration estimate) {
 
-  /** Checks the names. */
+  /** The longest estimated duration a job may declare. */
+  public static final Duration MAX_ESTIMATE = Duration.ofDays(366);
+
+  /** The most GPUs a job may need. */
+  public static final int MAX_GPUS = Devices.MAX_INDEX + 1;
+
+  /** Checks the names and the budget. */
   public JobSpec {
     Checks.token(benchmarkGroup, "benchmark group");
     Checks.token(collectorTag, "collector tag");
+    if (gpus < 0 || gpus > MAX_GPUS) {
+      throw new InvalidQueueInputException("GPU budget of job " + benchmarkGroup + "@" + collectorTag + " is "
+          + gpus + "; expected 0 to " + MAX_GPUS);
+    }
+    Checks.present(estimate, "estimated duration of job " + benchmarkGroup + "@" + collectorTag);
+    if (estimate.isNegative() || estimate.compareTo(MAX_ESTIMATE) > 0) {
+      throw new InvalidQueueInputException("estimated duration of job " + benchmarkGroup + "@" + collectorTag
+          + " is " + estimate + "; expected zero to " + MAX_ESTIMATE);
+    }
+    // Whole microseconds, as every store keeps instants and durations.
+    estimate = Duration.ofSeconds(estimate.getSeconds(), estimate.getNano() / 1_000 * 1_000L);
+  }
+
+  /**
+   * A job that needs no GPU and has no estimate.
+   *
+   * @param benchmarkGroup the benchmark group
+   * @param collectorTag the collector tag
+   * @param optional whether the job never blocks completion
+   */
+  public JobSpec(String benchmarkGroup, String collectorTag, boolean optional) {
+    this(benchmarkGroup, collectorTag, optional, 0, Duration.ZERO);
   }
 
   /**
@@ -39,6 +76,26 @@ public record JobSpec(String benchmarkGroup, String collectorTag, boolean option
   }
 
   /**
+   * This job with a GPU budget and an estimated duration.
+   *
+   * @param gpuCount how many GPU devices it needs
+   * @param estimated how long it is expected to run (whole microseconds are kept)
+   * @return the spec
+   */
+  public JobSpec withGpus(int gpuCount, Duration estimated) {
+    return new JobSpec(benchmarkGroup, collectorTag, optional, gpuCount, estimated);
+  }
+
+  /**
+   * The pool of the job: the tag of the collectors that may claim it.
+   *
+   * @return the collector tag
+   */
+  public String pool() {
+    return collectorTag;
+  }
+
+  /**
    * Whether the other spec names the same job (same group and tag, whatever its optionality).
    *
    * @param other another spec
@@ -50,6 +107,7 @@ public record JobSpec(String benchmarkGroup, String collectorTag, boolean option
 
   @Override
   public String toString() {
-    return benchmarkGroup + "@" + collectorTag + (optional ? " (optional)" : "");
+    return benchmarkGroup + "@" + collectorTag + (gpus > 0 ? " [" + gpus + " GPUs]" : "")
+        + (optional ? " (optional)" : "");
   }
 }

@@ -1,6 +1,7 @@
 package dev.cipolicy.queue.spi;
 
 import java.time.Instant;
+import java.util.List;
 
 /**
  * A collector's time-limited right to run one attempt of a job: the job, the attempt number, the fencing
@@ -12,8 +13,12 @@ import java.time.Instant;
  * @param token the fencing token, unique among all leases a store ever issued
  * @param expiresAt the first instant at which the lease is no longer live
  * @param collector the collector holding the lease
+ * @param devices the indices of the holder's GPU devices the job may use, ascending (the host sets
+ *     {@code CUDA_VISIBLE_DEVICES} from them); empty for a job that needs none. No two live leases share a
+ *     device of the same collector.
  */
-public record Lease(JobId jobId, int attempt, long token, Instant expiresAt, String collector) {
+public record Lease(JobId jobId, int attempt, long token, Instant expiresAt, String collector,
+    List<Integer> devices) {
 
   /** Checks the components. */
   public Lease {
@@ -21,6 +26,26 @@ public record Lease(JobId jobId, int attempt, long token, Instant expiresAt, Str
     Checks.atLeast(attempt, 1, "lease attempt");
     Checks.present(expiresAt, "lease expiry");
     Checks.token(collector, "lease collector");
+    devices = List.copyOf(Checks.present(devices, "lease devices"));
+    for (int i = 1; i < devices.size(); i++) {
+      if (devices.get(i - 1) >= devices.get(i)) {
+        throw new InvalidQueueInputException("lease devices " + devices + " of job " + jobId.value()
+            + " are not ascending and distinct");
+      }
+    }
+  }
+
+  /**
+   * A lease on no device.
+   *
+   * @param jobId the leased job
+   * @param attempt the attempt
+   * @param token the fencing token
+   * @param expiresAt the expiry
+   * @param collector the holder
+   */
+  public Lease(JobId jobId, int attempt, long token, Instant expiresAt, String collector) {
+    this(jobId, attempt, token, expiresAt, collector, List.of());
   }
 
   /**
@@ -52,6 +77,6 @@ public record Lease(JobId jobId, int attempt, long token, Instant expiresAt, Str
    * @return the renewed lease
    */
   public Lease renewedUntil(Instant newExpiry) {
-    return new Lease(jobId, attempt, token, newExpiry, collector);
+    return new Lease(jobId, attempt, token, newExpiry, collector, devices);
   }
 }

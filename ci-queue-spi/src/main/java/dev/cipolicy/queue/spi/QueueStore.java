@@ -214,8 +214,10 @@ public interface QueueStore {
    * of that tag are leased (next attempt, fresh token, expiry {@code now + leaseDuration}, affinity to the
    * claimer) in this order: jobs with affinity to the claimer, by id; then, by id, jobs without affinity and
    * jobs whose affinity collector is inactive or whose heartbeat is at least {@code collectorTimeout} old.
-   * Concurrent claims never lease the same job twice (with SQL: {@code FOR UPDATE SKIP LOCKED}).
-   * Invariant: at most one live lease per job.
+   * Concurrent claims never lease the same job twice (with SQL: {@code FOR UPDATE SKIP LOCKED}). Jobs that
+   * need GPUs are claimed only by a collector with devices, before the jobs that need none, as
+   * {@link DevicePlacement} places them (see {@link #registerCollector(String, String, boolean, Devices)}).
+   * Invariants: at most one live lease per job; no device of a collector held by two live leases.
    *
    * @param command who claims, for how long and how much
    * @return the claims
@@ -413,6 +415,51 @@ public interface QueueStore {
    * @return what happened
    */
   RegisterResult registerCollector(String name, String tag, boolean active);
+
+  /**
+   * Registers a collector with the GPU devices it advertises, like {@link #registerCollector(String, String,
+   * boolean)}; the devices are fixed by the first registration (registering the name again with the same tag
+   * is {@link RegisterResult.Status#ALREADY_REGISTERED} whatever the devices). A collector with devices
+   * claims the queued jobs of its tag that need GPUs wherever enough of its devices are free, and chooses
+   * which ones by {@link DevicePlacement}: claims of a tag's GPU jobs come first (in the order and under the
+   * reservation {@link DevicePlacement#place} defines), then its jobs that need none, as any collector
+   * claims them. The devices a lease carries are freed when the lease ends: by complete, fail, release,
+   * cancellation or expiry. Invariant: no device of a collector is held by two live leases.
+   *
+   * <p>The default accepts only an empty inventory, for stores without device support.
+   *
+   * @param name the unique name
+   * @param tag the tag of the jobs it runs, the pool of its devices
+   * @param active whether it may claim
+   * @param devices the devices it advertises
+   * @return what happened
+   * @throws InvalidQueueInputException when the store does not support devices and some are given
+   */
+  default RegisterResult registerCollector(String name, String tag, boolean active, Devices devices) {
+    Checks.present(devices, "collector devices");
+    if (!devices.isEmpty()) {
+      throw new InvalidQueueInputException("collector " + name + " advertises " + devices.size()
+          + " devices, but " + getClass().getSimpleName() + " does not keep devices; expected none");
+    }
+    return registerCollector(name, tag, active);
+  }
+
+  /**
+   * Every queued job of a pool (a collector tag), by id, with why it is not running, computed at the store's
+   * {@code now} by {@link DevicePlacement#waits} from the same snapshot a claim of the pool places from: the
+   * pool's live collectors (active, heartbeat younger than {@code collectorTimeout}), their devices and the
+   * leases on them. Changes nothing.
+   *
+   * <p>The default refuses, for stores that keep no devices.
+   *
+   * @param tag the pool
+   * @param collectorTimeout the heartbeat age after which a collector is gone
+   * @return the waiting jobs with their reasons
+   * @throws UnsupportedOperationException when the store does not report wait reasons
+   */
+  default List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not report wait reasons");
+  }
 
   /**
    * Records a collector's sign of life at the store's {@code now}.

@@ -22,8 +22,10 @@ import dev.cipolicy.queue.spi.HistoryCursor;
 import dev.cipolicy.queue.spi.HistoryEntry;
 import dev.cipolicy.queue.spi.HistoryPage;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
+import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
@@ -71,7 +73,7 @@ final class QueueModelCheck {
   enum Op {
     SUBMIT(10), ATTACH(4), TICK(14), START_STALE_VIEW(3), CLAIM(18), HEARTBEAT(5), COMPLETE(20), FAIL(6),
     RELEASE(2), STALE(5), CRASH(3), CANCEL(2), ADVANCE(6), COLLECTOR_HEARTBEAT(2), TOGGLE_ACTIVE(1),
-    COMPLETE_ALL(6), PURGE(4);
+    COMPLETE_ALL(6), PURGE(4), START_GPU(5);
 
     final int weight;
 
@@ -115,6 +117,9 @@ final class QueueModelCheck {
   static final Duration LEASE = Duration.ofSeconds(60);
   private static final String[] COLLECTORS = {"c0", "c1", "c2", "c3"};
   private static final String[] TAGS = {"x", "x", "y", "x"};
+  /** The devices each collector advertises: two grouped hosts of tag x, a CPU-only one, a small one of y. */
+  private static final Devices[] DEVICES = {Devices.grouped(List.of(List.of(0, 1), List.of(2, 3))), Devices.none(),
+      Devices.count(2), Devices.count(4)};
 
   private final Function<InstantSource, QueueStore> stores;
   private final int examples;
@@ -190,8 +195,8 @@ final class QueueModelCheck {
         modelSites.add(JobQueue.of(model, settings));
       }
       for (int i = 0; i < COLLECTORS.length; i++) {
-        realSites.get(0).registerCollector(COLLECTORS[i], TAGS[i], true);
-        modelSites.get(0).registerCollector(COLLECTORS[i], TAGS[i], true);
+        real.registerCollector(COLLECTORS[i], TAGS[i], true, DEVICES[i]);
+        model.registerCollector(COLLECTORS[i], TAGS[i], true, DEVICES[i]);
       }
     }
 
@@ -248,6 +253,21 @@ final class QueueModelCheck {
               scenario.maxInProgress()));
           StartResult ms = model.startRequest(new StartCommand(pair[1], settings.jobsFor(request), true,
               scenario.maxInProgress()));
+          assertThat(render(rs, this::mapped)).as(at(cmd)).isEqualTo(render(ms, RequestId::toString));
+        }
+        case START_GPU -> {
+          // A host starting a request whose jobs need GPUs (1 to 4 on tag x, 1 or 2 on tag y), with estimates
+          // of 0, 20 or 40 seconds, directly through the store.
+          if (known.isEmpty()) {
+            return;
+          }
+          RequestId[] pair = known.get(cmd.a() % known.size());
+          List<JobSpec> specs = List.of(
+              JobSpec.required("gpuA", "x").withGpus(1 + cmd.b() % 4, Duration.ofSeconds(20L * (cmd.c() % 3))),
+              JobSpec.required("gpuB", "x").withGpus(1 + cmd.c() % 4, Duration.ofSeconds(20L * (cmd.b() % 3))),
+              JobSpec.optionalJob("gpuC", "y").withGpus(1 + cmd.a() % 2, Duration.ofSeconds(20)));
+          StartResult rs = real.startRequest(new StartCommand(pair[0], specs, false, scenario.maxInProgress()));
+          StartResult ms = model.startRequest(new StartCommand(pair[1], specs, false, scenario.maxInProgress()));
           assertThat(render(rs, this::mapped)).as(at(cmd)).isEqualTo(render(ms, RequestId::toString));
         }
         case CLAIM -> {
@@ -553,6 +573,25 @@ final class QueueModelCheck {
       }
       assertThat(liveHolders.values()).as("live leases per job after " + where).allMatch(n -> n <= 1);
 
+      Map<String, String> devicesHeld = new HashMap<>();
+      for (RequestId[] pair : known) {
+        for (Job job : real.jobs(pair[0])) {
+          if (job.state() != JobState.LEASED) {
+            continue;
+          }
+          Lease lease = job.lease().orElseThrow();
+          String key = key(job, this::mapped);
+          assertThat(lease.devices()).as("devices of %s after %s", key, where).hasSize(job.spec().gpus());
+          assertThat(real.collector(lease.collector()).orElseThrow().devices().indices())
+              .as("devices of %s are its holder's, after %s", key, where).containsAll(lease.devices());
+          for (int d : lease.devices()) {
+            String previous = devicesHeld.put(lease.collector() + "/" + d, key);
+            assertThat(previous).as("device %s of %s held by %s and %s after %s", d, lease.collector(), previous,
+                key, where).isNull();
+          }
+        }
+      }
+
       Map<String, String> jobs = new LinkedHashMap<>();
       realState.forEach((k, v) -> {
         if (k.startsWith("job ")) {
@@ -673,7 +712,8 @@ final class QueueModelCheck {
   }
 
   static String render(Job j, Function<RequestId, String> ids) {
-    return key(j, ids) + " optional=" + j.spec().optional() + " " + j.state().documentName() + " attempt="
+    return key(j, ids) + " optional=" + j.spec().optional() + " gpus=" + j.spec().gpus() + " estimate="
+        + j.spec().estimate() + " " + j.state().documentName() + " attempt="
         + j.attempt() + " rescues=" + j.crashRescues() + " retries=" + j.transientRetries() + " lease="
         + j.lease().map(QueueModelCheck::render) + " affinity=" + j.affinity() + " flagged=" + j.cancelRequested()
         + " failure=" + j.failure() + " lastError=" + j.lastError() + " created=" + j.createdAt() + " finished="
@@ -682,7 +722,7 @@ final class QueueModelCheck {
 
   /** A lease without its token, which each store draws on its own. */
   static String render(Lease l) {
-    return "attempt " + l.attempt() + " until " + l.expiresAt() + " by " + l.collector();
+    return "attempt " + l.attempt() + " until " + l.expiresAt() + " by " + l.collector() + " on " + l.devices();
   }
 
   static String render(AttachResult result) {

@@ -187,6 +187,33 @@ public abstract class QueueStoreCompatibilityKit {
 
   // ------------------------------------------------------------------------------------------------ groups
 
+  /** GPU budgets: devices, placement and freeing. */
+  @Nested
+  @DisplayName("Devices")
+  class DeviceBudgets extends DevicesContract {
+    DeviceBudgets() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
+  /** Reservations for the head of a pool and backfill around them. */
+  @Nested
+  @DisplayName("Reservations")
+  class Reservations extends ReservationsContract {
+    Reservations() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
+  /** Why queued jobs wait. */
+  @Nested
+  @DisplayName("Wait reasons")
+  class WaitReasons extends WaitReasonsContract {
+    WaitReasons() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
   /** Submitting requests and attaching artifacts. */
   @Nested
   @DisplayName("Requests")

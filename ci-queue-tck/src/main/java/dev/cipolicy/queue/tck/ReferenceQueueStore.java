@@ -7,6 +7,8 @@ import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.Collector;
+import dev.cipolicy.queue.spi.DevicePlacement;
+import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
@@ -19,6 +21,8 @@ import dev.cipolicy.queue.spi.JobFailure;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.JobWait;
+import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
@@ -64,6 +68,8 @@ public final class ReferenceQueueStore implements QueueStore {
   private long requestIds;
   private long jobIds;
   private final TreeMap<String, Collector> collectors = new TreeMap<>();
+  /** The estimated end of each lease on devices, by job id, set when it was claimed. */
+  private final java.util.HashMap<Long, Instant> estimatedEnds = new java.util.HashMap<>();
   /** Results by job id. */
   private final TreeMap<Long, JobResult> results = new TreeMap<>();
   private final InstantSource clock;
@@ -288,21 +294,69 @@ public final class ReferenceQueueStore implements QueueStore {
         expire(j, now, command.maxCrashRescues());
       }
     }
+    List<Claim> claims = new ArrayList<>();
+    Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
+    while (!me.devices().isEmpty() && claims.size() < command.limit()) {
+      Optional<DevicePlacement.Placement> placement = DevicePlacement.place(
+          hosts(me.tag(), me.name(), now, command.collectorTimeout()), me.name(), gpuCandidates(me.tag()), now);
+      if (placement.isEmpty()) {
+        break;
+      }
+      Job j = Objects.requireNonNull(jobs.get(placement.get().job().value()));
+      Lease lease = j.nextLease(++tokens, expiry, me.name(), placement.get().devices());
+      estimatedEnds.put(j.id().value(), DevicePlacement.estimatedEnd(now, j.spec().estimate(), expiry));
+      claims.add(new Claim(put(j.claimed(lease)), lease));
+    }
     List<Job> candidates = new ArrayList<>();
     for (Job j : jobs.values()) {
-      if (j.state() == JobState.QUEUED && j.spec().collectorTag().equals(me.tag())
+      if (j.state() == JobState.QUEUED && j.spec().collectorTag().equals(me.tag()) && j.spec().gpus() == 0
           && mayClaim(j, me.name(), now, command.collectorTimeout())) {
         candidates.add(j);
       }
     }
     candidates.sort(Comparator.comparing((Job j) -> j.affinity().equals(Optional.of(me.name())) ? 0 : 1)
         .thenComparing(Job::id));
-    List<Claim> claims = new ArrayList<>();
-    for (Job j : candidates.subList(0, Math.min(command.limit(), candidates.size()))) {
+    for (Job j : candidates.subList(0, Math.min(command.limit() - claims.size(), candidates.size()))) {
       Lease lease = j.nextLease(++tokens, QueueStore.truncate(now.plus(command.leaseDuration())), me.name());
       claims.add(new Claim(put(j.claimed(lease)), lease));
     }
     return new ClaimResult(ClaimResult.Status.OK, claims);
+  }
+
+  /** The oldest queued job of each GPU count of a tag. */
+  private List<DevicePlacement.Candidate> gpuCandidates(String tag) {
+    TreeMap<Integer, Job> oldest = new TreeMap<>();
+    for (Job j : jobs.values()) {
+      if (j.state() == JobState.QUEUED && j.spec().collectorTag().equals(tag) && j.spec().gpus() > 0) {
+        oldest.putIfAbsent(j.spec().gpus(), j);
+      }
+    }
+    List<DevicePlacement.Candidate> out = new ArrayList<>();
+    for (Job j : oldest.values()) {
+      out.add(new DevicePlacement.Candidate(j.id(), j.spec().gpus(), j.spec().estimate()));
+    }
+    return out;
+  }
+
+  /** The live collectors of a tag with devices (the claimer always), each with its leases on devices. */
+  private List<DevicePlacement.Host> hosts(String tag, String claimer, Instant now, Duration timeout) {
+    List<DevicePlacement.Host> out = new ArrayList<>();
+    for (Collector c : collectors.values()) {
+      if (!c.tag().equals(tag) || c.devices().isEmpty()
+          || !(c.name().equals(claimer) || c.isLiveAt(now, timeout))) {
+        continue;
+      }
+      List<DevicePlacement.Holding> holdings = new ArrayList<>();
+      for (Job j : jobs.values()) {
+        if (j.state() == JobState.LEASED && j.lease().orElseThrow().collector().equals(c.name())
+            && j.spec().gpus() > 0) {
+          holdings.add(new DevicePlacement.Holding(j.id(), j.lease().get().devices(),
+              estimatedEnds.getOrDefault(j.id().value(), now)));
+        }
+      }
+      out.add(new DevicePlacement.Host(c.name(), c.devices(), holdings));
+    }
+    return out;
   }
 
   private boolean mayClaim(Job job, String collector, Instant now, Duration timeout) {
@@ -454,7 +508,37 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
+  public synchronized List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {
+    QueueNames.check(tag, "collector tag");
+    Instant now = now();
+    List<Job> queued = new ArrayList<>();
+    for (Job j : jobs.values()) {
+      if (j.state() == JobState.QUEUED && j.spec().collectorTag().equals(tag)) {
+        queued.add(j);
+      }
+    }
+    int live = 0;
+    for (Collector c : collectors.values()) {
+      if (c.tag().equals(tag) && c.isLiveAt(now, collectorTimeout)) {
+        live++;
+      }
+    }
+    // No claimer: only live hosts count ("" names no collector).
+    return DevicePlacement.waits(tag, queued, hosts(tag, "", now, collectorTimeout), live, now);
+  }
+
+  @Override
   public synchronized RegisterResult registerCollector(String name, String tag, boolean active) {
+    return registerCollector(name, tag, active, Devices.none());
+  }
+
+  @Override
+  public synchronized RegisterResult registerCollector(String name, String tag, boolean active,
+      Devices devices) {
+    if (devices == null) {
+      throw new InvalidQueueInputException("collector " + name + " has no device inventory; expected one,"
+          + " possibly empty");
+    }
     QueueNames.check(name, "collector name");
     QueueNames.check(tag, "collector tag");
     Instant now = now();
@@ -463,7 +547,7 @@ public final class ReferenceQueueStore implements QueueStore {
       return new RegisterResult(existing.tag().equals(tag) ? RegisterResult.Status.ALREADY_REGISTERED
           : RegisterResult.Status.NAME_TAKEN, existing);
     }
-    Collector c = new Collector(name, tag, active, now, now);
+    Collector c = new Collector(name, tag, active, now, now, devices);
     collectors.put(name, c);
     return new RegisterResult(RegisterResult.Status.REGISTERED, c);
   }

@@ -1,0 +1,113 @@
+package dev.cipolicy.benchmarks;
+
+import dev.cipolicy.queue.memory.InMemoryQueueStore;
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.ClaimCommand;
+import dev.cipolicy.queue.spi.Devices;
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.LeaseRef;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.StartCommand;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The cost of a claim with GPU budgets on, against the queue length (it should stay O(log n)): an 8-GPU
+ * host of a pool of four such hosts (two NVLink groups each), three of them busy with 8-GPU jobs, claims one
+ * job from a queue of {@code queued} jobs needing 1, 2, 4 or 8 GPUs with estimates of 5 to 40 minutes and
+ * completes it; one operation is that claim and completion on
+ * one {@link InMemoryQueueStore}. The queue is refilled inside the measurement when it runs low.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 3, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx6g"})
+@State(Scope.Benchmark)
+public class GpuClaimBenchmark {
+  private static final int BATCH = 1_000;
+  private static final int[] GPUS = {1, 2, 4, 8};
+  private static final ClaimCommand CLAIM = new ClaimCommand("h0", Duration.ofHours(2), Duration.ofHours(2), 2, 1);
+
+  /** How many GPU jobs are queued. */
+  @Param({"1000", "100000", "1000000"})
+  public int queued;
+
+  private final Clock clock = Clock.fixed(Instant.parse("2026-01-05T09:00:00Z"), ZoneOffset.UTC);
+  private InMemoryQueueStore store = new InMemoryQueueStore(clock);
+  private long batches;
+  private long waiting;
+
+  /** Creates the pool, keeps three hosts busy and queues the jobs. */
+  @Setup(Level.Iteration)
+  public void setUp() {
+    store = new InMemoryQueueStore(clock);
+    batches = 0;
+    waiting = 0;
+    for (int h = 0; h < 4; h++) {
+      store.registerCollector("h" + h, "b200", true, Devices.grouped(List.of(List.of(0, 1, 2, 3),
+          List.of(4, 5, 6, 7))));
+    }
+    RequestId busy = store.submit(NewRequest.master("busy", null)).request().id();
+    List<JobSpec> holders = new ArrayList<>();
+    for (int h = 1; h < 4; h++) {
+      holders.add(JobSpec.required("hold" + h, "b200").withGpus(8, Duration.ofMinutes(30L * h)));
+    }
+    store.startRequest(new StartCommand(busy, holders, false, Integer.MAX_VALUE));
+    for (int h = 1; h < 4; h++) {
+      store.claim(new ClaimCommand("h" + h, Duration.ofHours(2), Duration.ofHours(2), 2, 1));
+    }
+    while (waiting < queued) {
+      refill();
+    }
+  }
+
+  private void refill() {
+    RequestId id = store.submit(NewRequest.master("m" + ++batches, null)).request().id();
+    List<JobSpec> specs = new ArrayList<>(BATCH);
+    for (int i = 0; i < BATCH; i++) {
+      specs.add(JobSpec.required("g" + i, "b200").withGpus(GPUS[i % GPUS.length],
+          Duration.ofMinutes(5L * (1 + i % 8))));
+    }
+    store.startRequest(new StartCommand(id, specs, false, Integer.MAX_VALUE));
+    waiting += BATCH;
+  }
+
+  /**
+   * Host h0 claims one GPU job and completes it.
+   *
+   * @return the completion result
+   */
+  @Benchmark
+  public LeaseResult claimAndComplete() {
+    List<Claim> claims = store.claim(CLAIM).claims();
+    while (claims.isEmpty()) {
+      refill();
+      claims = store.claim(CLAIM).claims();
+    }
+    waiting--;
+    if (waiting < queued / 2) {
+      refill();
+    }
+    return store.complete(LeaseRef.of(claims.get(0).lease()));
+  }
+}

@@ -1,0 +1,462 @@
+package dev.cipolicy.queue.spi;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The placement rules of GPU jobs, one pure function that every store applies to the same snapshot of a pool,
+ * so that every store leases the same devices to the same job: which queued GPU job a collector (a host)
+ * claims, which of its devices the lease carries, and which host is reserved for the job at the head of the
+ * pool when it fits nowhere.
+ *
+ * <p><b>Candidates.</b> A store offers, per GPU count, the oldest queued job of the pool (its tag) that needs
+ * that many GPUs; the head of the pool is the oldest candidate some host of the pool is large enough for.
+ * A job larger than every host of the pool is never placed (and never blocks the others).
+ *
+ * <p><b>Reservation.</b> When the head fits on no host's free devices now, the store reserves the host that
+ * frees enough devices soonest, reading the holders' estimated ends (an overdue holder counts as ending now;
+ * ties go to the host whose name sorts first). On the reserved host, another job may start only if its
+ * estimate is known and it ends by the time the reservation is expected to be satisfied (backfill); other
+ * hosts are not restricted. So, with estimates that hold, the head starts within the longest remaining
+ * estimate of the reserved host's holders plus one claim interval, whatever stream of smaller jobs arrives.
+ *
+ * <p><b>Choice.</b> The claimer takes the oldest candidate (by job id) that fits its free devices and the
+ * reservation; {@link #choose} picks the devices.
+ */
+public final class DevicePlacement {
+
+  private DevicePlacement() {}
+
+  /**
+   * One live lease on a host's devices.
+   *
+   * @param job the leased job
+   * @param devices the devices it holds
+   * @param estimatedEnd when it is expected to end ({@link #estimatedEnd})
+   */
+  public record Holding(JobId job, List<Integer> devices, Instant estimatedEnd) {
+
+    /** Checks and copies the components. */
+    public Holding {
+      Checks.present(job, "holding job");
+      devices = List.copyOf(Checks.present(devices, "held devices"));
+      Checks.present(estimatedEnd, "holding estimated end");
+    }
+  }
+
+  /**
+   * A live collector of a pool with devices, and the live leases on them.
+   *
+   * @param name the collector
+   * @param devices its devices
+   * @param holdings its live leases that hold devices
+   */
+  public record Host(String name, Devices devices, List<Holding> holdings) {
+
+    /** Checks and copies the components. */
+    public Host {
+      Checks.token(name, "host name");
+      Checks.present(devices, "host devices");
+      holdings = List.copyOf(Checks.present(holdings, "host holdings"));
+    }
+
+    /**
+     * The devices held by its leases.
+     *
+     * @return the held indices
+     */
+    public Set<Integer> held() {
+      Set<Integer> held = new HashSet<>();
+      for (Holding h : holdings) {
+        held.addAll(h.devices());
+      }
+      return held;
+    }
+
+    /**
+     * How many of its devices no lease holds.
+     *
+     * @return the free count
+     */
+    public int free() {
+      int used = 0;
+      for (Holding h : holdings) {
+        used += h.devices().size();
+      }
+      return devices.size() - used;
+    }
+  }
+
+  /**
+   * A queued job that needs GPUs: the oldest of its pool with this GPU count.
+   *
+   * @param job the job
+   * @param gpus how many GPUs it needs, at least 1
+   * @param estimate its estimated duration, zero when unknown
+   */
+  public record Candidate(JobId job, int gpus, Duration estimate) {
+
+    /** Checks the components. */
+    public Candidate {
+      Checks.present(job, "candidate job");
+      Checks.atLeast(gpus, 1, "candidate GPU count");
+      Checks.present(estimate, "candidate estimate");
+    }
+  }
+
+  /**
+   * What a claimer takes: a job and the devices its lease carries.
+   *
+   * @param job the job
+   * @param devices the claimer's devices, ascending
+   */
+  public record Placement(JobId job, List<Integer> devices) {
+
+    /** Checks and copies the components. */
+    public Placement {
+      Checks.present(job, "placed job");
+      devices = List.copyOf(Checks.present(devices, "placed devices"));
+    }
+  }
+
+  /**
+   * The host kept for the head of a pool that fits nowhere now.
+   *
+   * @param job the head job
+   * @param gpus how many GPUs it needs
+   * @param host the reserved host
+   * @param until when enough of the host's devices are expected to be free
+   * @param free how many of the host's devices are free now
+   * @param size how many devices the host has
+   */
+  public record Reservation(JobId job, int gpus, String host, Instant until, int free, int size) {
+
+    /** Checks the components. */
+    public Reservation {
+      Checks.present(job, "reserved job");
+      Checks.token(host, "reserved host");
+      Checks.present(until, "reservation instant");
+    }
+  }
+
+  /**
+   * When a lease is expected to end: its claim plus the job's estimate, or, for a job without an estimate,
+   * the expiry the claim gave it.
+   *
+   * @param claimedAt the claim instant
+   * @param estimate the job's estimate, zero when unknown
+   * @param leaseExpiry the expiry of the lease as claimed
+   * @return the estimated end
+   */
+  public static Instant estimatedEnd(Instant claimedAt, Duration estimate, Instant leaseExpiry) {
+    return estimate.isZero() ? leaseExpiry : QueueStore.truncate(claimedAt.plus(estimate));
+  }
+
+  /**
+   * The largest host of the pool.
+   *
+   * @param hosts the live hosts of the pool
+   * @return the most devices one host has, 0 when none
+   */
+  public static int largestHost(List<Host> hosts) {
+    int max = 0;
+    for (Host h : hosts) {
+      max = Math.max(max, h.devices().size());
+    }
+    return max;
+  }
+
+  /**
+   * The reservation of a pool: present when its head (the oldest candidate some host is large enough for)
+   * fits on no host's free devices now.
+   *
+   * @param hosts the live hosts of the pool, in any order
+   * @param candidates the candidates of the pool, in any order
+   * @param now the store's now
+   * @return the reservation, if the head needs one
+   */
+  public static Optional<Reservation> reservation(List<Host> hosts, List<Candidate> candidates, Instant now) {
+    int largest = largestHost(hosts);
+    Candidate head = null;
+    for (Candidate c : candidates) {
+      if (c.gpus() <= largest && (head == null || c.job().compareTo(head.job()) < 0)) {
+        head = c;
+      }
+    }
+    if (head == null) {
+      return Optional.empty();
+    }
+    for (Host h : hosts) {
+      if (h.free() >= head.gpus()) {
+        return Optional.empty();
+      }
+    }
+    Host best = null;
+    Instant bestAt = Instant.MAX;
+    List<Host> byName = new ArrayList<>(hosts);
+    byName.sort(Comparator.comparing(Host::name));
+    for (Host h : byName) {
+      if (h.devices().size() < head.gpus()) {
+        continue;
+      }
+      List<Holding> ends = new ArrayList<>(h.holdings());
+      ends.sort(Comparator.comparing((Holding x) -> latest(x.estimatedEnd(), now)).thenComparing(Holding::job));
+      int free = h.free();
+      Instant at = now;
+      for (Holding x : ends) {
+        if (free >= head.gpus()) {
+          break;
+        }
+        free += x.devices().size();
+        at = latest(x.estimatedEnd(), now);
+      }
+      if (at.isBefore(bestAt)) {
+        best = h;
+        bestAt = at;
+      }
+    }
+    if (best == null) {
+      return Optional.empty();
+    }
+    return Optional.of(new Reservation(head.job(), head.gpus(), best.name(), bestAt, best.free(),
+        best.devices().size()));
+  }
+
+  /**
+   * What the claimer takes: the oldest candidate that fits its free devices, except that on the host reserved
+   * for the pool's head a job other than the head must have a known estimate ending by the reservation's
+   * instant.
+   *
+   * @param hosts the live hosts of the pool, the claimer among them
+   * @param claimer the claiming collector
+   * @param candidates the candidates of the pool
+   * @param now the store's now
+   * @return the placement, or empty when nothing fits
+   */
+  public static Optional<Placement> place(List<Host> hosts, String claimer, List<Candidate> candidates,
+      Instant now) {
+    Host me = null;
+    for (Host h : hosts) {
+      if (h.name().equals(claimer)) {
+        me = h;
+      }
+    }
+    if (me == null || me.devices().isEmpty() || candidates.isEmpty()) {
+      return Optional.empty();
+    }
+    Reservation reserved = reservation(hosts, candidates, now).orElse(null);
+    List<Candidate> byId = new ArrayList<>(candidates);
+    byId.sort(Comparator.comparing(Candidate::job));
+    int free = me.free();
+    Set<Integer> held = me.held();
+    for (Candidate c : byId) {
+      if (c.gpus() > free) {
+        continue;
+      }
+      if (reserved != null && reserved.host().equals(claimer) && !c.job().equals(reserved.job())
+          && (c.estimate().isZero() || now.plus(c.estimate()).isAfter(reserved.until()))) {
+        continue;
+      }
+      List<Integer> devices = choose(me.devices(), held, c.gpus());
+      if (devices != null) {
+        return Optional.of(new Placement(c.job(), devices));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Why each queued job of a pool waits, from the same snapshot a claim places from.
+   *
+   * <p>A job that needs no GPU is claimable when some collector of the pool is live. A GPU job, in order:
+   * no live host advertises devices; it needs more GPUs than the largest live host has; an older job with
+   * the same GPU count is placed first; it is the head and a host is reserved for it; a host has enough free
+   * devices for it (claimable, naming the first such host by name, skipping a reserved host it may not
+   * backfill); the only such host is reserved for the head; no host has enough free devices.
+   *
+   * @param pool the pool (collector tag)
+   * @param queued the queued jobs of the pool, in any order
+   * @param hosts the live hosts of the pool with devices
+   * @param liveCollectors how many collectors of the pool are live (with devices or not)
+   * @param now the store's now
+   * @return one wait per queued job, by job id
+   */
+  public static List<JobWait> waits(String pool, List<Job> queued, List<Host> hosts, int liveCollectors,
+      Instant now) {
+    List<Job> byId = new ArrayList<>(queued);
+    byId.sort(Comparator.comparing(Job::id));
+    java.util.TreeMap<Integer, Candidate> oldest = new java.util.TreeMap<>();
+    for (Job j : byId) {
+      if (j.spec().gpus() > 0) {
+        oldest.putIfAbsent(j.spec().gpus(), new Candidate(j.id(), j.spec().gpus(), j.spec().estimate()));
+      }
+    }
+    List<Candidate> candidates = List.copyOf(oldest.values());
+    Reservation reserved = reservation(hosts, candidates, now).orElse(null);
+    List<Host> byName = new ArrayList<>(hosts);
+    byName.sort(Comparator.comparing(Host::name));
+    List<JobWait> out = new ArrayList<>(byId.size());
+    for (Job j : byId) {
+      out.add(new JobWait(j, reason(pool, j, byName, oldest, reserved, liveCollectors, now)));
+    }
+    return out;
+  }
+
+  private static WaitReason reason(String pool, Job job, List<Host> hosts, java.util.Map<Integer, Candidate> oldest,
+      @Nullable Reservation reserved, int liveCollectors, Instant now) {
+    int n = job.spec().gpus();
+    if (n == 0) {
+      return liveCollectors > 0
+          ? new WaitReason(WaitReason.Kind.CLAIMABLE, "claimable by the " + liveCollectors + " live collector"
+              + (liveCollectors == 1 ? "" : "s") + " of pool " + pool + "; waits for the next claim")
+          : new WaitReason(WaitReason.Kind.NO_LIVE_COLLECTOR, "no live collector of pool " + pool);
+    }
+    String needs = "needs " + n + " GPU" + (n == 1 ? "" : "s") + "; ";
+    if (hosts.isEmpty()) {
+      return new WaitReason(WaitReason.Kind.NO_LIVE_COLLECTOR, needs + "no live collector of pool " + pool
+          + " advertises devices");
+    }
+    int largest = largestHost(hosts);
+    if (n > largest) {
+      return new WaitReason(WaitReason.Kind.NO_HOST_LARGE_ENOUGH, needs + "no live host of pool " + pool
+          + " has that many devices (the largest has " + largest + ")");
+    }
+    Candidate first = oldest.get(n);
+    if (first != null && !first.job().equals(job.id())) {
+      return new WaitReason(WaitReason.Kind.BEHIND_OLDER_JOB, needs + "waits behind job " + first.job().value()
+          + ", the oldest " + n + "-GPU job of pool " + pool);
+    }
+    if (reserved != null && reserved.job().equals(job.id())) {
+      return new WaitReason(WaitReason.Kind.RESERVED_FOR_IT, needs + "host " + reserved.host()
+          + " reserved for it, " + reserved.free() + " of " + reserved.size() + " free, expected free at "
+          + reserved.until());
+    }
+    boolean blockedByReservation = false;
+    int mostFree = 0;
+    for (Host h : hosts) {
+      int free = h.free();
+      mostFree = Math.max(mostFree, free);
+      if (free < n) {
+        continue;
+      }
+      if (reserved != null && reserved.host().equals(h.name()) && (job.spec().estimate().isZero()
+          || now.plus(job.spec().estimate()).isAfter(reserved.until()))) {
+        blockedByReservation = true;
+        continue;
+      }
+      return new WaitReason(WaitReason.Kind.CLAIMABLE, needs + "host " + h.name() + " has " + free + " of "
+          + h.devices().size() + " free; waits for its next claim");
+    }
+    if (blockedByReservation && reserved != null) {
+      return new WaitReason(WaitReason.Kind.HOST_RESERVED, needs + "host " + reserved.host() + " reserved for job "
+          + reserved.job().value() + " until " + reserved.until() + (job.spec().estimate().isZero()
+              ? ", and this job has no estimate" : ", and this job would end after that"));
+    }
+    return new WaitReason(WaitReason.Kind.NO_FREE_DEVICES, needs + "no host of pool " + pool + " has " + n
+        + " free devices (the most free on one host: " + mostFree + ")");
+  }
+
+  /**
+   * The devices a job that needs {@code n} GPUs gets on a host, or null when fewer than {@code n} are free.
+   * The rule, in order:
+   * <ol>
+   *   <li>If some group has at least {@code n} free devices, the set lies in one group: the group with the
+   *       fewest free devices that still fit (best fit, so larger free groups stay whole), the earliest group
+   *       on a tie. Within it, the shortest run of consecutive free members (in the group's index order) at
+   *       least {@code n} long, the earliest on a tie, gives its first {@code n} devices; when no run is long
+   *       enough, the group's {@code n} lowest free indices.
+   *   <li>Otherwise the set spans groups: the groups are taken by most free devices first (the earliest on a
+   *       tie), each whole, and the last one only for its lowest free indices, so the job touches as few
+   *       groups as possible.
+   * </ol>
+   * A host without declared groups is one group of all its devices.
+   *
+   * @param devices the host's devices
+   * @param held the indices that live leases hold
+   * @param n how many devices the job needs
+   * @return the chosen indices, ascending; empty for {@code n == 0}; null when they do not fit
+   */
+  public static @Nullable List<Integer> choose(Devices devices, Set<Integer> held, int n) {
+    if (n == 0) {
+      return List.of();
+    }
+    List<List<Integer>> groups = devices.effectiveGroups();
+    List<List<Integer>> freeOf = new ArrayList<>(groups.size());
+    int total = 0;
+    for (List<Integer> g : groups) {
+      List<Integer> f = new ArrayList<>();
+      for (Integer d : g) {
+        if (!held.contains(d)) {
+          f.add(d);
+        }
+      }
+      freeOf.add(f);
+      total += f.size();
+    }
+    if (total < n) {
+      return null;
+    }
+    int bestGroup = -1;
+    for (int i = 0; i < groups.size(); i++) {
+      int f = freeOf.get(i).size();
+      if (f >= n && (bestGroup < 0 || f < freeOf.get(bestGroup).size())) {
+        bestGroup = i;
+      }
+    }
+    if (bestGroup >= 0) {
+      return withinGroup(groups.get(bestGroup), held, freeOf.get(bestGroup), n);
+    }
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < groups.size(); i++) {
+      order.add(i);
+    }
+    order.sort((a, b) -> freeOf.get(a).size() != freeOf.get(b).size()
+        ? Integer.compare(freeOf.get(b).size(), freeOf.get(a).size()) : Integer.compare(a, b));
+    List<Integer> out = new ArrayList<>(n);
+    for (int i : order) {
+      for (Integer d : freeOf.get(i)) {
+        if (out.size() < n) {
+          out.add(d);
+        }
+      }
+    }
+    out.sort(null);
+    return List.copyOf(out);
+  }
+
+  private static List<Integer> withinGroup(List<Integer> group, Set<Integer> held, List<Integer> free, int n) {
+    int bestStart = -1;
+    int bestLength = Integer.MAX_VALUE;
+    int i = 0;
+    while (i < group.size()) {
+      if (held.contains(group.get(i))) {
+        i++;
+        continue;
+      }
+      int start = i;
+      while (i < group.size() && !held.contains(group.get(i))) {
+        i++;
+      }
+      int length = i - start;
+      if (length >= n && length < bestLength) {
+        bestStart = start;
+        bestLength = length;
+      }
+    }
+    if (bestStart >= 0) {
+      return List.copyOf(group.subList(bestStart, bestStart + n));
+    }
+    return List.copyOf(free.subList(0, n));
+  }
+
+  private static Instant latest(Instant a, Instant b) {
+    return a.isAfter(b) ? a : b;
+  }
+}

@@ -1,0 +1,137 @@
+package dev.cipolicy.queue.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.Devices;
+import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.LeaseRef;
+import dev.cipolicy.queue.spi.LeaseStatus;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kit's contract for reservations: when the oldest GPU job of a pool fits on no host now, the host that
+ * frees enough devices soonest (by its holders' estimated ends) is kept for it, and smaller jobs run there only
+ * if their estimate ends by then, so the large job is not starved by a stream of small ones.
+ *
+ * <p>{@link QueueStoreCompatibilityKit} runs it as its "Reservations" group.
+ */
+abstract class ReservationsContract extends GpuKitGroup {
+
+  private static final Duration LONG_LEASE = Duration.ofHours(4);
+
+  ReservationsContract(QueueStoreCompatibilityKit kit) {
+    super(kit);
+  }
+
+  @Override
+  Duration lease() {
+    return LONG_LEASE;
+  }
+
+  @Test
+  @DisplayName("on the reserved host only jobs whose estimate ends before the reservation backfill")
+  void backfillOnlyWhenItEndsInTime() {
+    host("h0", Devices.count(8));
+    Job holder = gpuJobs(Duration.ofMinutes(30), 5).get(0);
+    assertThat(claimDevices("h0", holder)).containsExactly(0, 1, 2, 3, 4);
+    Job head = gpuJobs(Duration.ofHours(1), 8).get(0);
+    Job longer = gpuJobs(Duration.ofMinutes(60), 3).get(0);
+    Job unknown = gpuJobs(Duration.ZERO, 2).get(0);
+    Job shorter = gpuJobs(Duration.ofMinutes(10), 1).get(0);
+    // The head needs 8 and 3 are free: h0 is reserved until the holder's end, 30 minutes from now. The
+    // 60-minute job would delay the head, the job without an estimate might; the 10-minute one backfills.
+    assertThat(claimDevices("h0", shorter)).containsExactly(5);
+    assertThat(claim("h0", 4)).isEmpty();
+    assertThat(reload(longer).state()).isEqualTo(JobState.QUEUED);
+    assertThat(reload(unknown).state()).isEqualTo(JobState.QUEUED);
+    clock.advance(Duration.ofMinutes(30));
+    complete(holder);
+    complete(shorter);
+    assertThat(claimDevices("h0", head)).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+  }
+
+  @Test
+  @DisplayName("the host that frees enough devices soonest is reserved; other hosts run anything that fits")
+  void soonestHostReserved() {
+    host("h0", Devices.count(8));
+    host("h1", Devices.count(8));
+    Job slow = gpuJobs(Duration.ofMinutes(50), 6).get(0);
+    assertThat(claimDevices("h0", slow)).hasSize(6);
+    Job fast = gpuJobs(Duration.ofMinutes(20), 6).get(0);
+    assertThat(claimDevices("h1", fast)).hasSize(6);
+    Job head = gpuJobs(Duration.ofHours(1), 8).get(0);
+    Job small = gpuJobs(Duration.ofMinutes(30), 2).get(0);
+    // h1 frees its devices in 20 minutes, h0 in 50: h1 is kept for the head, and the 30-minute job would
+    // overrun that, so h1 takes nothing while h0 runs it.
+    assertThat(claim("h1", 2)).isEmpty();
+    assertThat(claimDevices("h0", small)).containsExactly(6, 7);
+    clock.advance(Duration.ofMinutes(20));
+    complete(fast);
+    assertThat(claimDevices("h1", head)).hasSize(8);
+    assertThat(reload(slow).state()).isEqualTo(JobState.LEASED);
+  }
+
+  @Test
+  @DisplayName("a head job starts within its reserved host's longest remaining estimate plus one claim interval,"
+      + " under small jobs arriving twice as fast as they complete")
+  void noStarvation() {
+    host("h0", Devices.count(8));
+    Duration interval = Duration.ofMinutes(1);
+    Duration small = Duration.ofMinutes(10);
+    // Four 2-GPU jobs fill the host in 10 minutes: 0.4 completions a minute; 4 arrive every 5 minutes.
+    Map<Long, Instant> ends = new HashMap<>();
+    Job head = null;
+    Instant bound = null;
+    Instant started = null;
+    int queuedSmall = 0;
+    for (int minute = 0; minute <= 120 && started == null; minute++) {
+      Instant now = clock.instant();
+      for (Map.Entry<Long, Instant> e : new ArrayList<>(ends.entrySet())) {
+        if (!e.getValue().isAfter(now)) {
+          Job done = store.job(dev.cipolicy.queue.spi.JobId.of(e.getKey())).orElseThrow();
+          assertThat(store.complete(LeaseRef.of(done.lease().orElseThrow())).status()).isEqualTo(LeaseStatus.OK);
+          ends.remove(e.getKey());
+        }
+      }
+      if (minute < 8 && minute % 2 == 0) {
+        gpuJobs(small, 2);
+        queuedSmall++;
+      } else if (minute >= 8 && minute % 5 == 0) {
+        gpuJobs(small, 2, 2, 2, 2);
+        queuedSmall += 4;
+      }
+      if (minute == 7) {
+        head = gpuJobs(Duration.ofMinutes(30), 8).get(0);
+        Instant latest = now;
+        for (Instant end : ends.values()) {
+          latest = end.isAfter(latest) ? end : latest;
+        }
+        bound = latest.plus(interval);
+      }
+      for (Claim c : claim("h0", 8, LONG_LEASE)) {
+        if (head != null && c.job().id().equals(head.id())) {
+          started = now;
+        } else {
+          queuedSmall--;
+          ends.put(c.job().id().value(), now.plus(small));
+        }
+      }
+      if (minute >= 10 && started == null) {
+        assertThat(queuedSmall).as("small jobs keep waiting at minute %s", minute).isPositive();
+      }
+      clock.advance(interval);
+    }
+    assertThat(started).as("the 8-GPU job started").isNotNull();
+    assertThat(started).as("the 8-GPU job starts by its bound").isBeforeOrEqualTo(bound);
+    assertThat(bound).isEqualTo(START.plus(Duration.ofMinutes(17)));
+  }
+}

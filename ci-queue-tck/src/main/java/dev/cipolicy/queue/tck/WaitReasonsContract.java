@@ -1,0 +1,93 @@
+package dev.cipolicy.queue.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cipolicy.queue.spi.Devices;
+import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.JobWait;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.WaitReason;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kit's contract for wait reasons: every queued job of a pool says why it is not running, as a kind and
+ * a sentence, read from the same snapshot a claim places from.
+ *
+ * <p>{@link QueueStoreCompatibilityKit} runs it as its "Wait reasons" group.
+ */
+abstract class WaitReasonsContract extends GpuKitGroup {
+
+  WaitReasonsContract(QueueStoreCompatibilityKit kit) {
+    super(kit);
+  }
+
+  @Override
+  Duration lease() {
+    return Duration.ofHours(4);
+  }
+
+  private List<JobWait> waits() {
+    return store.waitingJobs("gpu", LEASE);
+  }
+
+  @Test
+  @DisplayName("a GPU job says whether a host is reserved for it, too small, busy, reserved for another or free")
+  void gpuReasons() {
+    host("h0", Devices.count(8));
+    Job holder = gpuJobs(Duration.ofMinutes(30), 6).get(0);
+    claimDevices("h0", holder);
+    Job head = gpuJobs(Duration.ofHours(1), 8).get(0);
+    Job huge = gpuJobs(Duration.ofHours(1), 16).get(0);
+    Job longer = gpuJobs(Duration.ofHours(1), 2).get(0);
+    Job behind = gpuJobs(Duration.ofMinutes(5), 2).get(0);
+    Job four = gpuJobs(Duration.ofMinutes(5), 4).get(0);
+    Job shorter = gpuJobs(Duration.ofMinutes(10), 1).get(0);
+    List<JobWait> waits = waits();
+    assertThat(waits).extracting(w -> w.job().id()).containsExactly(head.id(), huge.id(), longer.id(), behind.id(),
+        four.id(), shorter.id());
+    assertThat(waits).extracting(w -> w.reason().kind()).containsExactly(WaitReason.Kind.RESERVED_FOR_IT,
+        WaitReason.Kind.NO_HOST_LARGE_ENOUGH, WaitReason.Kind.HOST_RESERVED, WaitReason.Kind.BEHIND_OLDER_JOB,
+        WaitReason.Kind.NO_FREE_DEVICES, WaitReason.Kind.CLAIMABLE);
+    assertThat(waits).extracting(w -> w.reason().sentence()).containsExactly(
+        "needs 8 GPUs; host h0 reserved for it, 2 of 8 free, expected free at " + START.plus(Duration.ofMinutes(30)),
+        "needs 16 GPUs; no live host of pool gpu has that many devices (the largest has 8)",
+        "needs 2 GPUs; host h0 reserved for job " + head.id().value() + " until " + START.plus(Duration.ofMinutes(30))
+            + ", and this job would end after that",
+        "needs 2 GPUs; waits behind job " + longer.id().value() + ", the oldest 2-GPU job of pool gpu",
+        "needs 4 GPUs; no host of pool gpu has 4 free devices (the most free on one host: 2)",
+        "needs 1 GPU; host h0 has 2 of 8 free; waits for its next claim");
+    assertThat(waits).allSatisfy(w -> assertThat(reload(w.job())).isEqualTo(w.job()));
+    // Reading the reasons changes nothing: the claim takes what the reasons said was claimable.
+    assertThat(claimDevices("h0", shorter)).containsExactly(6);
+  }
+
+  @Test
+  @DisplayName("without live collectors a job says so; a job that needs no GPU is claimable by a live one")
+  void collectorReasons() {
+    Request r = submit(NewRequest.master("w1", null));
+    List<Job> jobs = store.startRequest(new StartCommand(r.id(), List.of(JobSpec.required("cpu", "gpu"),
+        JobSpec.required("g2", "gpu").withGpus(2, Duration.ofMinutes(5))), false, 10)).jobs();
+    assertThat(waits()).extracting(w -> w.reason().sentence()).containsExactly("no live collector of pool gpu",
+        "needs 2 GPUs; no live collector of pool gpu advertises devices");
+    store.registerCollector("cpu", "gpu", true);
+    assertThat(waits()).extracting(w -> w.reason().kind()).containsExactly(WaitReason.Kind.CLAIMABLE,
+        WaitReason.Kind.NO_LIVE_COLLECTOR);
+    assertThat(waits().get(0).reason().sentence())
+        .isEqualTo("claimable by the 1 live collector of pool gpu; waits for the next claim");
+    host("h0", Devices.count(2));
+    assertThat(waits()).extracting(w -> w.reason().kind()).containsExactly(WaitReason.Kind.CLAIMABLE,
+        WaitReason.Kind.CLAIMABLE);
+    // A collector whose heartbeat is older than the timeout no longer counts.
+    clock.advance(LEASE.plusSeconds(1));
+    assertThat(waits()).extracting(w -> w.reason().kind()).containsExactly(WaitReason.Kind.NO_LIVE_COLLECTOR,
+        WaitReason.Kind.NO_LIVE_COLLECTOR);
+    assertThat(store.waitingJobs("other", LEASE)).isEmpty();
+    assertThat(jobs).hasSize(2);
+  }
+}
