@@ -117,7 +117,7 @@ public abstract class WorkflowRoles {
 
   /**
    * The cadences that may hold only a share of each runner pool; empty means every cadence with a
-   * {@code gpu_max_parallel}.
+   * {@code gpu_max_parallel} or a fleet share that does not borrow.
    *
    * @return cadence names, in declaration order
    */

@@ -4,6 +4,7 @@ import dev.cipolicy.api.SourceLocation;
 import dev.cipolicy.api.policy.Backend;
 import dev.cipolicy.api.policy.CadenceDefinition;
 import dev.cipolicy.api.policy.EventRule;
+import dev.cipolicy.api.policy.FleetShare;
 import dev.cipolicy.api.policy.Policy;
 import dev.cipolicy.api.policy.ScheduleRule;
 import dev.cipolicy.api.policy.Suite;
@@ -433,15 +434,38 @@ public final class WorkflowLint {
 
   // ---- pool-share ----------------------------------------------------------------------------------
 
+  /** A cadence's cap on one pool: runners, or GPUs. */
+  private record Cap(boolean gpus, long amount) {
+    String shown() {
+      return amount + (gpus ? (amount == 1 ? " GPU" : " GPUs") : (amount == 1 ? " runner" : " runners"));
+    }
+  }
+
+  /**
+   * The hard cap of a cadence on a pool: its fleet share when the policy declares one (none when the share may
+   * borrow idle capacity), else {@code gpu_max_parallel} runners (1 when unset).
+   */
+  private static Optional<Cap> cap(Policy p, String cadence, String pool) {
+    Optional<FleetShare> share = p.share(cadence, pool);
+    if (share.isPresent()) {
+      return share.get().borrow() ? Optional.empty()
+          : Optional.of(new Cap(share.get().unit() == FleetShare.Unit.GPUS, share.get().amount()));
+    }
+    return Optional.of(new Cap(false, p.cadence(cadence).flatMap(CadenceDefinition::gpuMaxParallel).orElse(1)));
+  }
+
   private void poolShare(Declared d, List<LintFinding> out) {
     Policy p = policy.orElseThrow();
     Map<String, Suite> suites = suites();
-    List<String> throttled = d.roles.throttledCadences().isEmpty()
-        ? p.cadences().stream().filter(c -> c.gpuMaxParallel().isPresent()).map(CadenceDefinition::name).toList()
-        : d.roles.throttledCadences();
+    List<String> throttled = d.roles.throttledCadences();
+    if (throttled.isEmpty()) {
+      Set<String> t = new LinkedHashSet<>();
+      p.cadences().stream().filter(c -> c.gpuMaxParallel().isPresent()).forEach(c -> t.add(c.name()));
+      p.fleetShares().stream().filter(s -> !s.borrow()).forEach(s -> t.add(s.cadence()));
+      throttled = List.copyOf(t);
+    }
     Set<String> reported = new LinkedHashSet<>();
     for (String cadence : throttled) {
-      int share = p.cadence(cadence).flatMap(CadenceDefinition::gpuMaxParallel).orElse(1);
       for (LintEvent e : events(d.workflow)) {
         if (!e.cadences.contains(cadence)) {
           continue;
@@ -451,7 +475,8 @@ public final class WorkflowLint {
             .withOutput(d.policyJob.id(), d.roles.bypassOutput(), Boolean.toString(bypass));
         Simulation sim = d.simulator.simulate(s);
         Map<String, List<String>> byPool = new LinkedHashMap<>();
-        Map<String, Integer> demand = new HashMap<>();
+        Map<String, Integer> runners = new HashMap<>();
+        Map<String, Integer> budget = new HashMap<>();
         for (Map.Entry<String, String> stage : d.stages.entrySet()) {
           Suite suite = suites.get(stage.getValue());
           JobResult r = sim.result(stage.getKey());
@@ -459,12 +484,24 @@ public final class WorkflowLint {
             continue;
           }
           byPool.computeIfAbsent(suite.pool().get(), k -> new ArrayList<>()).add(stage.getKey());
-          demand.put(stage.getKey(), runners(d, sim, d.workflow.job(stage.getKey()).orElseThrow()));
+          runners.put(stage.getKey(), runners(d, sim, d.workflow.job(stage.getKey()).orElseThrow()));
+          budget.put(stage.getKey(), suite.gpuBudget() > 0 ? suite.gpuBudget() : suite.gpus());
         }
         byPool.forEach((pool, jobs) -> {
-          List<String> worst = heaviestOverlap(d, jobs, demand);
-          long held = worst.stream().mapToLong(x -> demand.getOrDefault(x, 1)).sum();
-          if (held <= share) {
+          Optional<Cap> c = cap(p, cadence, pool);
+          if (c.isEmpty()) {
+            return;
+          }
+          Cap limit = c.get();
+          Map<String, Long> weight = new HashMap<>();
+          for (String j : jobs) {
+            long n = runners.getOrDefault(j, 1);
+            weight.put(j, n >= Integer.MAX_VALUE ? Long.MAX_VALUE / 4
+                : limit.gpus() ? n * budget.getOrDefault(j, 0) : n);
+          }
+          List<String> worst = heaviestOverlap(d, jobs, weight);
+          long held = worst.stream().mapToLong(x -> weight.getOrDefault(x, 1L)).sum();
+          if (held <= limit.amount()) {
             return;
           }
           String at = worst.get(worst.size() - 1);
@@ -472,18 +509,19 @@ public final class WorkflowLint {
             return;
           }
           Job j = d.workflow.job(at).orElseThrow();
-          List<String> parts = worst.stream().map(x -> x + " (" + shown(demand.getOrDefault(x, 1)) + ")").toList();
+          List<String> parts = worst.stream().map(x -> x + " (" + shown(runners.getOrDefault(x, 1))
+              + (limit.gpus() ? " of " + budget.getOrDefault(x, 0) + " GPUs" : "") + ")").toList();
           String fix = worst.size() == 1
               ? "cap its matrix under " + cadence + ", e.g. `max-parallel: ${{ needs." + d.policyJob.id() + ".outputs."
-                  + d.roles.cadenceOutput() + " == '" + cadence + "' && " + share + " || <usual> }}`"
+                  + d.roles.cadenceOutput() + " == '" + cadence + "' && 1 || <usual> }}`"
               : "run them one after another under " + cadence + " (needs), cap their matrices with max-parallel, or"
                   + " let the queue's fleet share hold them";
+          String unit = limit.gpus() ? " GPUs" : " runners";
           out.add(new LintFinding(LintRule.POOL_SHARE, Severity.ERROR, j.matrix().map(Matrix::location)
               .filter(l -> worst.size() == 1).orElse(j.location()), Optional.of(at),
               "under cadence " + cadence + " (" + e.description + "), " + String.join(" and ", parts) + " can hold "
-                  + (held >= Integer.MAX_VALUE ? "unboundedly many" : Long.toString(held)) + " " + pool
-                  + " runners at once; the cadence's share is " + share + " per pool; "
-                  + fix));
+                  + (held >= Long.MAX_VALUE / 4 ? "unboundedly many" : Long.toString(held)) + " " + pool + unit
+                  + " at once; " + cadence + "'s share of " + pool + " is " + limit.shown() + "; " + fix));
         });
       }
     }
@@ -520,7 +558,7 @@ public final class WorkflowLint {
    * two share a concurrency group) holding the most runners; beyond {@link #MAX_EXACT_POOL_JOBS} jobs, all
    * of them (an upper bound).
    */
-  private static List<String> heaviestOverlap(Declared d, List<String> jobs, Map<String, Integer> demand) {
+  private static List<String> heaviestOverlap(Declared d, List<String> jobs, Map<String, Long> demand) {
     if (jobs.size() > MAX_EXACT_POOL_JOBS) {
       return jobs;
     }
@@ -545,7 +583,7 @@ public final class WorkflowLint {
         if ((mask & (1 << a)) == 0) {
           continue;
         }
-        sum += demand.getOrDefault(jobs.get(a), 1);
+        sum += demand.getOrDefault(jobs.get(a), 1L);
         for (int b = a + 1; b < n; b++) {
           if ((mask & (1 << b)) != 0 && apart[a][b]) {
             ok = false;

@@ -210,7 +210,7 @@ class WorkflowLintTest {
       assertThat(f.rule()).isEqualTo(LintRule.POOL_SHARE);
       assertThat(f.job()).contains("stage-c-8-gpu-h100");
       assertThat(f.message()).startsWith("under cadence weekly (schedule '0 15 * * 6'), stage-c-8-gpu-h100 (2 runners)"
-          + " can hold 2 h100 runners at once; the cadence's share is 1 per pool");
+          + " can hold 2 h100 runners at once; weekly's share of h100 is 1 runner");
     });
     List<LintFinding> parallel = lint().lint(set("buggy", UnaryOperator.identity(), UnaryOperator.identity()));
     assertThat(parallel).filteredOn(f -> f.rule() == LintRule.POOL_SHARE).singleElement()
@@ -259,5 +259,24 @@ class WorkflowLintTest {
     List<Workflow> buggy = set("buggy", UnaryOperator.identity(), UnaryOperator.identity());
     assertThat(lint().lint(buggy)).isEqualTo(lint().lint(buggy)).isSortedAccordingTo(LintFinding.ORDER)
         .allSatisfy(f -> assertThat(f.message()).doesNotContain("\n"));
+  }
+
+  @Test
+  void aShareInGpusCountsTheGpusOfEveryRunnerAndABorrowingShareIsNoCap() {
+    String miles = read("policies/miles.yaml").replace("      throttled_cadences: [weekly]\n", "");
+    String capped = replaced(miles, "h200: {gpus: 12, borrow: true}", "h200: {gpus: 8}");
+    LoadedPolicy policy = PolicyLoader.load("miles.yaml", capped);
+    List<LintFinding> findings = WorkflowLint.of(policy.policy(), policy.locator())
+        .lint(set("fixed", UnaryOperator.identity(), UnaryOperator.identity()));
+    assertThat(findings).isNotEmpty().allSatisfy(f -> {
+      assertThat(f.rule()).isEqualTo(LintRule.POOL_SHARE);
+      assertThat(f.job()).contains("stage-c-8-gpu-h200");
+      assertThat(f.message()).contains("under cadence nightly")
+          .contains("stage-c-8-gpu-h200 (2 runners of 8 GPUs) can hold 16 h200 GPUs at once; nightly's share of h200"
+              + " is 8 GPUs");
+    });
+    LoadedPolicy borrowing = PolicyLoader.load("miles.yaml", miles);
+    assertThat(WorkflowLint.of(borrowing.policy(), borrowing.locator())
+        .lint(set("fixed", UnaryOperator.identity(), UnaryOperator.identity()))).isEmpty();
   }
 }
