@@ -136,6 +136,10 @@ class HostileCorpusTest {
    */
   static void generate(Path file, String spec) throws IOException {
     String[] p = spec.split(":", 2);
+    Path parent = file.getParent();
+    if (parent != null) {
+      Files.createDirectories(parent); // a generated file may be in a directory git does not keep (an empty one)
+    }
     switch (p[0]) {
       case "dir" -> Files.createDirectories(file);
       case "bytes" -> Files.write(file, HexFormat.of().parseHex(p[1]));
