@@ -127,6 +127,28 @@ class SuiteJobsTest {
   }
 
   @Test
+  void theExampleOfTheQueueDocsRuns() throws IOException {
+    LoadedPolicy policy = PolicyLoader.load("miles.yaml", read("examples/policies/miles.yaml"));
+    String registrationsText = read("examples/registrations/miles.yaml");
+    StageSelection stageSelection = NOTHING_SKIPPED;
+    Clock clock = CLOCK;
+
+    SuiteRegistry registry = RegistrationLoader.load("registrations.yaml", registrationsText, policy.resolver());
+    RunPolicy nightly = policy.resolver().resolveCadence("nightly", List.of());
+    List<PlannedJob> planned = SuitePlanner.of(registry).plan(nightly, stageSelection);
+    JobQueue queue = JobQueue.inMemory(clock, QueueSettings.builder().planner(JobPlanner.fromSuites(planned)).build());
+
+    queue.store().registerCollector("b200-0", "b200", true, Devices.count(8)); // a host of pool b200
+    queue.registerCollector("cpu-0", SuiteJobs.CPU_TAG, true);                // CPU suites, no devices
+    queue.submit(NewRequest.master("9b2e1d0", null));
+    assertThat(queue.tick().started().get(0).jobs()).hasSize(20).extracting(j -> j.spec().toString())
+        .contains("stage-c-8-gpu-b200@b200 [8 GPUs]");
+    List<Claim> claims = queue.claim("b200-0", 8).claims();
+    assertThat(claims).singleElement().satisfies(c -> assertThat(c.lease().devices())
+        .containsExactly(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+
+  @Test
   void aSuiteOfOneShardKeepsItsNameAndAShardedOneNamesItsShard() {
     assertThat(SuiteJobs.benchmarkGroup(job("stage-c-8-gpu-b200", 0, 1, 8, Optional.of("b200"))))
         .isEqualTo("stage-c-8-gpu-b200");
