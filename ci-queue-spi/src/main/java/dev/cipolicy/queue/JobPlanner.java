@@ -1,9 +1,13 @@
 package dev.cipolicy.queue;
 
+import dev.cipolicy.api.suite.PlannedJob;
+import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.Request;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The fan-out of a queue, a port the host implements: which jobs a request gets when the site tick starts
@@ -52,5 +56,27 @@ public interface JobPlanner {
       }
       return specs;
     };
+  }
+
+  /**
+   * The planner of a resolved run: every request gets the jobs of the run's planned jobs, one required job
+   * per suite shard on its pool with its GPU budget and estimate, as {@link SuiteJobs#specs(List)} maps them.
+   * The specs are computed once, here, so bad input fails when the planner is made, not in a tick.
+   *
+   * @param planned the planned jobs of the run, e.g. from {@code SuitePlanner.plan}
+   * @return the planner
+   * @throws InvalidQueueInputException for a GPU job without a pool, an estimate
+   *     longer than {@link JobSpec#MAX_ESTIMATE}, or two planned jobs with the same group and pool
+   */
+  static JobPlanner fromSuites(List<PlannedJob> planned) {
+    List<JobSpec> specs = SuiteJobs.specs(planned);
+    Set<String> seen = new HashSet<>();
+    for (JobSpec spec : specs) {
+      if (!seen.add(spec.benchmarkGroup() + "@" + spec.collectorTag())) {
+        throw new InvalidQueueInputException("planned jobs give " + spec + " twice; expected each suite shard"
+            + " once");
+      }
+    }
+    return request -> specs;
   }
 }
