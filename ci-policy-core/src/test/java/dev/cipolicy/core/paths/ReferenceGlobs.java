@@ -161,13 +161,14 @@ final class ReferenceGlobs {
         chars.add(-hi);
       }
     }
-    StringBuilder re = new StringBuilder(negated ? "[^/" : "[");
+    // A class never matches '/', even through a range that spans it (e.g. [*-a]): intersect with [^/].
+    StringBuilder re = new StringBuilder(negated ? "[^/" : "[[");
     for (int c : chars) {
       if (c < 0) {
         re.append('-');
       }
       re.append("\\x{").append(Integer.toHexString(Math.abs(c))).append('}');
     }
-    return re.append(']').toString();
+    return re.append(negated ? "]" : "]&&[^/]]").toString();
   }
 }
