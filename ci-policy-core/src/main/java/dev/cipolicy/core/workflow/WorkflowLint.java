@@ -148,7 +148,7 @@ public final class WorkflowLint {
 
   /** A workflow with the roles the policy gives its jobs. */
   private record Declared(Workflow workflow, WorkflowRoles roles, WorkflowSimulator simulator, Job policyJob,
-      Optional<Job> gate, Map<String, String> stages) {
+      Optional<Job> gate, Map<String, String> stages, List<LintEvent> events) {
     String file() {
       return workflow.file();
     }
@@ -200,7 +200,7 @@ public final class WorkflowLint {
         roles.suiteOf(j.id(), suites).ifPresent(s -> stages.put(j.id(), s));
       }
     }
-    return Optional.of(new Declared(w, roles, WorkflowSimulator.of(w), p, gate, stages));
+    return Optional.of(new Declared(w, roles, WorkflowSimulator.of(w), p, gate, stages, events(w)));
   }
 
   // ---- closed-runs-nothing -------------------------------------------------------------------------
@@ -222,7 +222,8 @@ public final class WorkflowLint {
       }
       Event e = new Event(name, Optional.of("closed"), Optional.empty(), Map.of(), List.of(), Optional.empty());
       Scenario s = Scenario.of(e);
-      Simulation sim = WorkflowSimulator.of(w).simulate(d.map(x -> outputs(x, s, firstCadence(x, e))).orElse(s));
+      // a closed pull request resolves no cadence of its own: the policy's first stands in
+      Simulation sim = WorkflowSimulator.of(w).simulate(d.map(x -> outputs(x, s, defaultCadence())).orElse(s));
       for (Job j : w.jobs()) {
         JobResult r = sim.result(j.id());
         if (r == JobResult.SKIPPED) {
@@ -295,7 +296,7 @@ public final class WorkflowLint {
     }
     Job gate = d.gate.get();
     Map<String, Cause> causes = new LinkedHashMap<>();
-    for (LintEvent e : events(d.workflow)) {
+    for (LintEvent e : d.events) {
       Optional<String> cadence = bypassCadence(e);
       if (cadence.isEmpty()) {
         continue;
@@ -408,8 +409,8 @@ public final class WorkflowLint {
       if (!canSkip) {
         continue;
       }
-      for (LintEvent e : events(d.workflow)) {
-        Scenario s = outputs(d, Scenario.of(e.event), firstCadence(d, e.event))
+      for (LintEvent e : d.events) {
+        Scenario s = outputs(d, Scenario.of(e.event), e.cadences.stream().findFirst().orElseGet(this::defaultCadence))
             .withOutput(d.policyJob.id(), d.roles.skippedStagesOutput(), "[\"" + stage.getValue() + "\"]");
         Simulation sim = d.simulator.simulate(s);
         if (sim.result(d.policyJob.id()) != JobResult.SUCCESS) {
@@ -466,7 +467,7 @@ public final class WorkflowLint {
     }
     Set<String> reported = new LinkedHashSet<>();
     for (String cadence : throttled) {
-      for (LintEvent e : events(d.workflow)) {
+      for (LintEvent e : d.events) {
         if (!e.cadences.contains(cadence)) {
           continue;
         }
@@ -754,12 +755,8 @@ public final class WorkflowLint {
     return out;
   }
 
-  private String firstCadence(Declared d, Event e) {
-    for (LintEvent x : events(d.workflow)) {
-      if (x.event.equals(e) && !x.cadences.isEmpty()) {
-        return x.cadences.iterator().next();
-      }
-    }
+  /** The cadence of an event the policy resolves no cadence for: the policy's first. */
+  private String defaultCadence() {
     return policy.flatMap(p -> p.cadences().stream().findFirst()).map(CadenceDefinition::name).orElse("regular");
   }
 

@@ -186,14 +186,12 @@ final class WorkflowLintCommand implements Callable<Integer> {
       if (known != null) {
         return Optional.of(known);
       }
-      Path p = workflowsDir.resolve(name);
-      return Files.isRegularFile(p) ? Optional.of(Inputs.readText(p, "workflow file", Inputs.MAX_WORKFLOW_BYTES))
-          : Optional.empty();
+      return readIfThere(workflowsDir.resolve(name));
     }
-    if (uses.contains("..")) {
-      return Optional.empty();
-    }
-    Path p = c.resolvePath(uses);
+    return uses.contains("..") ? Optional.empty() : readIfThere(c.resolvePath(uses));
+  }
+
+  private static Optional<String> readIfThere(Path p) {
     return Files.isRegularFile(p) ? Optional.of(Inputs.readText(p, "workflow file", Inputs.MAX_WORKFLOW_BYTES))
         : Optional.empty();
   }
