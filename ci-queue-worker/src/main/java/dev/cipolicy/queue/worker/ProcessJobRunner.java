@@ -216,20 +216,15 @@ public final class ProcessJobRunner implements JobRunner {
       return;
     }
     alive.forEach(ProcessHandle::destroy);
+    // Polls: ProcessHandle.onExit() of a process that is not our child is itself polled, and slowly.
     long deadline = System.nanoTime() + killGrace.toNanos();
     boolean interrupted = false;
-    for (ProcessHandle h : alive) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        break;
-      }
+    while (alive.stream().anyMatch(ProcessHandle::isAlive) && System.nanoTime() < deadline) {
       try {
-        h.onExit().get(left, TimeUnit.NANOSECONDS);
+        Thread.sleep(10);
       } catch (InterruptedException e) {
         interrupted = true;
         break;
-      } catch (Exception e) {
-        // Timed out or failed: forced below.
       }
     }
     for (ProcessHandle h : alive) {
