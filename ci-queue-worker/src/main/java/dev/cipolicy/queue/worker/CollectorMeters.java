@@ -45,7 +45,8 @@ public final class CollectorMeters {
   public static final String COLLECTOR_HEARTBEATS = "cipolicy.collector.heartbeats";
   /**
    * Counter of store calls that failed with a store exception (unreachable database), tagged
-   * {@code operation}: {@code claim}, {@code heartbeat}, {@code collector_heartbeat}, {@code report}.
+   * {@code operation}: {@code claim}, {@code heartbeat}, {@code collector_heartbeat}, {@code report},
+   * {@code release}.
    */
   public static final String STORE_ERRORS = "cipolicy.collector.store.errors";
   /** Gauge of the jobs running now. */

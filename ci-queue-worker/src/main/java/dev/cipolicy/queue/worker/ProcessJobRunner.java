@@ -272,7 +272,7 @@ public final class ProcessJobRunner implements JobRunner {
     }
 
     /**
-     * A variable added to the process's environment (on top of the host's; {@value #CUDA_VISIBLE_DEVICES}
+     * A variable added to the process's environment (on top of the host's; {@value ProcessJobRunner#CUDA_VISIBLE_DEVICES}
      * is always the lease's).
      *
      * @param name the variable

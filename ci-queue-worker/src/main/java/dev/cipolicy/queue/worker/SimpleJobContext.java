@@ -53,7 +53,14 @@ public final class SimpleJobContext implements JobContext {
 
   @Override
   public boolean awaitStop(Duration maxWait) throws InterruptedException {
-    return stopped.await(Settings.present(maxWait, "stop wait").toNanos(), TimeUnit.NANOSECONDS);
+    Duration wait = Settings.present(maxWait, "stop wait");
+    long nanos;
+    try {
+      nanos = wait.toNanos();
+    } catch (ArithmeticException e) {
+      nanos = Long.MAX_VALUE;
+    }
+    return stopped.await(nanos, TimeUnit.NANOSECONDS);
   }
 
   @Override
