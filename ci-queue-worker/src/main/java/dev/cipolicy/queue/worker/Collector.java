@@ -579,7 +579,8 @@ public final class Collector implements AutoCloseable {
     }
     Failure failure;
     String cause;
-    if (stopped == StopReason.TIMEOUT && (outcome == null || !outcome.succeeded())) {
+    if (stopped == StopReason.TIMEOUT) {
+      // The job overran: whatever the runner made of the stop, it fails with the timeout.
       failure = new Failure(timeoutKind, "timed out after " + jobTimeout + " on collector " + name);
       cause = "timeout";
     } else if (thrown != null) {

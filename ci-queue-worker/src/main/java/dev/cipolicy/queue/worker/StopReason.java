@@ -18,7 +18,7 @@ public enum StopReason {
   LEASE_LOST,
   /**
    * The job ran longer than the collector's job timeout: it is failed with the timeout's failure kind
-   * (transient unless configured otherwise).
+   * (transient unless configured otherwise), whatever the runner returns once stopped.
    */
   TIMEOUT,
   /**

@@ -266,6 +266,45 @@ class CollectorTest {
   }
 
   @Test
+  void anIdleCollectorIsWokenByItsWakeupsLongBeforeItsClaimInterval() throws Exception {
+    JobQueue queue = queue(Clock.systemUTC(), Duration.ofSeconds(30), Duration.ofSeconds(30),
+        JobSpec.required("woken", TAG));
+    // A wake-up source in the shape of PostgresQueueWakeups: a generation per tag and a wait for it to move.
+    Object lock = new Object();
+    long[] generation = {0};
+    AtomicInteger waits = new AtomicInteger();
+    Wakeups wakeups = Wakeups.of(tag -> {
+      synchronized (lock) {
+        return generation[0];
+      }
+    }, (tag, seen, maxWait) -> {
+      waits.incrementAndGet();
+      synchronized (lock) {
+        while (generation[0] == seen) {
+          lock.wait();
+        }
+        return true;
+      }
+    });
+    CountDownLatch ran = new CountDownLatch(1);
+    try (Collector collector = Collector.builder(queue).name("c7").tag(TAG).claimInterval(Duration.ofHours(1))
+        .wakeups(wakeups).runner(ctx -> {
+          ran.countDown();
+          return JobOutcome.success();
+        }).start()) {
+      await("the collector waits after an empty claim", () -> waits.get() >= 1);
+      RequestId request = started(queue, "ggg777");
+      synchronized (lock) {
+        generation[0]++;
+        lock.notifyAll();
+      }
+      assertThat(ran.await(20, TimeUnit.SECONDS)).as("woken and claimed, within an hour-long interval").isTrue();
+      await("the job completes", () -> job(queue, request, "woken").state() == JobState.SUCCEEDED);
+      assertThat(collector.isClaiming()).isTrue();
+    }
+  }
+
+  @Test
   void meterTagsNameTheCollectorAndItsPool() {
     JobQueue queue = queue(Clock.systemUTC(), Duration.ofSeconds(30), Duration.ofSeconds(30),
         JobSpec.required("g", TAG));
