@@ -106,7 +106,7 @@ public final class Collector implements AutoCloseable {
   private final Object lock = new Object();
   /** The jobs claimed and not yet done, by id; guarded by {@link #lock}. */
   private final Map<JobId, Running> running = new LinkedHashMap<>();
-  /** Every job thread started, until it ended; guarded by {@link #lock}. */
+  /** The job threads started and not yet seen ended; guarded by {@link #lock}. */
   private final List<Thread> jobThreads = new ArrayList<>();
   private volatile boolean stopping;
   private volatile boolean heartbeatStop;
@@ -461,6 +461,8 @@ public final class Collector implements AutoCloseable {
         Thread t = threads.newThread(() -> runJob(r));
         r.thread = t;
         running.put(claim.job().id(), r);
+        // Ended threads need no join: the list stays as long as the jobs running plus those just ended.
+        jobThreads.removeIf(t2 -> !t2.isAlive());
         jobThreads.add(t);
         t.start();
         return;
