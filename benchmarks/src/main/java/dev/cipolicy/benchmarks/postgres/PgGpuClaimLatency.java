@@ -9,8 +9,12 @@ import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
 import dev.cipolicy.queue.spi.RegisterResult;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.StartCommand;
@@ -37,7 +41,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * the backfill inside the claim transaction (each GPU claim of a pool is serialized by the pool's lock).
  *
  * <p>It reports the wall time of every claim call, separately for calls that got a job and calls that got
- * none, as p50, p90, p99 and max, plus jobs per second and the device utilization (device-time of the runs
+ * none (including calls that gave up after the store's lock timeout waiting for the pool's lock, counted apart
+ * and retried on the collector's next iteration), as p50, p90, p99 and max, plus jobs per second and the device utilization (device-time of the runs
  * over devices times the drain's duration). A site thread ticks once a second, as in every deployment.
  *
  * <p>Arguments ({@code --name=value}, all optional): {@code url}, {@code user} (as {@link PgQueueHarness}),
@@ -50,7 +55,8 @@ public final class PgGpuClaimLatency {
   }
 
   /** One run's measurements. */
-  private record Measured(double[] withJob, double[] empty, int jobs, double seconds, double utilization) {
+  private record Measured(double[] withJob, double[] empty, int timeouts, int jobs, double seconds,
+      double utilization) {
   }
 
   /**
@@ -80,10 +86,10 @@ public final class PgGpuClaimLatency {
       Arrays.sort(m.withJob());
       Arrays.sort(m.empty());
       System.out.printf(Locale.ROOT, "round %d | claims with a job: %6d, p50 %6.2f ms, p90 %6.2f ms, p99 %6.2f ms,"
-          + " max %7.2f ms | empty claims: %6d, p50 %6.2f ms, p99 %6.2f ms | %6.0f jobs/s | device utilization"
-          + " %4.1f %% | load %.1f%n", round, m.withJob().length, q(m.withJob(), 0.5), q(m.withJob(), 0.9),
-          q(m.withJob(), 0.99), q(m.withJob(), 1), m.empty().length, q(m.empty(), 0.5), q(m.empty(), 0.99),
-          m.jobs() / m.seconds(), 100 * m.utilization(), Load.now());
+          + " max %7.2f ms | empty claims: %6d, p50 %6.2f ms, p99 %6.2f ms, %d timed out | %6.0f jobs/s |"
+          + " device utilization %4.1f %% | load %.1f%n", round, m.withJob().length, q(m.withJob(), 0.5),
+          q(m.withJob(), 0.9), q(m.withJob(), 0.99), q(m.withJob(), 1), m.empty().length, q(m.empty(), 0.5),
+          q(m.empty(), 0.99), m.timeouts(), m.jobs() / m.seconds(), 100 * m.utilization(), Load.now());
     }
   }
 
@@ -131,6 +137,7 @@ public final class PgGpuClaimLatency {
             settings);
         AtomicInteger done = new AtomicInteger();
         AtomicLong deviceNanos = new AtomicLong();
+        AtomicInteger timeouts = new AtomicInteger();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<double[]> withJob = new ArrayList<>();
         List<double[]> empty = new ArrayList<>();
@@ -144,7 +151,7 @@ public final class PgGpuClaimLatency {
           Thread t = new Thread(() -> {
             try {
               start.await();
-              collect(queue, name, devices, jobs, scale, done, deviceNanos, got, none, counts);
+              collect(queue, name, devices, jobs, scale, done, deviceNanos, timeouts, failure, got, none, counts);
             } catch (Throwable e) {
               failure.compareAndSet(null, e);
             } finally {
@@ -185,7 +192,7 @@ public final class PgGpuClaimLatency {
         if (done.get() != jobs) {
           throw new IllegalStateException("completed " + done.get() + " of " + jobs + " jobs");
         }
-        return new Measured(concat(withJob), concat(empty), jobs, seconds,
+        return new Measured(concat(withJob), concat(empty), timeouts.get(), jobs, seconds,
             deviceNanos.get() / 1e9 / ((double) collectors * devices * seconds));
       } finally {
         db.closeAndAwaitGone(pool);
@@ -197,17 +204,16 @@ public final class PgGpuClaimLatency {
 
   /** One collector's loop until every job of the run is done. */
   private static void collect(JobQueue queue, String name, int devices, int jobs, long scale, AtomicInteger done,
-      AtomicLong deviceNanos, double[] got, double[] none, int[] counts) throws InterruptedException {
+      AtomicLong deviceNanos, AtomicInteger timeouts, AtomicReference<Throwable> failure, double[] got,
+      double[] none, int[] counts) throws InterruptedException {
     List<Lease> running = new ArrayList<>();
     List<long[]> ends = new ArrayList<>(); // {end nanos, gpus, start nanos}
     int free = devices;
-    while (done.get() < jobs) {
+    while (done.get() < jobs && failure.get() == null) {
       long now = System.nanoTime();
       for (int i = running.size() - 1; i >= 0; i--) {
         if (ends.get(i)[0] <= now) {
-          if (!queue.complete(running.get(i)).ok()) {
-            throw new IllegalStateException("could not complete " + running.get(i));
-          }
+          complete(queue, running.get(i));
           free += (int) ends.get(i)[1];
           deviceNanos.addAndGet(ends.get(i)[1] * (now - ends.get(i)[2]));
           done.incrementAndGet();
@@ -218,7 +224,18 @@ public final class PgGpuClaimLatency {
       boolean claimed = false;
       if (free > 0) {
         long c0 = System.nanoTime();
-        ClaimResult result = queue.claim(name, 1);
+        ClaimResult result;
+        try {
+          result = queue.claim(name, 1);
+        } catch (QueueStoreUnavailableException e) {
+          // A claim that waited longer than the lock timeout for its pool's lock; a collector retries it on
+          // its next iteration, as here. Its wait counts among the empty claims and as a timeout.
+          timeouts.incrementAndGet();
+          if (counts[1] < none.length) {
+            none[counts[1]++] = (System.nanoTime() - c0) / 1e6;
+          }
+          continue;
+        }
         long c1 = System.nanoTime();
         if (result.status() != ClaimResult.Status.OK) {
           throw new IllegalStateException("claim by " + name + ": " + result.status());
@@ -247,8 +264,26 @@ public final class PgGpuClaimLatency {
         Thread.sleep(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
       }
     }
-    if (!running.isEmpty()) {
+    if (!running.isEmpty() && failure.get() == null) {
       throw new IllegalStateException("the run ended with " + running + " still running");
+    }
+  }
+
+  /** Completes a lease, retrying a timed-out completion (a fenced retry reports an applied one as stale). */
+  private static void complete(JobQueue queue, Lease lease) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        LeaseResult done = queue.complete(lease);
+        if (done.ok() || (done.status() == LeaseStatus.STALE_LEASE && attempt > 1 && done.job().isPresent()
+            && done.job().get().state() == JobState.SUCCEEDED)) {
+          return;
+        }
+        throw new IllegalStateException("could not complete " + lease + ": " + done.status());
+      } catch (QueueStoreUnavailableException e) {
+        if (attempt >= 10) {
+          throw e;
+        }
+      }
     }
   }
 
