@@ -33,9 +33,15 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The cost of a claim with GPU budgets on, against the queue length (it should stay O(log n)): an 8-GPU
  * host of a pool of four such hosts (two NVLink groups each), three of them busy with 8-GPU jobs, claims one
- * job from a queue of {@code queued} jobs needing 1, 2, 4 or 8 GPUs with estimates of 5 to 40 minutes and
- * completes it; one operation is that claim and completion on
+ * job from a queue of {@code queued} jobs and completes it; one operation is that claim and completion on
  * one {@link InMemoryQueueStore}. The queue is refilled inside the measurement when it runs low.
+ *
+ * <p>{@code head}: with {@code free} the claiming host is idle and the queue holds jobs needing 1, 2, 4 or 8
+ * GPUs with estimates of 5 to 40 minutes, so the oldest job fits at once (no reservation). With
+ * {@code reserved} the claiming host also runs a 1-GPU job estimated at 20 minutes, the oldest queued job
+ * needs 8 GPUs (estimated at an hour) and fits on no host's free devices, and the rest of the queue needs 1,
+ * 2 or 4 GPUs with estimates of 5, 10 or 15 minutes: every claim reserves the claiming host for the head (it
+ * frees 8 devices soonest) and backfills a job that ends before the reservation is due.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -51,6 +57,10 @@ public class GpuClaimBenchmark {
   /** How many GPU jobs are queued. */
   @Param({"1000", "100000", "1000000"})
   public int queued;
+
+  /** Whether the head of the pool fits at once ({@code free}) or waits on a reservation ({@code reserved}). */
+  @Param({"free", "reserved"})
+  public String head;
 
   private final Clock clock = Clock.fixed(Instant.parse("2026-01-05T09:00:00Z"), ZoneOffset.UTC);
   private InMemoryQueueStore store = new InMemoryQueueStore(clock);
@@ -72,28 +82,56 @@ public class GpuClaimBenchmark {
     for (int h = 1; h < 4; h++) {
       holders.add(JobSpec.required("hold" + h, "b200").withGpus(8, Duration.ofMinutes(30L * h)));
     }
+    boolean reserved = reserved();
+    if (reserved) {
+      holders.add(JobSpec.required("hold0", "b200").withGpus(1, Duration.ofMinutes(20)));
+    }
     store.startRequest(new StartCommand(busy, holders, false, Integer.MAX_VALUE));
     for (int h = 1; h < 4; h++) {
       store.claim(new ClaimCommand("h" + h, Duration.ofHours(2), Duration.ofHours(2), 2, 1));
     }
+    if (reserved) {
+      List<Claim> held = store.claim(CLAIM).claims();
+      if (held.size() != 1 || held.get(0).job().spec().gpus() != 1) {
+        throw new IllegalStateException("h0 should hold the 1-GPU job; got " + held);
+      }
+      RequestId wide = store.submit(NewRequest.master("wide", null)).request().id();
+      store.startRequest(new StartCommand(wide, List.of(JobSpec.required("wide", "b200").withGpus(8,
+          Duration.ofHours(1))), false, Integer.MAX_VALUE));
+    }
     while (waiting < queued) {
       refill();
     }
+    if (reserved) {
+      // Every claim must be a backfill around the head's reservation, never the head itself.
+      List<Claim> trial = store.claim(CLAIM).claims();
+      if (trial.size() != 1 || trial.get(0).job().spec().gpus() == 8) {
+        throw new IllegalStateException("expected a backfilled job next to the reservation; got " + trial);
+      }
+      store.complete(LeaseRef.of(trial.get(0).lease()));
+      waiting--;
+    }
+  }
+
+  private boolean reserved() {
+    return head.equals("reserved");
   }
 
   private void refill() {
     RequestId id = store.submit(NewRequest.master("m" + ++batches, null)).request().id();
     List<JobSpec> specs = new ArrayList<>(BATCH);
     for (int i = 0; i < BATCH; i++) {
-      specs.add(JobSpec.required("g" + i, "b200").withGpus(GPUS[i % GPUS.length],
-          Duration.ofMinutes(5L * (1 + i % 8))));
+      specs.add(reserved()
+          ? JobSpec.required("g" + i, "b200").withGpus(GPUS[i % 3], Duration.ofMinutes(5L * (1 + i % 3)))
+          : JobSpec.required("g" + i, "b200").withGpus(GPUS[i % GPUS.length], Duration.ofMinutes(5L * (1 + i % 8))));
     }
     store.startRequest(new StartCommand(id, specs, false, Integer.MAX_VALUE));
     waiting += BATCH;
   }
 
   /**
-   * Host h0 claims one GPU job and completes it.
+   * Host h0 claims one GPU job and completes it (with {@code reserved}, a backfill next to the head's
+   * reservation).
    *
    * @return the completion result
    */

@@ -55,6 +55,24 @@ final class QueueClaims {
         c -> claimFully(c, command));
   }
 
+  /**
+   * Claims on the connection of a larger operation ({@code completeAndClaim}), inside its transaction: the
+   * fast path when the collector's tag is known and {@code fast} holds, else (or when it does not apply) the
+   * full claim, so the outcome is what {@link #claim} gives. A unique violation of the fast path (a queued job
+   * holding a stray lease row) aborts the transaction; the caller then re-runs the operation with
+   * {@code fast} false, and the full claim skips that job.
+   */
+  ClaimResult claimOn(Connection c, ClaimCommand command, boolean fast) throws SQLException {
+    String known = fast ? collectors.knownTag(command.collector()) : null;
+    if (known != null) {
+      ClaimResult quick = claimFast(c, command, known, ctx.boundNow());
+      if (quick != null) {
+        return quick;
+      }
+    }
+    return claimFully(c, command);
+  }
+
   private ClaimResult claimFully(Connection c, ClaimCommand command) throws SQLException {
     String tag;
     boolean hasDevices;

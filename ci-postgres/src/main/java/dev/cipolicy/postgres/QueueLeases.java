@@ -271,18 +271,36 @@ final class QueueLeases {
    */
   private LeaseResult fenced(String op, LeaseRef lease, PgTransactions.@Nullable OneStatement<LeaseResult> fast,
       LeaseWork work) {
-    return ctx.tx.run(op, fast, c -> {
-      Optional<Job> row = jobs.load(c, lease.jobId(), true);
-      Instant now = ctx.now(c);
-      LeaseResult refused = fence(row, lease, now);
-      if (refused != null) {
-        return refused;
+    return ctx.tx.run(op, fast, c -> fencedOn(c, lease, work));
+  }
+
+  /** The full path of a fenced operation on the operation's connection: lock, fence, cancel if flagged, work. */
+  private LeaseResult fencedOn(Connection c, LeaseRef lease, LeaseWork work) throws SQLException {
+    Optional<Job> row = jobs.load(c, lease.jobId(), true);
+    Instant now = ctx.now(c);
+    LeaseResult refused = fence(row, lease, now);
+    if (refused != null) {
+      return refused;
+    }
+    if (row.get().cancelRequested()) {
+      return cancelFlagged(c, row.get(), now);
+    }
+    return work.run(c, row.get(), now);
+  }
+
+  /**
+   * Completes a lease on the connection of a larger operation ({@code completeAndClaim}), inside its
+   * transaction: without a result the one-statement fast path first, else (or when it does not apply) the full
+   * fenced path, so the outcome is what {@link #complete} gives.
+   */
+  LeaseResult completeOn(Connection c, LeaseRef lease, @Nullable ResultPayload result) throws SQLException {
+    if (result == null) {
+      LeaseResult quick = completeFast(c, lease, ctx.boundNow());
+      if (quick != null) {
+        return quick;
       }
-      if (row.get().cancelRequested()) {
-        return cancelFlagged(c, row.get(), now);
-      }
-      return work.run(c, row.get(), now);
-    });
+    }
+    return fencedOn(c, lease, (cc, current, now) -> completeLocked(cc, current, now, result));
   }
 
   /** Null when the job is leased under this live lease, else the refusal to return. */

@@ -8,9 +8,11 @@ import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.TickResult;
 import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ClaimCommand;
+import dev.cipolicy.queue.spi.CompleteAndClaimResult;
 import dev.cipolicy.queue.spi.ImpossibleRow;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
@@ -176,6 +178,26 @@ class QueuedJobsTableTest {
     db.exec("DELETE FROM " + s + ".queue_leases WHERE job_id = 2");
     assertThat(queue.claim("c1", 5).claims()).extracting(c -> c.job().id().value()).containsExactly(1L, 3L, 2L);
     assertThat(queue.tick().impossibleRows()).isEmpty();
+  }
+
+  @Test
+  void completeAndClaimSkipsAQueuedJobWithAStrayLeaseRowAndStillCompletesInTheSameTransaction() {
+    queue.registerCollector("c1", "x86", true);
+    queue.submit(NewRequest.master("m1", null));
+    queue.tick();
+    Claim first = queue.claim("c1", 1).claims().get(0);
+    assertThat(first.job().id().value()).isEqualTo(1L);
+    db.exec("INSERT INTO " + s + ".queue_leases (job_id, attempt, token, expires_at, collector, collector_tag)"
+        + " VALUES (2, 1, 999, '2026-01-05T09:01:00Z', 'c9', 'x86')");
+
+    // The claim's fast statement fails on the duplicate lease, which aborts the combined transaction; the
+    // re-run completes job 1 again (its first try was rolled back) and claims with the full path, skipping 2.
+    CompleteAndClaimResult got = queue.completeAndClaim(first.lease(), 5);
+    assertThat(got.completion().status()).isEqualTo(LeaseStatus.OK);
+    assertThat(got.claims()).extracting(c -> c.job().id().value()).containsExactly(3L);
+    assertThat(strings("SELECT id || ' ' || state FROM " + s + ".queue_jobs ORDER BY id")).containsExactly(
+        "1 SUCCEEDED", "2 QUEUED", "3 LEASED");
+    assertThat(longs("SELECT job_id FROM " + s + ".queue_leases ORDER BY 1")).containsExactly(2L, 3L);
   }
 
   @Test

@@ -7,6 +7,7 @@ import dev.cipolicy.queue.spi.CancelResult;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.CollectorResult;
+import dev.cipolicy.queue.spi.CompleteAndClaimResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
@@ -482,6 +483,37 @@ public final class JobQueue {
   public LeaseResult complete(Lease lease, ResultPayload result) {
     present(lease, "lease");
     return store.complete(LeaseRef.of(lease), present(result, "result"));
+  }
+
+  /**
+   * Completes the job of a lease and, when that ended the lease, claims up to {@code limit} jobs for the same
+   * collector, as one store call (one transaction and one commit on PostgreSQL): the loop of a collector that
+   * runs one job at a time. A stale lease claims nothing ({@link CompleteAndClaimResult#claim()} is empty);
+   * see {@link QueueStore#completeAndClaim}.
+   *
+   * @param lease the lease, held by the collector that claims next
+   * @param limit the most jobs to claim, at least 1
+   * @return the completion's result and, when it ended the lease, the claim's
+   */
+  public CompleteAndClaimResult completeAndClaim(Lease lease, int limit) {
+    present(lease, "lease");
+    return store.completeAndClaim(LeaseRef.of(lease), null, new ClaimCommand(lease.collector(),
+        settings.leaseDuration(), settings.collectorTimeout(), settings.maxCrashRescues(), limit));
+  }
+
+  /**
+   * {@link #completeAndClaim(Lease, int)} with the job's result, kept in the same step exactly when this
+   * lease's completion succeeds.
+   *
+   * @param lease the lease, held by the collector that claims next
+   * @param result the job's result
+   * @param limit the most jobs to claim, at least 1
+   * @return the completion's result and, when it ended the lease, the claim's
+   */
+  public CompleteAndClaimResult completeAndClaim(Lease lease, ResultPayload result, int limit) {
+    present(lease, "lease");
+    return store.completeAndClaim(LeaseRef.of(lease), present(result, "result"), new ClaimCommand(
+        lease.collector(), settings.leaseDuration(), settings.collectorTimeout(), settings.maxCrashRescues(), limit));
   }
 
   /**

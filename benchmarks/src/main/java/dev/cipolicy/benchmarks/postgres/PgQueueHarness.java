@@ -13,6 +13,8 @@ import java.util.TreeMap;
  * of pre-enqueued no-op jobs with 1, 8 and 32 collector threads through
  * <ul>
  *   <li>{@code store-per-job}: {@code PostgresQueueStore}, claim one job, complete it;
+ *   <li>{@code store-complete-and-claim}: {@code PostgresQueueStore}, one job at a time, each completion
+ *       claiming the next job in the same call ({@code completeAndClaim}, one transaction);
  *   <li>{@code store-batched-B}: {@code PostgresQueueStore}, claim up to B jobs, complete each;
  *   <li>{@code store-batch-complete-B}: {@code PostgresQueueStore}, claim up to B jobs, complete them all
  *       with one {@code completeAll};
@@ -34,8 +36,9 @@ import java.util.TreeMap;
  * {@code rounds} (2), {@code batch} (claim limits of the batched mode, {@code 16}), {@code warmup} (jobs per
  * warm-up run of the JVM, 2000), {@code lead} (completions of each run before its measured window opens, on
  * the same pool, 10000; 0 measures from a freshly opened pool), {@code pgbench-seconds} (10), {@code systems} (comma-separated subset of
- * {@code store-per-job,store-batched,store-batch-complete,db-scheduler,pgbench}, plus
- * {@code server-limits-store-per-job} and {@code server-limits-store-batch-complete}: the same modes with
+ * {@code store-per-job,store-complete-and-claim,store-batched,store-batch-complete,db-scheduler,pgbench}, plus
+ * {@code server-limits-store-per-job}, {@code server-limits-store-complete-and-claim} and
+ * {@code server-limits-store-batch-complete}: the same modes with
  * {@code PostgresTimeouts.serverSettings()}, to measure what the store's default time limits cost).
  */
 public final class PgQueueHarness {
@@ -60,7 +63,7 @@ public final class PgQueueHarness {
     int lead = Integer.parseInt(opts.getOrDefault("lead", "10000"));
     int pgbenchSeconds = Integer.parseInt(opts.getOrDefault("pgbench-seconds", "10"));
     List<String> systems = List.of(opts.getOrDefault("systems",
-        "store-per-job,store-batched,store-batch-complete,db-scheduler,pgbench")
+        "store-per-job,store-complete-and-claim,store-batched,store-batch-complete,db-scheduler,pgbench")
         .split(","));
 
     String pgbench = Pgbench.executable();
@@ -139,6 +142,10 @@ public final class PgQueueHarness {
       case "server-limits-store-batch-complete" -> batches.stream()
           .map(b -> StoreRun.run(db, "server-limits-store-batch-complete-" + b, threads, b, true,
               PostgresTimeouts.serverSettings(), lead, jobs, round)).toList();
+      case "store-complete-and-claim" -> List.of(StoreRun.runCompleteAndClaim(db, "store-complete-and-claim",
+          threads, PostgresTimeouts.defaults(), lead, jobs, round));
+      case "server-limits-store-complete-and-claim" -> List.of(StoreRun.runCompleteAndClaim(db,
+          "server-limits-store-complete-and-claim", threads, PostgresTimeouts.serverSettings(), lead, jobs, round));
       case "store-batched" -> batches.stream()
           .map(b -> StoreRun.run(db, "store-batched-" + b, threads, b, lead, jobs, round)).toList();
       case "store-batch-complete" -> batches.stream()
@@ -148,7 +155,7 @@ public final class PgQueueHarness {
           DbSchedulerRun.run(db, "db-scheduler-1.0-4.0", threads, 1.0, 4.0, lead, jobs, round));
       case "pgbench" -> List.of();
       default -> throw new IllegalArgumentException("unknown system '" + system
-          + "'; expected store-per-job, store-batched, store-batch-complete, db-scheduler or pgbench");
+          + "'; expected store-per-job, store-complete-and-claim, store-batched, store-batch-complete, db-scheduler or pgbench");
     };
   }
 

@@ -8,6 +8,7 @@ import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.CompleteAndClaimResult;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseResult;
@@ -25,7 +26,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * Drains {@code PostgresQueueStore}: one request of lead + N queued jobs is started (outside the measurement); then
  * each collector thread, a registered collector of its own, claims ({@code limit} 1 in per-job mode, the
  * batch size in batched mode) and completes each claimed job (or, in batch-complete mode, all of a claim with
- * one {@code completeAll}), until a claim comes back empty, while a site thread calls {@link JobQueue#tick()}
+ * one {@code completeAll}; in complete-and-claim mode, each completion claims the next job in the same call),
+ * until a claim comes back empty, while a site thread calls {@link JobQueue#tick()}
  * once a second. The first {@code lead} completions are not
  * measured (see {@link Window}).
  */
@@ -50,9 +52,23 @@ final class StoreRun {
     return run(db, system, threads, limit, completeBatch, PostgresTimeouts.defaults(), lead, jobs, round);
   }
 
+  /**
+   * One run of collectors that run one job at a time through {@link JobQueue#completeAndClaim}: one claim
+   * to start, then each completion claims the next job in the same store call (one commit per job).
+   */
+  static RunResult runCompleteAndClaim(BenchDatabase db, String system, int threads, PostgresTimeouts timeouts,
+      int lead, int jobs, int round) {
+    return run(db, system, threads, 1, false, true, timeouts, lead, jobs, round);
+  }
+
   /** One run with the given time limits on every store operation (the defaults unless a mode says otherwise). */
   static RunResult run(BenchDatabase db, String system, int threads, int limit, boolean completeBatch,
       PostgresTimeouts timeouts, int lead, int jobs, int round) {
+    return run(db, system, threads, limit, completeBatch, false, timeouts, lead, jobs, round);
+  }
+
+  private static RunResult run(BenchDatabase db, String system, int threads, int limit, boolean completeBatch,
+      boolean andClaim, PostgresTimeouts timeouts, int lead, int jobs, int round) {
     int total = lead + jobs;
     String schema = BenchDatabase.freshSchema("bench_store");
     try {
@@ -88,6 +104,19 @@ final class StoreRun {
         Thread worker = new Thread(() -> {
           try {
             start.await();
+            if (andClaim) {
+              List<Claim> next = queue.claim(name, 1).claims();
+              while (!next.isEmpty()) {
+                CompleteAndClaimResult done = queue.completeAndClaim(next.get(0).lease(), 1);
+                if (done.completion().status() != LeaseStatus.OK) {
+                  throw new IllegalStateException("complete of " + next.get(0).lease() + ": "
+                      + done.completion().status());
+                }
+                window.completed(1);
+                next = done.claims();
+              }
+              return;
+            }
             while (true) {
               ClaimResult claimed = queue.claim(name, limit);
               if (claimed.status() != ClaimResult.Status.OK) {

@@ -308,6 +308,38 @@ public interface QueueStore {
   }
 
   /**
+   * Completes a lease and, when that ended it, claims the next jobs, for a collector that runs one job at a
+   * time: the completion is exactly {@link #complete(LeaseRef, ResultPayload)} of {@code lease} (fenced,
+   * cancelled instead when flagged, the result kept only on success), and the claim is exactly
+   * {@link #claim(ClaimCommand)} of {@code next}, run right after it.
+   *
+   * <p>Fencing: the claim runs only when the completion ended the lease, {@link LeaseStatus#OK} or
+   * {@link LeaseStatus#CANCELLED}. A stale, expired or unknown lease ({@link LeaseStatus#STALE_LEASE},
+   * {@link LeaseStatus#NOT_FOUND}) returns that completion's result with no claim, and nothing changes: a
+   * collector whose lease was taken from it learns so before it gets more work. The claim may be for another
+   * collector than the lease's holder; it is checked as {@link #claim} checks it (an unknown or inactive
+   * collector gets nothing, the completion still applies).
+   *
+   * <p>The result equals completing then claiming with two calls. The default does exactly that, two steps;
+   * a store may do both in one step (PostgreSQL: one transaction, one commit), which is what makes a steady
+   * one-job-at-a-time collector cost one commit per job.
+   *
+   * @param lease the fence of the lease to complete
+   * @param result the job's result, or null for none
+   * @param next the claim to run once the lease ended
+   * @return the completion's result and, when it ended the lease, the claim's
+   * @throws InvalidQueueInputException when the lease or the claim command is missing
+   */
+  default CompleteAndClaimResult completeAndClaim(LeaseRef lease, @Nullable ResultPayload result,
+      ClaimCommand next) {
+    Checks.present(lease, "lease");
+    Checks.present(next, "claim command");
+    LeaseResult done = complete(lease, result);
+    return new CompleteAndClaimResult(done, CompleteAndClaimResult.endsLease(done.status())
+        ? Optional.of(claim(next)) : Optional.empty());
+  }
+
+  /**
    * The result kept for a job, if it succeeded with one.
    *
    * @param id the job

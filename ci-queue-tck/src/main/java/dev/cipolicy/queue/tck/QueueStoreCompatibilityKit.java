@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Nested;
 /**
  * The contract every {@link QueueStore} must meet, as JUnit 5 tests: submitting and attaching, the queue
  * order, the site tick and its cap, claims and leases, fencing, failures and budgets, affinity,
- * completion and outcomes, cancellation, collectors, batch completion, bad input, the history of completed
+ * completion and outcomes, cancellation, collectors, batch completion, completing and claiming in one call,
+ * bad input, the history of completed
  * requests, purging an artifact, a model-based test
  * against {@link ReferenceQueueStore}, a multi-threaded test, a liveness scenario and the precision of
  * instants (on clocks with nanoseconds, including a second model-based run). A store runs it through a
@@ -318,6 +319,15 @@ public abstract class QueueStoreCompatibilityKit {
   @DisplayName("Batch completion")
   class BatchCompletion extends BatchCompletionContract {
     BatchCompletion() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
+  /** Completing a lease and claiming the next jobs in one call, fenced: a stale lease claims nothing. */
+  @Nested
+  @DisplayName("Complete and claim")
+  class CompleteAndClaim extends CompleteAndClaimContract {
+    CompleteAndClaim() {
       super(QueueStoreCompatibilityKit.this);
     }
   }
