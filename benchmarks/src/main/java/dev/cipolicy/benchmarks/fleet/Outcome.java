@@ -27,6 +27,11 @@ final class Outcome {
   int boundChecks;
   int boundViolations;
   int actualBoundViolations;
+  /**
+   * Heads past their bound that a share concerned: their own share refused them while they waited, or an older
+   * job its share had held back was admitted again and went first.
+   */
+  int shareHeldViolations;
   long worstOverBound;
 
   Outcome(String setup, int tests) {

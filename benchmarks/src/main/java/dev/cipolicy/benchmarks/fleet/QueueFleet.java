@@ -4,7 +4,9 @@ import dev.cipolicy.queue.memory.InMemoryQueueStore;
 import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.Devices;
+import dev.cipolicy.queue.spi.FleetShares;
 import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobWait;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
@@ -13,6 +15,7 @@ import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
+import dev.cipolicy.queue.spi.WaitReason;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -68,14 +71,17 @@ final class QueueFleet {
   private final Map<String, TreeSet<Long>> queuedOfPool = new HashMap<>();
   private final Map<Long, Long> boundOf = new HashMap<>();
   private final Map<Long, Long> actualBoundOf = new HashMap<>();
+  /** Bounded heads that a share concerned: refused by their own share, or overtaken by an older job it readmitted. */
+  private final java.util.Set<Long> shareHeld = new java.util.HashSet<>();
+  private final java.util.Set<Long> everShareFull = new java.util.HashSet<>();
   private final PriorityQueue<End> ends = new PriorityQueue<>((a, b) -> a.at != b.at ? Long.compare(a.at, b.at)
       : Long.compare(a.seq, b.seq));
   private long seq;
 
-  private QueueFleet(Workload workload, long claimIntervalMillis) {
+  private QueueFleet(Workload workload, long claimIntervalMillis, FleetShares shares) {
     this.workload = workload;
     this.interval = claimIntervalMillis;
-    this.out = new Outcome("(b) job queue", workload.tests.size());
+    this.out = new Outcome(shares.isEmpty() ? "(b) job queue" : "(b) job queue with shares", workload.tests.size());
     for (Workload.Host h : workload.hosts) {
       store.registerCollector(h.name(), h.pool(), true, Devices.count(h.layout().gpus()));
       devicesInUse.put(h.name(), new boolean[h.layout().gpus()]);
@@ -83,20 +89,30 @@ final class QueueFleet {
       hostsOfPool.computeIfAbsent(h.pool(), p -> new ArrayList<>()).add(h.name());
       queuedOfPool.put(h.pool(), new TreeSet<>());
     }
-    // SHARES: the one place fleet shares are configured on the store (the policy's fleet.shares, e.g. weekly:
-    // one runner of each pool). The store has no share settings yet, so weekly's share is not enforced here.
+    // SHARES: the one place fleet shares are set on the store (the policy's fleet.shares, e.g. weekly: one
+    // runner of each pool; nightly: some GPUs, borrowing idle ones). Jobs carry their run's cadence (spec()).
+    store.setShares(shares);
   }
 
-  static Outcome run(Workload workload, long claimIntervalMillis) {
-    QueueFleet fleet = new QueueFleet(workload, claimIntervalMillis);
+  /**
+   * Runs the workload through the queue.
+   *
+   * @param workload the runs and hosts
+   * @param claimIntervalMillis how often every collector claims, besides the claims events trigger
+   * @param shares the fleet shares the store enforces ({@link FleetShares#none()}: none)
+   * @return what happened
+   */
+  static Outcome run(Workload workload, long claimIntervalMillis, FleetShares shares) {
+    QueueFleet fleet = new QueueFleet(workload, claimIntervalMillis, shares);
     fleet.simulate();
     return fleet.out;
   }
 
   /** The job of a test: its suite's budget and pool, its estimate; named by suite and file. */
   private static JobSpec spec(Workload.Run run, Workload.Test t) {
-    // SHARES: when jobs carry a cadence, it is set here from run.cadence().
-    return JobSpec.required(t.suite() + "/" + t.file(), t.pool()).withGpus(t.gpus(), Duration.ofMillis(t.estimate()));
+    // SHARES: the job's cadence is its run's (weekly, nightly; regular for a pull request), which the shares cap.
+    return JobSpec.required(t.suite() + "/" + t.file(), t.pool()).withGpus(t.gpus(), Duration.ofMillis(t.estimate()))
+        .withCadence(run.cadence());
   }
 
   private void simulate() {
@@ -194,7 +210,17 @@ final class QueueFleet {
           }
           inUse[d] = true;
         }
-        queuedOfPool.get(t.pool()).remove(c.job().id().value());
+        long claimed = c.job().id().value();
+        queuedOfPool.get(t.pool()).remove(claimed);
+        if (everShareFull.contains(claimed)) {
+          // An older job its share had held back is admitted again and goes first: every younger bounded head of
+          // the pool loses its place to it (the queue's order, not a stream of smaller jobs).
+          for (long younger : queuedOfPool.get(t.pool()).tailSet(claimed, false)) {
+            if (boundOf.containsKey(younger)) {
+              shareHeld.add(younger);
+            }
+          }
+        }
         Holding h = new Holding(t, c.lease(), clock.millis);
         holdings.get(host).add(h);
         out.jobs++;
@@ -204,11 +230,13 @@ final class QueueFleet {
           Long bound = boundOf.get(c.job().id().value());
           if (bound != null) {
             out.boundChecks++;
-            if (clock.millis > bound) {
+            if (clock.millis > bound && shareHeld.contains(c.job().id().value())) {
+              out.shareHeldViolations++;
+            } else if (clock.millis > bound) {
               out.boundViolations++;
               out.worstOverBound = Math.max(out.worstOverBound, clock.millis - bound);
             }
-            if (clock.millis > actualBoundOf.get(c.job().id().value())) {
+            if (clock.millis > actualBoundOf.get(c.job().id().value()) && !shareHeld.contains(c.job().id().value())) {
               out.actualBoundViolations++;
             }
           }
@@ -233,31 +261,51 @@ final class QueueFleet {
     out.jobEnded(workload.runs.get(h.test().run()).cadence(), h.test().pool(), h.test().gpus());
   }
 
-  /** Gives the bound to each 8-GPU job the first time it is the head of its pool and still waits. */
+  /**
+   * Gives the bound to each 8-GPU job the first time it is the head of its pool and still waits: the job the
+   * store's wait reasons show as {@link WaitReason.Kind#RESERVED_FOR_IT} (with fleet shares, a job its share
+   * refuses is never the head; without them the head is the pool's oldest queued job).
+   */
   private void checkHeads() {
     for (Map.Entry<String, TreeSet<Long>> e : queuedOfPool.entrySet()) {
-      if (e.getValue().isEmpty()) {
-        continue;
-      }
-      long head = e.getValue().first();
-      if (testOfJob.get(head).gpus() != 8 || boundOf.containsKey(head)) {
-        continue;
-      }
-      long soonest = Long.MAX_VALUE;
-      long soonestActual = Long.MAX_VALUE;
-      for (String host : hostsOfPool.get(e.getKey())) {
-        long free = clock.millis;
-        long freeActual = clock.millis;
-        for (Holding h : holdings.get(host)) {
-          free = Math.max(free, h.from() + h.test().estimate());
-          freeActual = Math.max(freeActual, h.from() + h.test().actual());
+      boolean eight = false;
+      for (long id : e.getValue()) {
+        if (testOfJob.get(id).gpus() == 8) {
+          eight = true;
+          break;
         }
-        soonest = Math.min(soonest, free);
-        soonestActual = Math.min(soonestActual, freeActual);
       }
-      boundOf.put(head, soonest + interval);
-      // The same bound with the holders' actual ends: what the head could expect had their estimates held.
-      actualBoundOf.put(head, Math.max(soonest, soonestActual) + interval);
+      if (!eight) {
+        continue;
+      }
+      for (JobWait w : store.waitingJobs(e.getKey(), COLLECTOR_TIMEOUT)) {
+        long head = w.job().id().value();
+        if (w.reason().kind() == WaitReason.Kind.SHARE_FULL) {
+          everShareFull.add(head);
+          if (boundOf.containsKey(head)) {
+            shareHeld.add(head); // its share refused it after it was given its bound
+          }
+        }
+        if (w.reason().kind() != WaitReason.Kind.RESERVED_FOR_IT || w.job().spec().gpus() != 8
+            || boundOf.containsKey(head)) {
+          continue;
+        }
+        long soonest = Long.MAX_VALUE;
+        long soonestActual = Long.MAX_VALUE;
+        for (String host : hostsOfPool.get(e.getKey())) {
+          long free = clock.millis;
+          long freeActual = clock.millis;
+          for (Holding h : holdings.get(host)) {
+            free = Math.max(free, h.from() + h.test().estimate());
+            freeActual = Math.max(freeActual, h.from() + h.test().actual());
+          }
+          soonest = Math.min(soonest, free);
+          soonestActual = Math.min(soonestActual, freeActual);
+        }
+        boundOf.put(head, soonest + interval);
+        // The same bound with the holders' actual ends: what the head could expect had their estimates held.
+        actualBoundOf.put(head, Math.max(soonest, soonestActual) + interval);
+      }
     }
   }
 }

@@ -36,7 +36,7 @@ class FleetSimulationTest {
     FleetSimulation.Result r = FleetSimulation.simulate(config(3, 0.25));
     Workload w = r.workload();
     assertThat(w.tests).hasSizeGreaterThan(100);
-    for (Outcome o : List.of(r.a(), r.b())) {
+    for (Outcome o : List.of(r.a(), r.b(), r.bs())) {
       for (Workload.Test t : w.tests) {
         assertThat(o.timesRun[t.id()]).as("%s: times %s ran", o.setup, t).isEqualTo(1);
         assertThat(o.start[t.id()]).as("%s: %s starts after its run's trigger", o.setup, t)
@@ -55,7 +55,9 @@ class FleetSimulationTest {
       assertThat(FleetSimulation.nightlyWindowUtilization(r, o)).isGreaterThan(0).isLessThanOrEqualTo(1);
     }
     assertThat(r.b().doubleBookings).isZero();
+    assertThat(r.bs().doubleBookings).isZero();
     assertThat(r.b().jobs).isEqualTo(w.tests.size());
+    assertThat(r.bs().jobs).isEqualTo(w.tests.size());
     assertThat(r.a().jobs).isLessThan(w.tests.size());
   }
 
@@ -65,6 +67,18 @@ class FleetSimulationTest {
     assertThat(r.b().boundChecks).isPositive();
     assertThat(r.b().boundViolations).isZero();
     assertThat(r.b().actualBoundViolations).isZero();
+    assertThat(r.bs().boundChecks).isPositive();
+    assertThat(r.bs().boundViolations).as("heads past the bound that no share held back").isZero();
+  }
+
+  @Test
+  void withThePolicysSharesTheWeeklyHoldsOneRunnerOfEachPoolAndWithoutThemMore() throws IOException {
+    FleetSimulation.Result r = FleetSimulation.simulate(config(3, 0.25));
+    assertThat(r.bs().weeklyPeak).isNotEmpty();
+    r.bs().weeklyPeak.forEach((pool, peak) -> assertThat(peak[0]).as("weekly jobs at once on %s", pool).isEqualTo(1));
+    assertThat(FleetSimulation.withinShare(r, r.bs())).isEqualTo("yes");
+    assertThat(r.b().weeklyPeak.get("h200")[0]).isGreaterThan(1);
+    assertThat(FleetSimulation.withinShare(r, r.b())).startsWith("no, above on");
   }
 
   @Test
@@ -72,7 +86,7 @@ class FleetSimulationTest {
     String once = FleetSimulation.table(FleetSimulation.simulate(config(11, 0.25)));
     assertThat(FleetSimulation.table(FleetSimulation.simulate(config(11, 0.25)))).isEqualTo(once);
     assertThat(FleetSimulation.table(FleetSimulation.simulate(config(12, 0.25)))).isNotEqualTo(once);
-    assertThat(once).contains("| nightly makespan, mean of 1 |", "| weekly makespan, mean of 1 |");
+    assertThat(once).contains("| nightly makespan, mean |", "| weekly makespan, mean |", "| devices leased twice | — | 0 | 0 |");
   }
 
   /** The most GPUs of a pool held at once, from the recorded start and end of every test (ends first on a tie). */
