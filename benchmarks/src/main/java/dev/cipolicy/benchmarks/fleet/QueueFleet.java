@@ -1,0 +1,311 @@
+package dev.cipolicy.benchmarks.fleet;
+
+import dev.cipolicy.queue.memory.InMemoryQueueStore;
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.ClaimCommand;
+import dev.cipolicy.queue.spi.Devices;
+import dev.cipolicy.queue.spi.FleetShares;
+import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobWait;
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseRef;
+import dev.cipolicy.queue.spi.LeaseStatus;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.StartResult;
+import dev.cipolicy.queue.spi.WaitReason;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Setup (b), the job queue: the real {@link InMemoryQueueStore} on a simulated clock, one job per test file
+ * with its suite's GPU budget and pool and the test's estimate, one collector per host advertising its 8
+ * devices (the split H200 node is one unpartitioned host here). A collector claims when a job of it ends, when
+ * a run arrives with jobs of its pool, and at every claim interval; it holds its leases until the test's actual
+ * duration has passed, then completes them. Reservations are on (they always are in the store).
+ *
+ * <p>Checked on the way: no device of a host is leased to two running jobs, and every 8-GPU job starts by the
+ * reservation bound computed when it first becomes the head of its pool (the oldest queued job): the soonest
+ * instant some host's holders are estimated to be done (the longest remaining estimate of that host's holders)
+ * plus one claim interval.
+ */
+final class QueueFleet {
+  static final Instant EPOCH = Instant.parse("2026-01-03T00:00:00Z"); // a Saturday
+  private static final Duration LEASE = Duration.ofDays(3);
+  private static final Duration COLLECTOR_TIMEOUT = Duration.ofMinutes(30);
+
+  /** The simulated clock the store reads. */
+  private static final class SimClock implements InstantSource {
+    long millis;
+
+    @Override
+    public Instant instant() {
+      return EPOCH.plusMillis(millis);
+    }
+  }
+
+  private record Holding(Workload.Test test, Lease lease, long from) {}
+
+  private record End(long at, long seq, String host, Holding holding) {}
+
+  private final Workload workload;
+  private final long interval;
+  private final Outcome out;
+  private final SimClock clock = new SimClock();
+  private final InMemoryQueueStore store = new InMemoryQueueStore(clock);
+  private final Map<String, boolean[]> devicesInUse = new LinkedHashMap<>();
+  private final Map<String, List<Holding>> holdings = new HashMap<>();
+  private final Map<String, List<String>> hostsOfPool = new TreeMap<>();
+  private final Map<Long, Workload.Test> testOfJob = new HashMap<>();
+  private final Map<String, TreeSet<Long>> queuedOfPool = new HashMap<>();
+  private final Map<Long, Long> boundOf = new HashMap<>();
+  private final Map<Long, Long> actualBoundOf = new HashMap<>();
+  /** Bounded heads that a share concerned: refused by their own share, or overtaken by an older job it readmitted. */
+  private final java.util.Set<Long> shareHeld = new java.util.HashSet<>();
+  private final java.util.Set<Long> everShareFull = new java.util.HashSet<>();
+  private final PriorityQueue<End> ends = new PriorityQueue<>((a, b) -> a.at != b.at ? Long.compare(a.at, b.at)
+      : Long.compare(a.seq, b.seq));
+  private long seq;
+
+  private QueueFleet(Workload workload, long claimIntervalMillis, FleetShares shares) {
+    this.workload = workload;
+    this.interval = claimIntervalMillis;
+    this.out = new Outcome(shares.isEmpty() ? "(b) job queue" : "(b) job queue with shares", workload.tests.size());
+    for (Workload.Host h : workload.hosts) {
+      store.registerCollector(h.name(), h.pool(), true, Devices.count(h.layout().gpus()));
+      devicesInUse.put(h.name(), new boolean[h.layout().gpus()]);
+      holdings.put(h.name(), new ArrayList<>());
+      hostsOfPool.computeIfAbsent(h.pool(), p -> new ArrayList<>()).add(h.name());
+      queuedOfPool.put(h.pool(), new TreeSet<>());
+    }
+    // SHARES: the one place fleet shares are set on the store (the policy's fleet.shares, e.g. weekly: one
+    // runner of each pool; nightly: some GPUs, borrowing idle ones). Jobs carry their run's cadence (spec()).
+    store.setShares(shares);
+  }
+
+  /**
+   * Runs the workload through the queue.
+   *
+   * @param workload the runs and hosts
+   * @param claimIntervalMillis how often every collector claims, besides the claims events trigger
+   * @param shares the fleet shares the store enforces ({@link FleetShares#none()}: none)
+   * @return what happened
+   */
+  static Outcome run(Workload workload, long claimIntervalMillis, FleetShares shares) {
+    QueueFleet fleet = new QueueFleet(workload, claimIntervalMillis, shares);
+    fleet.simulate();
+    return fleet.out;
+  }
+
+  /** The job of a test: its suite's budget and pool, its estimate; named by suite and file. */
+  private static JobSpec spec(Workload.Run run, Workload.Test t) {
+    // SHARES: the job's cadence is its run's (weekly, nightly; regular for a pull request), which the shares cap.
+    return JobSpec.required(t.suite() + "/" + t.file(), t.pool()).withGpus(t.gpus(), Duration.ofMillis(t.estimate()))
+        .withCadence(run.cadence());
+  }
+
+  private void simulate() {
+    int nextRun = 0;
+    long nextTick = 0;
+    List<Workload.Run> runs = workload.runs;
+    long horizon = (runs.isEmpty() ? 0 : runs.get(runs.size() - 1).at()) + 30 * Workload.DAY;
+    while (nextRun < runs.size() || !ends.isEmpty() || queuedTotal() > 0) {
+      long t = Long.MAX_VALUE;
+      if (nextRun < runs.size()) {
+        t = runs.get(nextRun).at();
+      }
+      if (!ends.isEmpty()) {
+        t = Math.min(t, ends.peek().at);
+      }
+      if (queuedTotal() > 0 || t == Long.MAX_VALUE) {
+        t = Math.min(t, nextTick);
+      }
+      if (t >= nextTick) {
+        nextTick = (t / interval + 1) * interval;
+      }
+      if (t > horizon) {
+        throw new IllegalStateException("jobs still queued " + (t - horizon) / Workload.HOUR
+            + " h after the last arrival plus 30 days: " + queuedOfPool);
+      }
+      clock.millis = t;
+      TreeSet<String> claimers = new TreeSet<>();
+      while (!ends.isEmpty() && ends.peek().at == t) {
+        End e = ends.poll();
+        complete(e.host, e.holding);
+        claimers.add(e.host);
+      }
+      while (nextRun < runs.size() && runs.get(nextRun).at() == t) {
+        Workload.Run run = runs.get(nextRun++);
+        start(run);
+        for (Workload.Test test : run.tests()) {
+          claimers.addAll(hostsOfPool.get(test.pool()));
+        }
+      }
+      if (t % interval == 0) {
+        claimers.addAll(devicesInUse.keySet());
+      }
+      for (String host : claimers) {
+        claim(host);
+      }
+      checkHeads();
+    }
+  }
+
+  private int queuedTotal() {
+    int n = 0;
+    for (TreeSet<Long> q : queuedOfPool.values()) {
+      n += q.size();
+    }
+    return n;
+  }
+
+  private void start(Workload.Run run) {
+    if (run.tests().isEmpty()) {
+      return;
+    }
+    RequestId id = store.submit(NewRequest.master("run-" + run.id(), null)).request().id();
+    List<JobSpec> specs = new ArrayList<>();
+    for (Workload.Test t : run.tests()) {
+      specs.add(spec(run, t));
+    }
+    StartResult started = store.startRequest(new StartCommand(id, specs, false, Integer.MAX_VALUE));
+    if (started.jobs().size() != specs.size()) {
+      throw new IllegalStateException("run " + run.id() + " started " + started.jobs().size() + " of " + specs.size()
+          + " jobs: " + started.status());
+    }
+    for (int i = 0; i < specs.size(); i++) {
+      Job job = started.jobs().get(i);
+      Workload.Test t = run.tests().get(i);
+      testOfJob.put(job.id().value(), t);
+      queuedOfPool.get(t.pool()).add(job.id().value());
+    }
+  }
+
+  private void claim(String host) {
+    while (true) {
+      List<Claim> claims = store.claim(new ClaimCommand(host, LEASE, COLLECTOR_TIMEOUT, 2, 8)).claims();
+      if (claims.isEmpty()) {
+        return;
+      }
+      for (Claim c : claims) {
+        Workload.Test t = testOfJob.get(c.job().id().value());
+        boolean[] inUse = devicesInUse.get(host);
+        if (c.lease().devices().size() != t.gpus()) {
+          out.doubleBookings++;
+        }
+        for (int d : c.lease().devices()) {
+          if (inUse[d]) {
+            out.doubleBookings++;
+          }
+          inUse[d] = true;
+        }
+        long claimed = c.job().id().value();
+        queuedOfPool.get(t.pool()).remove(claimed);
+        if (everShareFull.contains(claimed)) {
+          // An older job its share had held back is admitted again and goes first: every younger bounded head of
+          // the pool loses its place to it (the queue's order, not a stream of smaller jobs).
+          for (long younger : queuedOfPool.get(t.pool()).tailSet(claimed, false)) {
+            if (boundOf.containsKey(younger)) {
+              shareHeld.add(younger);
+            }
+          }
+        }
+        Holding h = new Holding(t, c.lease(), clock.millis);
+        holdings.get(host).add(h);
+        out.jobs++;
+        Workload.Run run = workload.runs.get(t.run());
+        if (t.gpus() == 8) {
+          out.eightGpuWaits.add(clock.millis - run.at());
+          Long bound = boundOf.get(c.job().id().value());
+          if (bound != null) {
+            out.boundChecks++;
+            if (clock.millis > bound && shareHeld.contains(c.job().id().value())) {
+              out.shareHeldViolations++;
+            } else if (clock.millis > bound) {
+              out.boundViolations++;
+              out.worstOverBound = Math.max(out.worstOverBound, clock.millis - bound);
+            }
+            if (clock.millis > actualBoundOf.get(c.job().id().value()) && !shareHeld.contains(c.job().id().value())) {
+              out.actualBoundViolations++;
+            }
+          }
+        }
+        out.jobStarted(run.cadence(), t.pool(), t.gpus());
+        out.ran(t, clock.millis, clock.millis + t.actual());
+        ends.add(new End(clock.millis + t.actual(), seq++, host, h));
+      }
+    }
+  }
+
+  private void complete(String host, Holding h) {
+    LeaseStatus status = store.complete(LeaseRef.of(h.lease())).status();
+    if (status != LeaseStatus.OK) {
+      throw new IllegalStateException("completing " + h.test().file() + " on " + host + ": " + status);
+    }
+    boolean[] inUse = devicesInUse.get(host);
+    for (int d : h.lease().devices()) {
+      inUse[d] = false;
+    }
+    holdings.get(host).remove(h);
+    out.jobEnded(workload.runs.get(h.test().run()).cadence(), h.test().pool(), h.test().gpus());
+  }
+
+  /**
+   * Gives the bound to each 8-GPU job the first time it is the head of its pool and still waits: the job the
+   * store's wait reasons show as {@link WaitReason.Kind#RESERVED_FOR_IT} (with fleet shares, a job its share
+   * refuses is never the head; without them the head is the pool's oldest queued job).
+   */
+  private void checkHeads() {
+    for (Map.Entry<String, TreeSet<Long>> e : queuedOfPool.entrySet()) {
+      boolean eight = false;
+      for (long id : e.getValue()) {
+        if (testOfJob.get(id).gpus() == 8) {
+          eight = true;
+          break;
+        }
+      }
+      if (!eight) {
+        continue;
+      }
+      for (JobWait w : store.waitingJobs(e.getKey(), COLLECTOR_TIMEOUT)) {
+        long head = w.job().id().value();
+        if (w.reason().kind() == WaitReason.Kind.SHARE_FULL) {
+          everShareFull.add(head);
+          if (boundOf.containsKey(head)) {
+            shareHeld.add(head); // its share refused it after it was given its bound
+          }
+        }
+        if (w.reason().kind() != WaitReason.Kind.RESERVED_FOR_IT || w.job().spec().gpus() != 8
+            || boundOf.containsKey(head)) {
+          continue;
+        }
+        long soonest = Long.MAX_VALUE;
+        long soonestActual = Long.MAX_VALUE;
+        for (String host : hostsOfPool.get(e.getKey())) {
+          long free = clock.millis;
+          long freeActual = clock.millis;
+          for (Holding h : holdings.get(host)) {
+            free = Math.max(free, h.from() + h.test().estimate());
+            freeActual = Math.max(freeActual, h.from() + h.test().actual());
+          }
+          soonest = Math.min(soonest, free);
+          soonestActual = Math.min(soonestActual, freeActual);
+        }
+        boundOf.put(head, soonest + interval);
+        // The same bound with the holders' actual ends: what the head could expect had their estimates held.
+        actualBoundOf.put(head, Math.max(soonest, soonestActual) + interval);
+      }
+    }
+  }
+}
