@@ -25,6 +25,12 @@
     return Math.floor(m / 60) + ' h ' + (m % 60) + ' min';
   }
 
+  // "stage-c-8-gpu-h200-1of2@h200 #10" -> "#10 stage-c-8-gpu-h200-1of2"
+  function shortJob(label) {
+    const m = /^(.*)@[^ ]* (#[0-9]+)$/.exec(label);
+    return m ? m[2] + ' ' + m[1] : label;
+  }
+
   function time(iso) {
     return iso ? new Date(iso).toLocaleTimeString([], {hour12: false}) : '';
   }
@@ -110,7 +116,8 @@
         el('ul', {class: 'devices', 'aria-label': 'devices of ' + h.name}, ...h.devices.map(d =>
           el('li', {class: 'device ' + d.state, 'data-index': d.index, 'data-state': d.state,
               title: 'GPU ' + d.index + ': ' + d.state + (d.job ? ' ' + d.job : '')},
-            el('b', {text: 'GPU ' + d.index}), d.job ? (d.state === 'reserved' ? 'for ' : '') + d.job : 'free'))));
+            el('b', {text: 'GPU ' + d.index}),
+            el('span', {class: 'job', text: d.job ? (d.state === 'reserved' ? 'for ' : '') + shortJob(d.job) : 'free'})))));
     }));
   }
 

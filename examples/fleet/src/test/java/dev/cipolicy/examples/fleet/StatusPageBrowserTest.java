@@ -9,22 +9,22 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -86,61 +86,81 @@ class StatusPageBrowserTest {
   }
 
   private static WebDriverWait waitUpTo(int seconds) {
-    return new WebDriverWait(driver, Duration.ofSeconds(seconds), Duration.ofMillis(200));
+    WebDriverWait w = new WebDriverWait(driver, Duration.ofSeconds(seconds), Duration.ofMillis(200));
+    w.ignoring(StaleElementReferenceException.class);
+    return w;
   }
 
-  private static void shot(String name) throws IOException {
+  /** A screenshot of a viewport of exactly this size, scrolled to the top. */
+  private static void shot(String name, int width, int height, boolean mobile) throws IOException {
+    ((ChromeDriver) driver).executeCdpCommand("Emulation.setDeviceMetricsOverride", Map.of("width", width, "height",
+        height, "deviceScaleFactor", 1, "mobile", mobile));
+    ((JavascriptExecutor) driver).executeScript("document.activeElement && document.activeElement.blur();"
+        + " window.scrollTo(0, 0);");
+    try {
+      Thread.sleep(600);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     Files.createDirectories(SHOTS);
     File f = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
     Files.copy(f.toPath(), SHOTS.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+    ((ChromeDriver) driver).executeCdpCommand("Emulation.clearDeviceMetricsOverride", Map.of());
+  }
+
+  /** The text of the first element matching, read in one step (the page redraws every 2 s). */
+  private static String text(String css) {
+    Object t = ((JavascriptExecutor) driver).executeScript(
+        "const e = document.querySelector(arguments[0]); return e ? e.textContent : null;", css);
+    return t == null ? "" : t.toString();
+  }
+
+  private static String attribute(String css, String name) {
+    Object t = ((JavascriptExecutor) driver).executeScript(
+        "const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null;", css, name);
+    return t == null ? "" : t.toString();
+  }
+
+  private static long count(String css) {
+    return (Long) ((JavascriptExecutor) driver).executeScript(
+        "return document.querySelectorAll(arguments[0]).length;", css);
   }
 
   @Test
   void thePageShowsTheFleetAndFollowsIt() throws Exception {
     // The request in progress, with its progress bar.
-    WebElement card = waitUpTo(20).until(d -> {
-      List<WebElement> cards = d.findElements(By.cssSelector("#in-progress-list article.request"));
-      return cards.isEmpty() ? null : cards.get(0);
-    });
-    assertThat(card.findElement(By.tagName("h3")).getText()).matches("(master|try|release) .*\\((regular|nightly)\\)");
-    assertThat(card.findElement(By.tagName("progress")).getDomAttribute("max")).matches("[1-9][0-9]*");
+    waitUpTo(20).until(d -> count("#in-progress-list article.request") > 0);
+    assertThat(text("#in-progress-list article.request h3")).matches("(master|try|release) .*\\((regular|nightly)\\)");
+    assertThat(attribute("#in-progress-list article.request progress", "max")).matches("[1-9][0-9]*");
 
     // A waiting job and why.
-    WebElement reason = waitUpTo(20).until(d -> d.findElements(By.cssSelector("#waiting-table td.job-wait-reason"))
-        .stream().findFirst().orElse(null));
-    assertThat(reason.getText()).isNotBlank();
+    waitUpTo(20).until(d -> count("#waiting-table td.job-wait-reason") > 0);
+    assertThat(text("#waiting-table td.job-wait-reason")).isNotBlank();
 
-    // A host's device map: eight devices, one of them busy with a job.
-    WebElement h200 = driver.findElement(By.id("host-h200-0"));
-    assertThat(h200.findElements(By.cssSelector("li.device"))).hasSize(8);
-    waitUpTo(20).until(d -> !d.findElements(By.cssSelector(".host li.device.busy")).isEmpty());
-    WebElement busy = driver.findElement(By.cssSelector(".host li.device.busy"));
-    assertThat(busy.getText()).matches("(?s)GPU [0-7].*@.* #[0-9]+");
+    // A host's device map: eight devices, some busy with a job.
+    assertThat(count("#host-h200-0 li.device")).isEqualTo(8);
+    waitUpTo(20).until(d -> count(".host li.device.busy") > 0);
+    assertThat(attribute(".host li.device.busy", "title")).matches("GPU [0-7]: busy .*@.* #[0-9]+");
 
     // A share bar.
-    WebElement bar = driver.findElement(By.cssSelector(".share-bar[data-cadence='nightly'][data-pool='h200']"));
-    assertThat(bar.getDomAttribute("aria-label")).startsWith("nightly on h200: ").contains("of 12 gpus");
+    assertThat(attribute(".share-bar[data-cadence='nightly'][data-pool='h200']", "aria-label"))
+        .startsWith("nightly on h200: ").contains("of 12 gpus");
 
-    // Let the page settle with a few jobs running, then take the screenshots.
-    waitUpTo(20).until(d -> d.findElements(By.cssSelector(".host li.device.busy")).size() >= 8);
-    shot("fleet-status-1280x800.png");
-    driver.manage().window().setSize(new Dimension(390, 844));
-    Thread.sleep(500);
-    shot("fleet-status-phone.png");
-    driver.manage().window().setSize(new Dimension(1280, 800));
+    // Screenshots once several hosts are busy.
+    waitUpTo(20).until(d -> count(".host li.device.busy") >= 8);
+    shot("fleet-status-1280x800.png", 1280, 800, false);
+    shot("fleet-status-phone.png", 390, 844, true);
 
     // It updates after a job completes: the done count of the first request in progress grows.
-    String first = text("#in-progress-list article.request .jobs-done");
-    int done = Integer.parseInt(first.split(" ")[0]);
-    String requestId = driver.findElement(By.cssSelector("#in-progress-list article.request")).getDomAttribute("data-request");
+    String requestId = attribute("#in-progress-list article.request", "data-request");
+    int done = Integer.parseInt(text("#in-progress-list article.request .jobs-done").split(" ")[0]);
     waitUpTo(30).until(d -> {
-      List<WebElement> same = d.findElements(By.cssSelector("#in-progress-list article.request[data-request='"
-          + requestId + "'] .jobs-done"));
-      if (same.isEmpty()) {
+      String mine = "#in-progress-list article.request[data-request='" + requestId + "'] .jobs-done";
+      if (count(mine) == 0) {
         // It completed: it is in the history now.
-        return !d.findElements(By.cssSelector("#history-table tr[data-request='" + requestId + "']")).isEmpty();
+        return count("#history-table tr[data-request='" + requestId + "']") > 0;
       }
-      return Integer.parseInt(same.get(0).getText().split(" ")[0]) > done;
+      return Integer.parseInt(text(mine).split(" ")[0]) > done;
     });
   }
 
@@ -158,28 +178,20 @@ class StatusPageBrowserTest {
 
   @Test
   void everyControlIsReachableByKeyboard() {
-    waitUpTo(20).until(d -> !d.findElements(By.cssSelector("#collector-table button")).isEmpty());
-    WebElement body = driver.findElement(By.tagName("body"));
-    body.sendKeys(Keys.TAB);
+    waitUpTo(20).until(d -> count("#collector-table button") > 0);
+    ((JavascriptExecutor) driver).executeScript("document.activeElement && document.activeElement.blur();");
     boolean reachedButton = false;
     for (int i = 0; i < 80 && !reachedButton; i++) {
-      WebElement active = driver.switchTo().activeElement();
-      reachedButton = "button".equals(active.getTagName()) && active.getText().startsWith("Deactivate");
-      if (!reachedButton) {
-        active.sendKeys(Keys.TAB);
-      }
+      new Actions(driver).sendKeys(Keys.TAB).perform();
+      Object focused = ((JavascriptExecutor) driver).executeScript(
+          "const e = document.activeElement; return e ? e.tagName + ' ' + e.textContent : '';");
+      reachedButton = String.valueOf(focused).startsWith("BUTTON Deactivate");
     }
     assertThat(reachedButton).as("a Deactivate button is reached with Tab").isTrue();
     assertThat(((JavascriptExecutor) driver).executeScript("return document.documentElement.lang")).isEqualTo("en");
   }
 
-  private static String text(String css) {
-    return driver.findElement(By.cssSelector(css)).getText();
-  }
-
   private static String stateOf(String collector) {
-    List<WebElement> cells = driver.findElements(By.cssSelector("#collector-table tr[data-collector='" + collector
-        + "'] td.collector-state"));
-    return cells.isEmpty() ? "" : cells.get(0).getText();
+    return text("#collector-table tr[data-collector='" + collector + "'] td.collector-state");
   }
 }
