@@ -41,6 +41,10 @@ import picocli.CommandLine;
  */
 public final class EtaErrorHarness {
   private static final Duration SAMPLE_EVERY = Duration.ofMinutes(30);
+  /** The mean time between master commits (exponential): about what the one 8-GPU H200 host keeps up with beside the nightly. */
+  static final Duration MASTER_EVERY = Duration.ofHours(24);
+  /** The mean time between try requests. */
+  static final Duration TRY_EVERY = Duration.ofHours(72);
 
   /**
    * The errors of both models.
@@ -120,8 +124,8 @@ public final class EtaErrorHarness {
     int completed = 0;
 
     Instant end = start.plus(Duration.ofDays(days));
-    Instant nextMaster = start.plus(expo(random, Duration.ofHours(4)));
-    Instant nextTry = start.plus(expo(random, Duration.ofHours(8)));
+    Instant nextMaster = start.plus(expo(random, MASTER_EVERY));
+    Instant nextTry = start.plus(expo(random, TRY_EVERY));
     Instant nextNightly = start.plus(Duration.ofHours(15));
     Instant nextSample = start;
     String lastMaster = null;
@@ -146,12 +150,12 @@ public final class EtaErrorHarness {
         String sha = String.format(Locale.ROOT, "%07x", random.nextInt(1 << 28));
         queue.submit(NewRequest.master(sha, lastMaster));
         lastMaster = sha;
-        nextMaster = clock.now.plus(expo(random, Duration.ofHours(4)));
+        nextMaster = clock.now.plus(expo(random, MASTER_EVERY));
       }
       if (!clock.now.isBefore(nextTry) && lastMaster != null) {
         queue.submit(NewRequest.tryWithArtifacts(pr++, String.format(Locale.ROOT, "%07x", random.nextInt(1 << 28)),
             lastMaster));
-        nextTry = clock.now.plus(expo(random, Duration.ofHours(8)));
+        nextTry = clock.now.plus(expo(random, TRY_EVERY));
       } else if (!clock.now.isBefore(nextTry)) {
         nextTry = clock.now.plus(Duration.ofHours(1));
       }

@@ -29,7 +29,7 @@ import java.util.Optional;
  * The reference policy ({@code examples/policies/miles.yaml}) and inventory
  * ({@code examples/registrations/reference-inventory.json}), bundled in the jar, planned into queue jobs: a
  * master or try request runs the regular cadence, a nightly request (a release tag {@code nightly-...}) the
- * nightly cadence, every stage selected. Estimates are scaled by the fleet's time scale, so that the queue's
+ * nightly cadence, every stage selected and every label matched (so master runs the GPU suites too). Estimates are scaled by the fleet's time scale, so that the queue's
  * reservations and the page's ETAs live in the same (scaled) time as the simulated jobs.
  */
 public final class Inventory {
@@ -61,7 +61,9 @@ public final class Inventory {
     SuitePlanner planner = SuitePlanner.of(registry);
     RunPolicy regularRun = loaded.resolver().resolveCadence("regular", List.of());
     RunPolicy nightlyRun = loaded.resolver().resolveCadence("nightly", List.of());
-    return new Inventory(loaded.policy(), planner.plan(regularRun, EVERY_STAGE), planner.plan(nightlyRun, EVERY_STAGE));
+    // Master and try runs test every label (as a manual dispatch with all labels would): the GPU suites too.
+    return new Inventory(loaded.policy(), planner.plan(regularRun, true, EVERY_STAGE),
+        planner.plan(nightlyRun, true, EVERY_STAGE));
   }
 
   private static String resource(String name) {
