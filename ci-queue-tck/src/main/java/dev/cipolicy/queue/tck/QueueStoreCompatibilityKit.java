@@ -44,8 +44,8 @@ import org.junit.jupiter.api.Nested;
  * directly.
  *
  * <p>Each group of tests is an abstract class of its own in this package ({@code RequestsContract},
- * {@code FencingContract}, {@code TimePrecisionContract}, ...); this class declares one {@code @Nested}
- * class per group that extends it, so a subclass of this class runs every group, each under its display
+ * {@code FencingContract}, {@code FanOutContract}, {@code TimePrecisionContract}, ...); this class declares
+ * one {@code @Nested} class per group that extends it, so a subclass of this class runs every group, each under its display
  * name.
  */
 public abstract class QueueStoreCompatibilityKit {
@@ -237,6 +237,15 @@ public abstract class QueueStoreCompatibilityKit {
   @DisplayName("Site tick")
   class SiteTick extends SiteTickContract {
     SiteTick() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
+  /** Which jobs a started request gets: groups × tags by default, or the host's planner. */
+  @Nested
+  @DisplayName("Fan-out")
+  class FanOut extends FanOutContract {
+    FanOut() {
       super(QueueStoreCompatibilityKit.this);
     }
   }

@@ -2,33 +2,26 @@ package dev.cipolicy.queue.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.queue.JobPlanner;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.TickResult;
 import dev.cipolicy.queue.spi.Backfill;
-import dev.cipolicy.queue.spi.Claim;
-import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.JobState;
-import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.Outcome;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
-import dev.cipolicy.queue.spi.RequestKind;
 import dev.cipolicy.queue.spi.RequestState;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The kit's contract for the site tick: starting requests, fanning out their jobs (by default and by a
- * host's planner), the in-progress cap the store enforces, and backfill to the parent.
+ * The kit's contract for the site tick: starting requests, the in-progress cap the store enforces, and
+ * backfill to the parent. Which jobs a started request gets is the "Fan-out" group ({@link FanOutContract}).
  *
  * <p>{@link QueueStoreCompatibilityKit} runs it as its "Site tick" group.
  */
@@ -36,98 +29,6 @@ abstract class SiteTickContract extends KitGroup {
 
   SiteTickContract(QueueStoreCompatibilityKit kit) {
     super(kit);
-  }
-
-  @Test
-  @DisplayName("a tick starts the head request with one job per benchmark group and collector tag")
-  void fanOut() {
-    Request r = submit(NewRequest.master("m1", null));
-    TickResult tick = queue.tick();
-    assertThat(tick.started()).hasSize(1);
-    StartResult start = tick.started().get(0);
-    assertThat(start.request().orElseThrow().state()).isEqualTo(RequestState.IN_PROGRESS);
-    assertThat(start.request().orElseThrow().startedAt()).contains(START);
-    assertThat(start.jobs()).extracting(Job::spec).containsExactly(
-        JobSpec.required("compile", "x86"), JobSpec.optionalJob("compile", "arm"),
-        JobSpec.required("runtime", "x86"), JobSpec.optionalJob("runtime", "arm"));
-    assertThat(start.jobs()).allSatisfy(j -> {
-      assertThat(j.state()).isEqualTo(JobState.QUEUED);
-      assertThat(j.attempt()).isZero();
-      assertThat(j.requestId()).isEqualTo(r.id());
-    });
-    assertThat(store.jobs(r.id())).isEqualTo(start.jobs());
-    assertThat(start.jobs()).extracting(Job::id).isSorted();
-  }
-
-  @Test
-  @DisplayName("a request's own benchmark groups replace the defaults")
-  void ownGroups() {
-    submit(NewRequest.master("m1", null).withBenchmarkGroups("only"));
-    assertThat(queue.tick().started().get(0).jobs()).extracting(Job::spec)
-        .containsExactly(JobSpec.required("only", "x86"), JobSpec.optionalJob("only", "arm"));
-  }
-
-  /**
-   * A host's fan-out in the kit's tags: {@code compile} on both tags (required on {@code x86}), an optional
-   * {@code compile-extra} beside it on {@code x86}, {@code runtime} on {@code x86} only, and {@code build} on
-   * {@code x86} for every request but a release.
-   */
-  private static final JobPlanner HOST_PLANNER = request -> {
-    List<JobSpec> jobs = new ArrayList<>();
-    List<String> groups = request.benchmarkGroups().isEmpty() ? List.of("compile") : request.benchmarkGroups();
-    groups.forEach(g -> jobs.add(JobSpec.required(g, "x86")));
-    jobs.add(JobSpec.optionalJob("compile-extra", "x86"));
-    jobs.add(JobSpec.required("runtime", "x86"));
-    if (request.kind() != RequestKind.RELEASE) {
-      jobs.add(JobSpec.required("build", "x86"));
-    }
-    groups.forEach(g -> jobs.add(JobSpec.optionalJob(g, "arm")));
-    return jobs;
-  };
-
-  @Test
-  @DisplayName("a host's planner alone decides a started request's jobs, and its parent is backfilled with them")
-  void hostPlanner() {
-    JobQueue planned = JobQueue.of(store, QueueSettings.builder().from(settings()).benchmarkGroups(List.of())
-        .collectorTargets(List.of()).planner(HOST_PLANNER).build());
-    register("c1", "x86");
-    Request release = submit(NewRequest.release("1.0"));
-    assertThat(planned.tick().started().get(0).jobs()).extracting(Job::spec).containsExactly(
-        JobSpec.required("compile", "x86"), JobSpec.optionalJob("compile-extra", "x86"),
-        JobSpec.required("runtime", "x86"), JobSpec.optionalJob("compile", "arm"));
-    Request parent = submit(NewRequest.master("m1", null));
-    for (int i = 0; i < 10; i++) {
-      ClaimResult claims = planned.claim("c1", 10);
-      if (claims.claims().isEmpty()) {
-        break;
-      }
-      for (Claim claim : claims.claims()) {
-        if (claim.job().spec().optional()) {
-          assertThat(planned.release(claim.lease()).status()).isEqualTo(LeaseStatus.OK);
-        } else {
-          assertThat(planned.complete(claim.lease()).status()).isEqualTo(LeaseStatus.OK);
-        }
-      }
-      TickResult tick = planned.tick();
-      if (tick.completed().stream().anyMatch(r -> r.id().equals(parent.id()))) {
-        break;
-      }
-    }
-    assertThat(reload(release).state()).isEqualTo(RequestState.COMPLETED);
-    assertThat(store.jobs(parent.id())).extracting(Job::spec).containsExactly(
-        JobSpec.required("compile", "x86"), JobSpec.optionalJob("compile-extra", "x86"),
-        JobSpec.required("runtime", "x86"), JobSpec.required("build", "x86"), JobSpec.optionalJob("compile", "arm"));
-    assertThat(reload(parent).state()).isEqualTo(RequestState.COMPLETED);
-
-    Request child = submit(NewRequest.tryWithArtifacts(5, "t1", "m1").withBenchmarkGroups("compile", "doc"));
-    StartResult start = planned.tick().started().get(0);
-    assertThat(start.request().orElseThrow().id()).isEqualTo(child.id());
-    assertThat(start.backfill().status()).isEqualTo(Backfill.Status.ENQUEUED);
-    assertThat(start.backfill().parent()).contains(parent.id());
-    assertThat(start.backfill().created()).extracting(Job::spec)
-        .containsExactly(JobSpec.required("doc", "x86"), JobSpec.optionalJob("doc", "arm"));
-    assertThat(start.backfill().existing()).isEqualTo(5);
-    assertThat(start.backfill().created()).allSatisfy(j -> assertThat(j.requestId()).isEqualTo(parent.id()));
   }
 
   @Test
