@@ -61,10 +61,11 @@ import org.jspecify.annotations.NullMarked;
  * that the rule can fail.
  *
  * <p>Module packages below the root: the <em>library</em> packages are {@code api}, {@code core},
- * {@code gate}, {@code queue} (with {@code queue.tck}), {@code postgres}, {@code launch} and
- * {@code testkit}; the
+ * {@code gate}, {@code queue} (with {@code queue.tck} and {@code queue.worker}), {@code postgres}, {@code launch}
+ * and {@code testkit}; the
  * <em>pure core</em> packages are {@code api}, {@code core}, {@code gate} and {@code queue} without
- * {@code queue.tck}; every other package below the root (such as {@code cli}) is a <em>host</em>.
+ * {@code queue.tck} and {@code queue.worker} (the collector runtime, which owns threads and processes); every
+ * other package below the root (such as {@code cli}) is a <em>host</em>.
  */
 public final class ArchitectureRules {
 
@@ -74,6 +75,7 @@ public final class ArchitectureRules {
   private static final String GUAVA = "com.google.common..";
   private static final String JACKSON = "com.fasterxml.jackson..";
   private static final String CRON_UTILS = "com.cronutils..";
+  private static final String MICROMETER = "io.micrometer..";
 
   private ArchitectureRules() {}
 
@@ -89,6 +91,8 @@ public final class ArchitectureRules {
     rules.put("noPackageCycles", noPackageCycles(root));
     rules.put("launchPortsArePure", launchPortsArePure(root));
     rules.put("internalPackagesStayInTheirModule", internalPackagesStayInTheirModule(root));
+    rules.put("queueEngineUsesNoCollectorRuntime", queueEngineUsesNoCollectorRuntime(root));
+    rules.put("micrometerOnlyInCollectorRuntime", micrometerOnlyInCollectorRuntime(root));
     return rules;
   }
 
@@ -142,7 +146,7 @@ public final class ArchitectureRules {
    */
   public static ArchRule pureCoreDoesNoIoAndReadsNoClockOrEnvironment(String root) {
     DescribedPredicate<JavaClass> pureCore = resideInAnyPackage(packages(root, PURE_CORE_MODULES))
-        .and(not(resideInAPackage(pkg(root, "queue.tck"))));
+        .and(not(resideInAnyPackage(pkg(root, "queue.tck"), pkg(root, "queue.worker"))));
     DescribedPredicate<JavaClass> ioTypes = resideInAnyPackage(
             "java.nio.file..", "java.nio.channels..", "java.net..", "java.sql..", "javax.sql..")
         .or(belongToAnyOf(File.class, FileInputStream.class, FileOutputStream.class, FileReader.class,
@@ -195,6 +199,30 @@ public final class ArchitectureRules {
         .should(useOnlyTheInternalPackagesOfTheirOwnModule(root))
         .as("classes below " + root + " use ..internal.. packages of their own module only")
         .because("an internal package is not API: another module that imports it breaks when it changes");
+  }
+
+  /**
+   * The rule that the queue engine ({@code queue} and its packages, but for the collector runtime
+   * {@code queue.worker} itself and the kit {@code queue.tck}) does not depend on the collector runtime: the
+   * runtime is built on the engine, never the other way round.
+   */
+  public static ArchRule queueEngineUsesNoCollectorRuntime(String root) {
+    return noClasses()
+        .that(resideInAPackage(pkg(root, "queue"))
+            .and(not(resideInAnyPackage(pkg(root, "queue.worker"), pkg(root, "queue.tck")))))
+        .should().dependOnClassesThat().resideInAPackage(pkg(root, "queue.worker"))
+        .as("the queue engine depends on no class of the collector runtime (" + root + ".queue.worker)")
+        .because("the collector runtime owns threads; the engine it drives stays pure")
+        .allowEmptyShould(true);
+  }
+
+  /** The rule that Micrometer ({@code io.micrometer..}) is used only from the collector runtime. */
+  public static ArchRule micrometerOnlyInCollectorRuntime(String root) {
+    return noClasses().that().resideInAPackage(pkg(root))
+        .and().resideOutsideOfPackage(pkg(root, "queue.worker"))
+        .should().dependOnClassesThat().resideInAPackage(MICROMETER)
+        .as("Micrometer is used only from " + pkg(root, "queue.worker"))
+        .because("metrics are the collector runtime's; the library's other modules stay free of them");
   }
 
   /** The rule that cron-utils ({@code com.cronutils..}) is used only from {@code core.schedule}. */
@@ -260,13 +288,19 @@ public final class ArchitectureRules {
     };
   }
 
-  /** The module of a package below the root: its first segment, or the first two for {@code *.tck}. */
+  /**
+   * The module of a package below the root: its first segment, or the first two for {@code *.tck} and
+   * {@code queue.worker}.
+   */
   private static String moduleOf(String root, String packageName) {
     if (!packageName.startsWith(root + ".")) {
       return "";
     }
     String[] parts = packageName.substring(root.length() + 1).split("\\.");
-    return parts.length > 1 && parts[1].equals("tck") ? parts[0] + ".tck" : parts[0];
+    if (parts.length > 1 && (parts[1].equals("tck") || parts[0].equals("queue") && parts[1].equals("worker"))) {
+      return parts[0] + "." + parts[1];
+    }
+    return parts[0];
   }
 
   private static DescribedPredicate<JavaMethodCall> systemClockOrEnvironmentRead() {

@@ -18,11 +18,14 @@ import fixture.badarch.core.StartsThread;
 import fixture.badarch.core.UsesCron;
 import fixture.badarch.core.UsesExecutors;
 import fixture.badarch.core.UsesJackson;
+import fixture.badarch.core.UsesMicrometer;
 import fixture.badarch.core.cyclea.CycleA;
 import fixture.badarch.core.cycleb.CycleB;
 import fixture.badarch.core.unmarked.Unmarked;
 import fixture.badarch.gate.UsesPostgres;
 import fixture.badarch.launch.StartsProcess;
+import fixture.badarch.queue.UsesWorker;
+import fixture.badarch.queue.worker.WorkerLoop;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -146,6 +149,25 @@ class ArchitectureRulesFireTest {
     assertFires(ArchitectureRules.launchPortsArePure(BAD), StartsProcess.class);
   }
 
+  @Test
+  void queueEngineRuleFiresOnTheEngineUsingTheCollectorRuntime() {
+    String report = assertFires(ArchitectureRules.queueEngineUsesNoCollectorRuntime(BAD), UsesWorker.class);
+    assertThat(mentions(report, WorkerLoop.class)).as("names the runtime class used").isTrue();
+  }
+
+  @Test
+  void theCollectorRuntimeMayStartThreads() {
+    assertThat(mentions(badReports.get("pureCoreDoesNoIoAndReadsNoClockOrEnvironment"), WorkerLoop.class))
+        .as("the pure-core rule exempts the collector runtime").isFalse();
+    assertThat(mentions(badReports.get("pureCoreDoesNoIoAndReadsNoClockOrEnvironment"), StartsThread.class))
+        .as("but not the core").isTrue();
+  }
+
+  @Test
+  void micrometerRuleFiresOutsideTheCollectorRuntime() {
+    assertFires(ArchitectureRules.micrometerOnlyInCollectorRuntime(BAD), UsesMicrometer.class);
+  }
+
   @ParameterizedTest(name = "{0} breaks exactly {1}")
   @MethodSource("fixturesAndTheRulesTheyBreak")
   void eachFixtureBreaksOnlyItsIntendedRules(Class<?> fixture, Set<String> intendedRules) {
@@ -177,7 +199,9 @@ class ArchitectureRulesFireTest {
         Arguments.of(CycleB.class, Set.of("noPackageCycles")),
         Arguments.of(StartsProcess.class, Set.of("launchPortsArePure")),
         Arguments.of(UsesPostgres.class, Set.of("dependenciesPointInward")),
-        Arguments.of(UsesCoreInternal.class, Set.of("internalPackagesStayInTheirModule")));
+        Arguments.of(UsesCoreInternal.class, Set.of("internalPackagesStayInTheirModule")),
+        Arguments.of(UsesWorker.class, Set.of("queueEngineUsesNoCollectorRuntime")),
+        Arguments.of(UsesMicrometer.class, Set.of("micrometerOnlyInCollectorRuntime")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -199,6 +223,7 @@ class ArchitectureRulesFireTest {
     assertThat(goodClasses.contain("fixture.goodarch.core.GoodEngine")).isTrue();
     assertThat(goodClasses.contain("fixture.goodarch.launch.GoodPort")).isTrue();
     assertThat(goodClasses.contain("fixture.goodarch.core.internal.GoodHelper")).isTrue();
+    assertThat(goodClasses.contain("fixture.goodarch.queue.worker.GoodWorker")).isTrue();
   }
 
   /** Asserts that the rule fires on the bad fixture and that its report names every offender. */

@@ -44,6 +44,7 @@ class ArchitectureTest {
         .isTrue();
     assertThat(production.contain("dev.cipolicy.queue.tck.QueueStoreCompatibilityKit")).as("ci-queue-tck imported")
         .isTrue();
+    assertThat(production.contain("dev.cipolicy.queue.worker.Collector")).as("ci-queue-worker imported").isTrue();
     assertThat(production.contain("dev.cipolicy.postgres.PostgresQueueStore")).as("ci-postgres imported").isTrue();
     assertThat(production.contain("dev.cipolicy.launch.LaunchPorts")).as("ci-launch imported").isTrue();
     assertThat(production.contain("dev.cipolicy.testkit.snapshot.LauncherSnapshots")).as("ci-testkit imported")
@@ -93,6 +94,16 @@ class ArchitectureTest {
   @Test
   void internalPackagesStayInTheirModule() {
     ArchitectureRules.internalPackagesStayInTheirModule(ROOT).check(production);
+  }
+
+  @Test
+  void queueEngineUsesNoCollectorRuntime() {
+    ArchitectureRules.queueEngineUsesNoCollectorRuntime(ROOT).check(production);
+  }
+
+  @Test
+  void micrometerOnlyInCollectorRuntime() {
+    ArchitectureRules.micrometerOnlyInCollectorRuntime(ROOT).check(production);
   }
 
   @Test
