@@ -10,6 +10,7 @@ import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.FleetShares;
 import dev.cipolicy.queue.spi.HistoryCursor;
 import dev.cipolicy.queue.spi.HistoryPage;
 import dev.cipolicy.queue.spi.ImpossibleRowException;
@@ -402,6 +403,16 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   // ---------------------------------------------------------------------------------------------- collectors
+
+  @Override
+  public void setShares(FleetShares shares) {
+    claims.setShares(present(shares, "fleet shares"));
+  }
+
+  @Override
+  public FleetShares shares() {
+    return claims.shares();
+  }
 
   @Override
   public List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {

@@ -7,12 +7,15 @@ import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.DevicePlacement;
 import dev.cipolicy.queue.spi.Devices;
+import dev.cipolicy.queue.spi.FleetShares;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobWait;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
+import dev.cipolicy.queue.spi.ShareLedger;
+import dev.cipolicy.queue.spi.JobSpec;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -73,8 +76,10 @@ final class QueueClaims {
       }
     }
     Instant now = ctx.now(c);
-    if (hasDevices) {
-      // GPU claims of one pool are serialized: each reads the whole pool to place and reserve.
+    boolean capped = !shares(c, tag).isEmpty();
+    if (hasDevices || capped) {
+      // GPU claims of one pool are serialized: each reads the whole pool to place and reserve. So are all
+      // claims of a pool with fleet shares: the share check and the leases are one step.
       try (PreparedStatement st = c.prepareStatement(ctx.sql.lockGpuPool)) {
         st.setString(1, ctx.sql.jobs + " gpu " + tag);
         st.execute();
@@ -82,8 +87,11 @@ final class QueueClaims {
     }
     // An impossible expired row is skipped here; the site's expireLeases reports it.
     expiry.expire(c, tag, now, command.maxCrashRescues(), null, new ArrayList<>());
+    if (capped) {
+      return claimCapped(c, command, tag, now, hasDevices);
+    }
     if (hasDevices) {
-      List<Claim> gpu = claimGpu(c, command, tag, now);
+      List<Claim> gpu = claimGpu(c, command, tag, now, null, null);
       if (!gpu.isEmpty()) {
         ClaimResult rest = gpu.size() == command.limit() ? null : claimQueued(c, new ClaimCommand(
             command.collector(), command.leaseDuration(), command.collectorTimeout(), command.maxCrashRescues(),
@@ -98,6 +106,153 @@ final class QueueClaims {
       }
     }
     return claimQueued(c, command, tag, now);
+  }
+
+  /**
+   * Replaces every fleet share in one transaction; the table lock makes concurrent replacements take turns
+   * (a claim reads the shares without waiting for it).
+   */
+  void setShares(FleetShares shares) {
+    ctx.tx.inTransaction("setShares", c -> {
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.lockShares)) {
+        st.execute();
+      }
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.deleteShares)) {
+        st.executeUpdate();
+      }
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.insertShare)) {
+        for (FleetShares.Share s : shares.shares()) {
+          st.setString(1, s.cadence());
+          st.setString(2, s.pool());
+          st.setString(3, s.unit().name());
+          st.setInt(4, s.amount());
+          st.setBoolean(5, s.borrow());
+          st.addBatch();
+        }
+        if (!shares.isEmpty()) {
+          st.executeBatch();
+        }
+      }
+      return Boolean.TRUE;
+    });
+  }
+
+  /** Every fleet share the database holds. */
+  FleetShares shares() {
+    return ctx.tx.inTransaction("shares", c -> {
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.allShares)) {
+        return readShares(st);
+      }
+    });
+  }
+
+  /** The fleet shares of a pool, read in the claim's transaction. */
+  private FleetShares shares(Connection c, String pool) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement(ctx.sql.sharesOfPool)) {
+      st.setString(1, pool);
+      return readShares(st);
+    }
+  }
+
+  /** Reads fleet shares from a statement with the columns of {@link QueueSql#allShares}. */
+  static FleetShares readShares(PreparedStatement st) throws SQLException {
+    List<FleetShares.Share> out = new ArrayList<>();
+    try (ResultSet rs = st.executeQuery()) {
+      while (rs.next()) {
+        out.add(new FleetShares.Share(rs.getString(1), rs.getString(2), FleetShares.Unit.valueOf(rs.getString(3)),
+            rs.getInt(4), rs.getBoolean(5)));
+      }
+    }
+    return new FleetShares(out);
+  }
+
+  /** The pool's live leases and queued jobs per cadence, read in the claim's transaction. */
+  private ShareLedger ledger(Connection c, String tag, Instant now) throws SQLException {
+    List<JobSpec> live = new ArrayList<>();
+    List<JobSpec> queued = new ArrayList<>();
+    try (PreparedStatement st = c.prepareStatement(ctx.sql.leasedSpecsOfTag)) {
+      st.setString(1, tag);
+      setInstant(st, 2, now);
+      specs(st, tag, live);
+    }
+    try (PreparedStatement st = c.prepareStatement(ctx.sql.queuedSpecsOfTag)) {
+      st.setString(1, tag);
+      specs(st, tag, queued);
+    }
+    return ShareLedger.of(tag, live, queued);
+  }
+
+  /** Reads (gpus, cadence) rows as the specs a ledger counts (their group does not matter to it). */
+  private static void specs(PreparedStatement st, String tag, List<JobSpec> out) throws SQLException {
+    try (ResultSet rs = st.executeQuery()) {
+      while (rs.next()) {
+        out.add(shareSpec(tag, rs.getInt(1), rs.getString(2)));
+      }
+    }
+  }
+
+  private static JobSpec shareSpec(String tag, int gpus, @Nullable String cadence) {
+    return new JobSpec("ledger", tag, false, Math.max(0, Math.min(gpus, JobSpec.MAX_GPUS)), Duration.ZERO,
+        cadence == null ? "" : cadence);
+  }
+
+  /**
+   * A claim of a pool with fleet shares, under the pool's lock with its expired leases processed: GPU jobs
+   * first for a collector with devices (the oldest admitted job of each GPU count offered to the placement),
+   * then jobs that need no GPU, one at a time, each the first queued job in claim order (affinity to the
+   * claimer first, then by id) that {@link ShareLedger#admits} given the leases taken so far.
+   */
+  private ClaimResult claimCapped(Connection c, ClaimCommand command, String tag, Instant now, boolean hasDevices)
+      throws SQLException {
+    FleetShares shares = shares(c, tag);
+    ShareLedger ledger = ledger(c, tag, now);
+    List<Claim> claims = new ArrayList<>(hasDevices ? claimGpu(c, command, tag, now, shares, ledger) : List.of());
+    if (claims.size() < command.limit()) {
+      List<long[]> order = new ArrayList<>();
+      List<String> cadences = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement(ctx.sql.shareCandidates)) {
+        st.setString(1, tag);
+        st.setString(2, command.collector());
+        setInstant(st, 3, now.minus(command.collectorTimeout()));
+        st.setString(4, command.collector());
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            order.add(new long[] {rs.getLong(1)});
+            cadences.add(java.util.Objects.requireNonNullElse(rs.getString(2), ""));
+          }
+        }
+      }
+      boolean[] gone = new boolean[order.size()];
+      Instant expiresAt = QueueStore.truncate(now.plus(command.leaseDuration()));
+      boolean progress = true;
+      while (progress && claims.size() < command.limit()) {
+        progress = false;
+        for (int i = 0; i < order.size(); i++) {
+          if (gone[i] || !ledger.admits(shares, shareSpec(tag, 0, cadences.get(i)))) {
+            continue;
+          }
+          gone[i] = true;
+          List<Job> locked = new ArrayList<>(1);
+          try (PreparedStatement st = c.prepareStatement(ctx.sql.lockQueuedJob)) {
+            st.setLong(1, order.get(i)[0]);
+            jobs.lockQueued(c, st, locked);
+          }
+          if (locked.isEmpty()) {
+            continue; // cancelled meanwhile, or an impossible row left for the site to report
+          }
+          Job job = locked.get(0);
+          Lease lease = job.nextLease(jobs.tokens(c, 1)[0], expiresAt, command.collector());
+          Job claimed = job.claimed(lease);
+          jobs.write(c, job, claimed);
+          ledger.claimed(claimed.spec());
+          claims.add(new Claim(claimed, lease));
+          progress = true;
+          break;
+        }
+      }
+    }
+    collectors.touch(c, command.collector(), now);
+    return new ClaimResult(ClaimResult.Status.OK, claims);
   }
 
   /** Claims jobs that need no GPU, once the tag's expired leases are processed. */
@@ -171,6 +326,8 @@ final class QueueClaims {
         }
       }
       Map<String, List<DevicePlacement.Holding>> holdings = holdings(c, tag);
+      FleetShares shares = shares(c, tag);
+      ShareLedger ledger = shares.isEmpty() ? new ShareLedger(tag) : ledger(c, tag, now);
       List<DevicePlacement.Host> hosts = new ArrayList<>();
       try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHosts)) {
         st.setString(1, tag);
@@ -185,7 +342,7 @@ final class QueueClaims {
           }
         }
       }
-      return DevicePlacement.waits(tag, queued, hosts, live, now);
+      return DevicePlacement.waits(tag, queued, hosts, live, now, shares, ledger);
     });
   }
 
@@ -211,7 +368,8 @@ final class QueueClaims {
    * then leases the job and inserts one held-device row per device (whose primary key refuses a device held
    * twice). The caller holds the pool's advisory lock.
    */
-  private List<Claim> claimGpu(Connection c, ClaimCommand command, String tag, Instant now) throws SQLException {
+  private List<Claim> claimGpu(Connection c, ClaimCommand command, String tag, Instant now,
+      @Nullable FleetShares shares, @Nullable ShareLedger ledger) throws SQLException {
     List<DevicePlacement.Host> hosts = new ArrayList<>();
     List<String> names = new ArrayList<>();
     List<Devices> inventories = new ArrayList<>();
@@ -242,13 +400,17 @@ final class QueueClaims {
             holdings.getOrDefault(names.get(i), List.of())));
       }
       List<DevicePlacement.Candidate> candidates = new ArrayList<>();
-      try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuCandidates)) {
-        st.setInt(1, largest);
-        st.setString(2, tag);
-        try (ResultSet rs = st.executeQuery()) {
-          while (rs.next()) {
-            candidates.add(new DevicePlacement.Candidate(JobId.of(rs.getLong(2)), rs.getInt(1),
-                Duration.ofNanos(rs.getLong(3) * 1_000)));
+      if (shares != null && ledger != null) {
+        admittedGpuCandidates(c, tag, largest, shares, ledger, candidates);
+      } else {
+        try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuCandidates)) {
+          st.setInt(1, largest);
+          st.setString(2, tag);
+          try (ResultSet rs = st.executeQuery()) {
+            while (rs.next()) {
+              candidates.add(new DevicePlacement.Candidate(JobId.of(rs.getLong(2)), rs.getInt(1),
+                  Duration.ofNanos(rs.getLong(3) * 1_000)));
+            }
           }
         }
       }
@@ -284,9 +446,33 @@ final class QueueClaims {
       }
       holdings.computeIfAbsent(command.collector(), k -> new ArrayList<>())
           .add(new DevicePlacement.Holding(id, devices, end));
+      if (ledger != null) {
+        ledger.claimed(claimed.spec());
+      }
       claims.add(new Claim(claimed, lease));
     }
     return claims;
+  }
+
+  /** The oldest queued job of each GPU count (up to the largest host) that the shares admit. */
+  private void admittedGpuCandidates(Connection c, String tag, int largest, FleetShares shares, ShareLedger ledger,
+      List<DevicePlacement.Candidate> out) throws SQLException {
+    java.util.TreeMap<Integer, DevicePlacement.Candidate> oldest = new java.util.TreeMap<>();
+    try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuQueuedOfTag)) {
+      st.setString(1, tag);
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          int gpus = rs.getInt(1);
+          if (gpus < 1 || gpus > largest || oldest.containsKey(gpus)
+              || !ledger.admits(shares, shareSpec(tag, gpus, rs.getString(4)))) {
+            continue;
+          }
+          oldest.put(gpus, new DevicePlacement.Candidate(JobId.of(rs.getLong(2)), gpus,
+              Duration.ofNanos(rs.getLong(3) * 1_000)));
+        }
+      }
+    }
+    out.addAll(oldest.values());
   }
 
   /**
@@ -306,11 +492,11 @@ final class QueueClaims {
         bind(st, 1, run, tag, now);
         try (ResultSet rs = st.executeQuery()) {
           rs.next();
-          if (!rs.getBoolean(26)) {
+          if (!rs.getBoolean(27)) {
             return null;
           }
-          long inserted = rs.getLong(27);
-          picked = rs.getLong(28);
+          long inserted = rs.getLong(28);
+          picked = rs.getLong(29);
           do {
             rs.getLong(1);
             if (rs.wasNull()) {

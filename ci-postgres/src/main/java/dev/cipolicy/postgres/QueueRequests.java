@@ -224,6 +224,7 @@ final class QueueRequests {
       setInstant(st, 5, now);
       st.setInt(6, spec.gpus());
       st.setLong(7, spec.estimate().toNanos() / 1_000);
+      st.setString(8, spec.cadence());
       try (ResultSet rs = st.executeQuery()) {
         return rs.next() ? Job.created(JobId.of(rs.getLong(1)), requestId, spec, now) : null;
       }

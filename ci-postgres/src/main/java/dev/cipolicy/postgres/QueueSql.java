@@ -30,6 +30,7 @@ final class QueueSql {
   final String gpuQueued;
   final String heldDevices;
   final String collectorDevices;
+  final String fleetShares;
 
   // ------------------------------------------------------------------------------------------------ requests
 
@@ -142,6 +143,29 @@ final class QueueSql {
   /** Moves a collector's heartbeat forward (never backward). */
   final String touchCollector;
 
+  // -------------------------------------------------------------------------------------------- fleet shares
+
+  /** Every fleet share: cadence, pool, unit, amount, borrow. */
+  final String allShares;
+  /** The fleet shares of one pool, in the columns of {@link #allShares}. */
+  final String sharesOfPool;
+  /** Deletes every fleet share. */
+  final String deleteShares;
+  /** Inserts one fleet share. */
+  final String insertShare;
+  /** Locks the fleet-shares table against concurrent replacement. */
+  final String lockShares;
+  /** The specs of a pool's jobs with a lease (GPU budget, cadence). */
+  final String leasedSpecsOfTag;
+  /** The specs of a pool's queued jobs (GPU budget, cadence). */
+  final String queuedSpecsOfTag;
+  /** The queued jobs of a pool in claim order for a claimer, with their cadence (no lock taken). */
+  final String shareCandidates;
+  /** The queued GPU jobs of a pool with their GPU count, estimate and cadence, by id. */
+  final String gpuQueuedOfTag;
+  /** Locks the queued-jobs row of one job, unless another transaction holds it. */
+  final String lockQueuedJob;
+
   // ------------------------------------------------------------------------------------------------- results
 
   /** Inserts a job's result (the primary key refuses a second one). */
@@ -165,6 +189,7 @@ final class QueueSql {
     gpuQueued = options.sql("gpu_queued");
     heldDevices = options.sql("held_devices");
     collectorDevices = options.sql("collector_devices");
+    fleetShares = options.sql("fleet_shares");
     jobFrom = " FROM " + jobs + " j LEFT JOIN " + leases + " l ON l.job_id = j.id ";
 
     insertRequest = "INSERT INTO " + requests + " (kind, state, tag, parent_sha, pr, benchmark_groups, created_at)"
@@ -176,8 +201,8 @@ final class QueueSql {
     lockControl = "SELECT id FROM " + control + " WHERE id = 1 FOR UPDATE";
     countInProgress = "SELECT count(*) FROM " + requests + " WHERE state = 'IN_PROGRESS'";
     insertJob = "INSERT INTO " + jobs + " (request_id, benchmark_group, collector_tag, optional, state, attempt,"
-        + " crash_rescues, transient_retries, created_at, gpus, estimate_micros)"
-        + " VALUES (?, ?, ?, ?, 'QUEUED', 0, 0, 0, ?, ?, ?)"
+        + " crash_rescues, transient_retries, created_at, gpus, estimate_micros, cadence)"
+        + " VALUES (?, ?, ?, ?, 'QUEUED', 0, 0, 0, ?, ?, ?, ?)"
         + " ON CONFLICT ON CONSTRAINT " + options.object("jobs_key") + " DO NOTHING RETURNING id";
     jobCounts = "SELECT count(*) FILTER (WHERE NOT optional AND state IN ('QUEUED', 'LEASED')),"
         + " count(*) FILTER (WHERE NOT optional AND state = 'SUCCEEDED'),"
@@ -254,6 +279,22 @@ final class QueueSql {
         + " VALUES (?, ?, ?, ?, ?, ?)";
     resultByJob = resultCols + " WHERE job_id = ?";
     resultsOfRequest = resultCols + " WHERE request_id = ? ORDER BY job_id";
+    allShares = "SELECT cadence, pool, unit, amount, borrow FROM " + fleetShares + " ORDER BY pool, cadence";
+    sharesOfPool = "SELECT cadence, pool, unit, amount, borrow FROM " + fleetShares + " WHERE pool = ?"
+        + " ORDER BY cadence";
+    deleteShares = "DELETE FROM " + fleetShares;
+    insertShare = "INSERT INTO " + fleetShares + " (cadence, pool, unit, amount, borrow) VALUES (?, ?, ?, ?, ?)";
+    lockShares = "LOCK TABLE " + fleetShares + " IN SHARE ROW EXCLUSIVE MODE";
+    leasedSpecsOfTag = "SELECT j.gpus, j.cadence FROM " + leases + " l JOIN " + jobs + " j ON j.id = l.job_id"
+        + " WHERE l.collector_tag = ? AND l.expires_at > ?";
+    queuedSpecsOfTag = "SELECT j.gpus, j.cadence FROM " + jobs + " j WHERE j.collector_tag = ? AND j.state = 'QUEUED'";
+    shareCandidates = "SELECT q.job_id, j.cadence FROM " + queued + " q JOIN " + jobs + " j ON j.id = q.job_id"
+        + " WHERE q.collector_tag = ? AND j.state = 'QUEUED' AND (q.affinity IS NULL OR q.affinity = ?"
+        + " OR NOT EXISTS (SELECT 1 FROM " + collectors + " c WHERE c.name = q.affinity AND c.active"
+        + " AND c.last_heartbeat_at > ?)) ORDER BY (q.affinity IS NOT DISTINCT FROM ?) DESC, q.job_id";
+    gpuQueuedOfTag = "SELECT q.gpus, q.job_id, q.estimate_micros, j.cadence FROM " + gpuQueued + " q JOIN " + jobs
+        + " j ON j.id = q.job_id AND j.state = 'QUEUED' WHERE q.collector_tag = ? ORDER BY q.job_id";
+    lockQueuedJob = "SELECT q.job_id FROM " + queued + " q WHERE q.job_id = ? FOR UPDATE OF q SKIP LOCKED";
     touchCollector = "UPDATE " + collectors + " SET last_heartbeat_at = ? WHERE name = ? AND last_heartbeat_at < ?";
   }
 
@@ -284,8 +325,9 @@ final class QueueSql {
     return "WITH t AS (SELECT n, n + ?::bigint * interval '1 microsecond' AS expiry,"
         + " n - ?::bigint * interval '1 microsecond' AS cutoff FROM (SELECT " + NOW + " AS n) x),"
         + " go AS (SELECT 1 FROM " + collectors + " WHERE name = ?::text AND tag = ?::text AND active"
-        // A collector with devices claims GPU jobs first, in the full path.
-        + " AND cardinality(devices) = 0"
+        // A collector with devices claims GPU jobs first, in the full path; so does any claim of a pool
+        // with fleet shares, whose check needs the pool's lock.
+        + " AND cardinality(devices) = 0 AND NOT EXISTS (SELECT 1 FROM " + fleetShares + " s WHERE s.pool = tag)"
         + " AND NOT EXISTS (SELECT 1 FROM " + leases + " WHERE collector_tag = ?::text"
         + " AND expires_at <= (SELECT n FROM t))),"
         + " own AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
@@ -312,7 +354,7 @@ final class QueueSql {
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, (SELECT expiry FROM t), ?::text, false,"
-        + " j.collector_tag, j.gpus, j.estimate_micros, '{}'::int[], EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked)"
+        + " j.collector_tag, j.gpus, j.estimate_micros, '{}'::int[], j.cadence, EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked)"
         + " FROM (SELECT 1) one LEFT JOIN (SELECT c.*, p.pass FROM claimed c JOIN picked p ON p.id = c.id) j"
         + " ON true ORDER BY j.pass, j.id";
   }
@@ -338,7 +380,8 @@ final class QueueSql {
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
-        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], (SELECT count(*) FROM ended)"
+        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence,"
+        + " (SELECT count(*) FROM ended)"
         + " FROM done j";
   }
 
@@ -371,7 +414,8 @@ final class QueueSql {
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
-        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], (SELECT count(*) FROM ended)"
+        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence,"
+        + " (SELECT count(*) FROM ended)"
         + " FROM done j";
   }
 }

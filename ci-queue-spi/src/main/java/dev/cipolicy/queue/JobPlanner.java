@@ -69,7 +69,20 @@ public interface JobPlanner {
    *     longer than {@link JobSpec#MAX_ESTIMATE}, or two planned jobs with the same group and pool
    */
   static JobPlanner fromSuites(List<PlannedJob> planned) {
-    List<JobSpec> specs = SuiteJobs.specs(planned);
+    return fromSuites(planned, "");
+  }
+
+  /**
+   * The planner of a resolved run of a cadence: as {@link #fromSuites(List)}, each job carrying the run's
+   * cadence ({@link JobSpec#cadence()}), which the stores' fleet shares cap.
+   *
+   * @param planned the planned jobs of the run
+   * @param cadence the run's cadence, e.g. {@code weekly}; the empty string for none
+   * @return the planner
+   * @throws InvalidQueueInputException as {@link #fromSuites(List)}, or when the cadence is not a name
+   */
+  static JobPlanner fromSuites(List<PlannedJob> planned, String cadence) {
+    List<JobSpec> specs = SuiteJobs.specs(planned, cadence);
     Set<String> seen = new HashSet<>();
     for (JobSpec spec : specs) {
       if (!seen.add(spec.benchmarkGroup() + "@" + spec.collectorTag())) {

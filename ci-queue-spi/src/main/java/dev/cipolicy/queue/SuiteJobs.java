@@ -35,9 +35,22 @@ public final class SuiteJobs {
    *     {@link JobSpec#MAX_ESTIMATE}
    */
   public static List<JobSpec> specs(List<PlannedJob> planned) {
+    return specs(planned, "");
+  }
+
+  /**
+   * The job specs of planned jobs of a run of a cadence, in their order: each as {@link #specs(List)} maps
+   * it, with the cadence, so that the fleet shares of their pools cap them.
+   *
+   * @param planned the planned jobs of a run
+   * @param cadence the run's cadence, e.g. {@code weekly}; the empty string for none
+   * @return one required spec per planned job
+   * @throws InvalidQueueInputException as {@link #specs(List)}, or when the cadence is not a name
+   */
+  public static List<JobSpec> specs(List<PlannedJob> planned, String cadence) {
     List<JobSpec> specs = new ArrayList<>(planned.size());
     for (PlannedJob job : planned) {
-      specs.add(spec(job));
+      specs.add(spec(job).withCadence(cadence));
     }
     return List.copyOf(specs);
   }

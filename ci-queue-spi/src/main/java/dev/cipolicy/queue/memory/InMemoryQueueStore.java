@@ -13,6 +13,7 @@ import dev.cipolicy.queue.spi.DevicePlacement;
 import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.FleetShares;
 import dev.cipolicy.queue.spi.HistoryCursor;
 import dev.cipolicy.queue.spi.HistoryEntry;
 import dev.cipolicy.queue.spi.HistoryPage;
@@ -38,6 +39,7 @@ import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.RequestState;
 import dev.cipolicy.queue.spi.ResultPayload;
+import dev.cipolicy.queue.spi.ShareLedger;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
@@ -99,6 +101,7 @@ public final class InMemoryQueueStore implements QueueStore {
   private long lastRequestId;
   private long lastJobId;
   private long lastToken;
+  private FleetShares shares = FleetShares.none();
 
   /**
    * Creates an empty store on a clock.
@@ -292,7 +295,7 @@ public final class InMemoryQueueStore implements QueueStore {
     if (request.jobsByKey.containsKey(key)) {
       return null;
     }
-    Pool pool = pools.computeIfAbsent(spec.collectorTag(), tag -> new Pool());
+    Pool pool = pools.computeIfAbsent(spec.collectorTag(), Pool::new);
     JobRow row = new JobRow(Job.created(JobId.of(++lastJobId), request.request.id(), spec, now), request, pool);
     jobs.add(row);
     request.jobs.add(row);
@@ -300,6 +303,7 @@ public final class InMemoryQueueStore implements QueueStore {
     if (!spec.optional()) {
       request.requiredPending++;
     }
+    pool.ledger.queued(spec);
     if (spec.gpus() > 0) {
       pool.gpuQueues.computeIfAbsent(spec.gpus(), n -> new ClaimQueue()).add(row);
     } else {
@@ -355,6 +359,7 @@ public final class InMemoryQueueStore implements QueueStore {
       for (JobRow job : row.jobs) {
         if (job.job.state() == JobState.QUEUED) {
           // The row stays in its claim queue; claims skip terminal rows.
+          job.pool.ledger.unqueued(job.job.spec());
           finish(job, job.job.cancelled(now));
           cancelled++;
         } else if (job.job.state() == JobState.LEASED && !job.job.cancelRequested()) {
@@ -404,6 +409,10 @@ public final class InMemoryQueueStore implements QueueStore {
       if (!collector.devices.isEmpty() && !pool.gpuQueues.isEmpty()) {
         return claimWithDevices(pool, collector, now, expiry, command);
       }
+      if (shares.covers(collector.tag)) {
+        return new ClaimResult(ClaimResult.Status.OK, claimCpu(pool, collector, now, expiry, command,
+            new ArrayList<>()));
+      }
       if (command.limit() == 1) {
         JobRow row = next(pool, collector.name, now, command.collectorTimeout());
         return new ClaimResult(ClaimResult.Status.OK, row == null ? List.of()
@@ -425,21 +434,29 @@ public final class InMemoryQueueStore implements QueueStore {
   private ClaimResult claimWithDevices(Pool pool, CollectorRow collector, Instant now, Instant expiry,
       ClaimCommand command) {
     List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 16));
+    boolean capped = shares.covers(collector.tag);
+    List<JobRow> aside = new ArrayList<>();
     while (claims.size() < command.limit()) {
       Map<JobId, JobRow> rows = new HashMap<>();
-      List<DevicePlacement.Candidate> candidates = candidates(pool, rows);
+      List<DevicePlacement.Candidate> candidates = capped ? admittedCandidates(pool, rows, aside)
+          : candidates(pool, rows);
       Optional<DevicePlacement.Placement> placement = DevicePlacement.place(
           hosts(pool, collector, now, command.collectorTimeout()), collector.name, candidates, now);
       if (placement.isEmpty()) {
+        putBack(aside);
         break;
       }
       JobRow row = java.util.Objects.requireNonNull(rows.get(placement.get().job()));
       java.util.Objects.requireNonNull(pool.gpuQueues.get(row.job.spec().gpus())).poll();
+      putBack(aside);
       Claim claim = lease(pool, row, collector.name, expiry, placement.get().devices());
       row.host = collector;
       row.estimatedEnd = DevicePlacement.estimatedEnd(now, row.job.spec().estimate(), expiry);
       collector.holdings.put(row.id, row);
       claims.add(claim);
+    }
+    if (capped) {
+      return new ClaimResult(ClaimResult.Status.OK, claimCpu(pool, collector, now, expiry, command, claims));
     }
     while (claims.size() < command.limit()) {
       JobRow row = next(pool, collector.name, now, command.collectorTimeout());
@@ -449,6 +466,64 @@ public final class InMemoryQueueStore implements QueueStore {
       claims.add(lease(pool, row, collector.name, expiry));
     }
     return new ClaimResult(ClaimResult.Status.OK, claims);
+  }
+
+  /**
+   * Claims jobs that need no GPU in a pool that fleet shares cover, up to the limit: one at a time, each the
+   * first job in claim order that the shares admit given the leases taken so far; the refused jobs it passed
+   * go back to their queues in place.
+   */
+  private List<Claim> claimCpu(Pool pool, CollectorRow collector, Instant now, Instant expiry,
+      ClaimCommand command, List<Claim> claims) {
+    List<JobRow> aside = new ArrayList<>();
+    while (claims.size() < command.limit()) {
+      JobRow found = null;
+      while (true) {
+        JobRow row = next(pool, collector.name, now, command.collectorTimeout());
+        if (row == null || pool.ledger.admits(shares, row.job.spec())) {
+          found = row;
+          break;
+        }
+        aside.add(row);
+      }
+      putBack(aside);
+      if (found == null) {
+        break;
+      }
+      claims.add(lease(pool, found, collector.name, expiry));
+    }
+    return claims;
+  }
+
+  /**
+   * The oldest queued job of each GPU count of the pool that the shares admit, with their rows by id; the
+   * refused rows before them are taken out of their queues into {@code aside}, to be put back.
+   */
+  private List<DevicePlacement.Candidate> admittedCandidates(Pool pool, Map<JobId, JobRow> rows,
+      List<JobRow> aside) {
+    List<DevicePlacement.Candidate> out = new ArrayList<>(pool.gpuQueues.size());
+    for (ClaimQueue queue : pool.gpuQueues.values()) {
+      JobRow row = peekQueued(queue);
+      while (row != null && !pool.ledger.admits(shares, row.job.spec())) {
+        queue.poll();
+        aside.add(row);
+        row = peekQueued(queue);
+      }
+      if (row != null) {
+        JobSpec spec = row.job.spec();
+        out.add(new DevicePlacement.Candidate(row.job.id(), spec.gpus(), spec.estimate()));
+        rows.put(row.job.id(), row);
+      }
+    }
+    return out;
+  }
+
+  /** Puts rows a capped claim passed back in their queues (they stay queued and counted). */
+  private static void putBack(List<JobRow> aside) {
+    for (JobRow row : aside) {
+      place(row);
+    }
+    aside.clear();
   }
 
   /** The oldest queued job of each GPU count of the pool, with their rows by id. */
@@ -497,6 +572,7 @@ public final class InMemoryQueueStore implements QueueStore {
   private Claim lease(Pool pool, JobRow row, String collector, Instant expiry, List<Integer> devices) {
     Lease lease = row.job.nextLease(++lastToken, expiry, collector, devices);
     row.job = row.job.claimed(lease);
+    pool.ledger.claimed(row.job.spec());
     row.leaseExpiry = expiry;
     pool.leases.add(row);
     return new Claim(row.job, lease);
@@ -505,6 +581,7 @@ public final class InMemoryQueueStore implements QueueStore {
   private Claim lease(Pool pool, JobRow row, String collector, Instant expiry) {
     Lease lease = row.job.nextLease(++lastToken, expiry, collector);
     row.job = row.job.claimed(lease);
+    pool.ledger.claimed(row.job.spec());
     row.leaseExpiry = expiry;
     pool.leases.add(row);
     return new Claim(row.job, lease);
@@ -559,6 +636,12 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   private static void enqueue(JobRow row) {
+    row.pool.ledger.queued(row.job.spec());
+    place(row);
+  }
+
+  /** Puts a queued row in the claim queue its GPU count or affinity gives. */
+  private static void place(JobRow row) {
     Optional<String> affinity = row.job.affinity();
     int gpus = row.job.spec().gpus();
     if (gpus > 0) {
@@ -576,6 +659,7 @@ public final class InMemoryQueueStore implements QueueStore {
     while (!heap.isEmpty() && !heap.peek().leaseExpiry.isAfter(now)) {
       JobRow row = heap.poll();
       freeDevices(row);
+      pool.ledger.unleased(row.job.spec());
       Job job = row.job;
       Lease lease = job.lease().orElseThrow();
       int list;
@@ -766,6 +850,7 @@ public final class InMemoryQueueStore implements QueueStore {
     Lease lease = row.job.lease().orElseThrow();
     row.pool.leases.remove(row);
     freeDevices(row);
+    row.pool.ledger.unleased(row.job.spec());
     holderHeartbeat(lease, now);
     return lease;
   }
@@ -797,20 +882,46 @@ public final class InMemoryQueueStore implements QueueStore {
     synchronized (lock) {
       Instant now = now();
       List<Job> queued = new ArrayList<>();
+      List<JobSpec> queuedSpecs = new ArrayList<>();
+      List<JobSpec> live = new ArrayList<>();
       for (JobRow row : jobs) {
-        if (row.job.state() == JobState.QUEUED && row.job.spec().collectorTag().equals(tag)) {
+        if (row.purged || !row.job.spec().collectorTag().equals(tag)) {
+          continue;
+        }
+        if (row.job.state() == JobState.QUEUED) {
           queued.add(row.job);
+          queuedSpecs.add(row.job.spec());
+        } else if (row.job.state() == JobState.LEASED && row.job.lease().orElseThrow().isLiveAt(now)) {
+          live.add(row.job.spec());
         }
       }
-      int live = 0;
+      int liveCollectors = 0;
       for (CollectorRow c : collectors.values()) {
         if (c.tag.equals(tag) && c.isLiveAt(now, collectorTimeout)) {
-          live++;
+          liveCollectors++;
         }
       }
       Pool pool = pools.get(tag);
       List<DevicePlacement.Host> hosts = pool == null ? List.of() : hosts(pool, null, now, collectorTimeout);
-      return DevicePlacement.waits(tag, queued, hosts, live, now);
+      return DevicePlacement.waits(tag, queued, hosts, liveCollectors, now, shares,
+          ShareLedger.of(tag, live, queuedSpecs));
+    }
+  }
+
+  @Override
+  public void setShares(FleetShares fleetShares) {
+    if (fleetShares == null) {
+      throw new InvalidQueueInputException("setShares needs fleet shares; got none (FleetShares.none() caps nothing)");
+    }
+    synchronized (lock) {
+      shares = fleetShares;
+    }
+  }
+
+  @Override
+  public FleetShares shares() {
+    synchronized (lock) {
+      return shares;
     }
   }
 
@@ -863,7 +974,7 @@ public final class InMemoryQueueStore implements QueueStore {
       Collector collector = row.toCollector();
       collectors.put(name, row);
       if (!devices.isEmpty()) {
-        pools.computeIfAbsent(tag, t -> new Pool()).hosts.put(name, row);
+        pools.computeIfAbsent(tag, Pool::new).hosts.put(name, row);
       }
       return new RegisterResult(RegisterResult.Status.REGISTERED, collector);
     }
@@ -974,6 +1085,7 @@ public final class InMemoryQueueStore implements QueueStore {
       int removedResults = 0;
       for (JobRow job : row.jobs) {
         if (job.job.state() == JobState.QUEUED) {
+          job.pool.ledger.unqueued(job.job.spec());
           job.job = job.job.cancelled(now); // claim queues skip rows that are not queued
         }
         job.purged = true;

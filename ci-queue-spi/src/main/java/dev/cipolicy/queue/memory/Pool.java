@@ -1,5 +1,6 @@
 package dev.cipolicy.queue.memory;
 
+import dev.cipolicy.queue.spi.ShareLedger;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
@@ -21,4 +22,10 @@ final class Pool {
   final TreeMap<Integer, ClaimQueue> gpuQueues = new TreeMap<>();
   /** The collectors of the tag that advertise devices, by name. */
   final TreeMap<String, CollectorRow> hosts = new TreeMap<>();
+  /** The live leases and queued jobs per cadence, kept up to date for the fleet shares. */
+  final ShareLedger ledger;
+
+  Pool(String tag) {
+    ledger = new ShareLedger(tag);
+  }
 }

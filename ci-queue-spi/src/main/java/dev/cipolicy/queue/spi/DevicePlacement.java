@@ -309,6 +309,42 @@ public final class DevicePlacement {
     return out;
   }
 
+  /**
+   * Why each queued job of a pool waits, under fleet shares: a job its share refuses waits with
+   * {@link WaitReason.Kind#SHARE_FULL}; the others are placed as {@link #waits(String, List, List, int,
+   * Instant)} places them among themselves, since a claim never offers a refused job (so a refused job
+   * neither reserves a host nor puts others behind it).
+   *
+   * @param pool the pool (collector tag)
+   * @param queued the queued jobs of the pool, in any order
+   * @param hosts the live hosts of the pool with devices
+   * @param liveCollectors how many collectors of the pool are live
+   * @param now the store's now
+   * @param shares the store's shares
+   * @param ledger the pool's live leases and queued jobs
+   * @return one wait per queued job, by job id
+   */
+  public static List<JobWait> waits(String pool, List<Job> queued, List<Host> hosts, int liveCollectors,
+      Instant now, FleetShares shares, ShareLedger ledger) {
+    if (!shares.covers(pool)) {
+      return waits(pool, queued, hosts, liveCollectors, now);
+    }
+    List<Job> admitted = new ArrayList<>(queued.size());
+    java.util.Map<JobId, JobWait> out = new java.util.TreeMap<>();
+    for (Job j : queued) {
+      Optional<WaitReason> refused = ledger.refusal(shares, j.spec());
+      if (refused.isPresent()) {
+        out.put(j.id(), new JobWait(j, refused.get()));
+      } else {
+        admitted.add(j);
+      }
+    }
+    for (JobWait w : waits(pool, admitted, hosts, liveCollectors, now)) {
+      out.put(w.job().id(), w);
+    }
+    return List.copyOf(out.values());
+  }
+
   private static WaitReason reason(String pool, Job job, List<Host> hosts, java.util.Map<Integer, Candidate> oldest,
       @Nullable Reservation reserved, int liveCollectors, Instant now) {
     int n = job.spec().gpus();

@@ -7,7 +7,9 @@ import java.time.Duration;
  * tag. An optional job (for a non-default collector) never blocks its request's completion. A job may need
  * GPUs: then only a collector of its tag that advertises devices claims it, and only where that many of its
  * devices are free; the collector tag is the job's pool. Its estimated duration lets the store reserve a
- * host for a large job and backfill short ones around it.
+ * host for a large job and backfill short ones around it. Its cadence (the cadence of the run that planned it,
+ * e.g. {@code weekly}) is what a {@link FleetShares fleet share} caps: the empty string means none, and a job
+ * without a cadence is never capped.
  *
  * @param benchmarkGroup the benchmark group, e.g. {@code compile-time}
  * @param collectorTag the tag of the collectors that may claim it, e.g. {@code x86-64}; for a GPU job, its
@@ -16,8 +18,11 @@ import java.time.Duration;
  * @param gpus how many GPU devices it needs, 0 (none, the default) to {@link #MAX_GPUS}
  * @param estimate how long it is expected to run; zero when unknown (such a job never backfills a host
  *     reserved for another)
+ * @param cadence the cadence of the run it belongs to, a name ({@link QueueNames}), or the empty string for
+ *     none (the default): only a job with a cadence is capped by a share of its pool
  */
-public record JobSpec(String benchmarkGroup, String collectorTag, boolean optional, int gpus, Duration estimate) {
+public record JobSpec(String benchmarkGroup, String collectorTag, boolean optional, int gpus, Duration estimate,
+    String cadence) {
 
   /** The longest estimated duration a job may declare. */
   public static final Duration MAX_ESTIMATE = Duration.ofDays(366);
@@ -25,10 +30,14 @@ public record JobSpec(String benchmarkGroup, String collectorTag, boolean option
   /** The most GPUs a job may need. */
   public static final int MAX_GPUS = Devices.MAX_INDEX + 1;
 
-  /** Checks the names and the budget. */
+  /** Checks the names, the budget and the cadence. */
   public JobSpec {
     Checks.token(benchmarkGroup, "benchmark group");
     Checks.token(collectorTag, "collector tag");
+    Checks.present(cadence, "cadence of job " + benchmarkGroup + "@" + collectorTag + " (the empty string for none)");
+    if (!cadence.isEmpty()) {
+      Checks.token(cadence, "cadence of job " + benchmarkGroup + "@" + collectorTag);
+    }
     if (gpus < 0 || gpus > MAX_GPUS) {
       throw new InvalidQueueInputException("GPU budget of job " + benchmarkGroup + "@" + collectorTag + " is "
           + gpus + "; expected 0 to " + MAX_GPUS);
@@ -40,6 +49,19 @@ public record JobSpec(String benchmarkGroup, String collectorTag, boolean option
     }
     // Whole microseconds, as every store keeps instants and durations.
     estimate = Duration.ofSeconds(estimate.getSeconds(), estimate.getNano() / 1_000 * 1_000L);
+  }
+
+  /**
+   * A job without a cadence.
+   *
+   * @param benchmarkGroup the benchmark group
+   * @param collectorTag the collector tag, its pool
+   * @param optional whether the job never blocks completion
+   * @param gpus how many GPU devices it needs
+   * @param estimate how long it is expected to run, zero when unknown
+   */
+  public JobSpec(String benchmarkGroup, String collectorTag, boolean optional, int gpus, Duration estimate) {
+    this(benchmarkGroup, collectorTag, optional, gpus, estimate, "");
   }
 
   /**
@@ -83,7 +105,27 @@ public record JobSpec(String benchmarkGroup, String collectorTag, boolean option
    * @return the spec
    */
   public JobSpec withGpus(int gpuCount, Duration estimated) {
-    return new JobSpec(benchmarkGroup, collectorTag, optional, gpuCount, estimated);
+    return new JobSpec(benchmarkGroup, collectorTag, optional, gpuCount, estimated, cadence);
+  }
+
+  /**
+   * This job as part of a run of a cadence, which the fleet shares of its pool cap.
+   *
+   * @param runCadence the cadence, e.g. {@code weekly}; the empty string for none
+   * @return the spec
+   * @throws InvalidQueueInputException when the cadence is not a name
+   */
+  public JobSpec withCadence(String runCadence) {
+    return new JobSpec(benchmarkGroup, collectorTag, optional, gpus, estimate, runCadence);
+  }
+
+  /**
+   * Whether the job has a cadence (only such a job is capped by a share).
+   *
+   * @return true when {@link #cadence()} is not empty
+   */
+  public boolean hasCadence() {
+    return !cadence.isEmpty();
   }
 
   /**
@@ -108,6 +150,6 @@ public record JobSpec(String benchmarkGroup, String collectorTag, boolean option
   @Override
   public String toString() {
     return benchmarkGroup + "@" + collectorTag + (gpus > 0 ? " [" + gpus + " GPUs]" : "")
-        + (optional ? " (optional)" : "");
+        + (optional ? " (optional)" : "") + (cadence.isEmpty() ? "" : " {" + cadence + "}");
   }
 }

@@ -214,10 +214,15 @@ public interface QueueStore {
    * of that tag are leased (next attempt, fresh token, expiry {@code now + leaseDuration}, affinity to the
    * claimer) in this order: jobs with affinity to the claimer, by id; then, by id, jobs without affinity and
    * jobs whose affinity collector is inactive or whose heartbeat is at least {@code collectorTimeout} old.
-   * Concurrent claims never lease the same job twice (with SQL: {@code FOR UPDATE SKIP LOCKED}). Jobs that
+   * Concurrent claims never lease the same job twice (with SQL: {@code FOR UPDATE SKIP LOCKED}). In a pool
+   * that some {@link #setShares fleet share} covers, a job is leased only when {@link ShareLedger#admits}
+   * admits it, judged on the pool's live leases at that moment including those this claim took before; a
+   * refused job is skipped (it stays queued, its place kept) and the claim goes on with the next. The check
+   * and the lease are one step: concurrent claims never exceed a share between them. Jobs that
    * need GPUs are claimed only by a collector with devices, before the jobs that need none, as
    * {@link DevicePlacement} places them (see {@link #registerCollector(String, String, boolean, Devices)}).
-   * Invariants: at most one live lease per job; no device of a collector held by two live leases.
+   * Invariants: at most one live lease per job; no device of a collector held by two live leases; no share
+   *     exceeded except by its borrowing.
    *
    * @param command who claims, for how long and how much
    * @return the claims
@@ -448,7 +453,8 @@ public interface QueueStore {
    * Every queued job of a pool (a collector tag), by id, with why it is not running, computed at the store's
    * {@code now} by {@link DevicePlacement#waits} from the same snapshot a claim of the pool places from: the
    * pool's live collectors (active, heartbeat younger than {@code collectorTimeout}), their devices and the
-   * leases on them. Changes nothing.
+   * leases on them, and the store's fleet shares with the pool's live leases (see
+   * {@link DevicePlacement#waits(String, List, List, int, Instant, FleetShares, ShareLedger)}). Changes nothing.
    *
    * <p>The default refuses, for stores that keep no devices.
    *
@@ -459,6 +465,35 @@ public interface QueueStore {
    */
   default List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {
     throw new UnsupportedOperationException(getClass().getSimpleName() + " does not report wait reasons");
+  }
+
+  /**
+   * Replaces the fleet shares the store enforces, as one step: every claim that starts after it returns
+   * applies them (see {@link FleetShares} and {@link ShareLedger}). A database store keeps them in the
+   * database, so every process sharing it enforces the same shares. Lowering a share takes no lease away:
+   * the cadence's jobs wait until its leases end.
+   *
+   * <p>The default accepts only the empty value, for stores that enforce no shares.
+   *
+   * @param shares the new shares; {@link FleetShares#none()} caps nothing
+   * @throws InvalidQueueInputException when the value is missing, or the store does not enforce shares and
+   *     some are given
+   */
+  default void setShares(FleetShares shares) {
+    Checks.present(shares, "fleet shares");
+    if (!shares.isEmpty()) {
+      throw new InvalidQueueInputException(getClass().getSimpleName() + " does not enforce fleet shares; got "
+          + shares.shares().size());
+    }
+  }
+
+  /**
+   * The fleet shares the store enforces, as last set (none for a new store).
+   *
+   * @return the shares
+   */
+  default FleetShares shares() {
+    return FleetShares.none();
   }
 
   /**

@@ -21,6 +21,11 @@ public record WaitReason(Kind kind, String sentence) {
     BEHIND_OLDER_JOB,
     /** No host of its pool has as many free devices as it needs. */
     NO_FREE_DEVICES,
+    /**
+     * Its cadence's fleet share of the pool is full: its live leases hold too much of the pool to take this
+     * job (or it borrows and another cadence waits). It is claimed once enough of them end.
+     */
+    SHARE_FULL,
     /** It is the head of its pool and a host is reserved for it until enough devices free up. */
     RESERVED_FOR_IT,
     /** Devices are free on a host reserved for another job, and this job would end after the reservation. */

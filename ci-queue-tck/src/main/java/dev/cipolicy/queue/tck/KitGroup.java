@@ -70,6 +70,11 @@ abstract class KitGroup {
     return kit.modelExamples();
   }
 
+  /** How many random operations the fleet-share model check runs. */
+  final int shareModelOperations() {
+    return kit.shareModelOperations();
+  }
+
   /** How many master requests each site submits in the concurrency test. */
   final int concurrentRequests() {
     return kit.concurrentRequests();

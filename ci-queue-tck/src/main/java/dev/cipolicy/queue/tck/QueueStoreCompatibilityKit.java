@@ -97,6 +97,17 @@ public abstract class QueueStoreCompatibilityKit {
   }
 
   /**
+   * How many random operations the fleet-share model check ({@code ShareModelCheck}) runs against the store
+   * and the reference model, in scenarios of {@value ShareModelCheck#SCENARIO_LENGTH} operations, each on a
+   * new store. A slow store may lower it.
+   *
+   * @return 1,000,000 by default
+   */
+  protected int shareModelOperations() {
+    return 1_000_000;
+  }
+
+  /**
    * How many master requests each of the two sites submits in the concurrency test (every third also a try
    * request; 20 jobs each plus backfill).
    *
@@ -186,6 +197,15 @@ public abstract class QueueStoreCompatibilityKit {
   }
 
   // ------------------------------------------------------------------------------------------------ groups
+
+  /** Fleet shares: caps per cadence and pool, borrowing, wait reasons, concurrent claims. */
+  @Nested
+  @DisplayName("Shares")
+  class Shares extends SharesContract {
+    Shares() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
 
   /** GPU budgets: devices, placement and freeing. */
   @Nested

@@ -13,6 +13,8 @@ import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.FleetShares;
+import dev.cipolicy.queue.spi.ShareLedger;
 import dev.cipolicy.queue.spi.HistoryCursor;
 import dev.cipolicy.queue.spi.HistoryEntry;
 import dev.cipolicy.queue.spi.HistoryPage;
@@ -74,6 +76,7 @@ public final class ReferenceQueueStore implements QueueStore {
   private final TreeMap<Long, JobResult> results = new TreeMap<>();
   private final InstantSource clock;
   private long tokens;
+  private FleetShares shares = FleetShares.none();
 
   /**
    * Creates an empty model on a clock.
@@ -298,7 +301,7 @@ public final class ReferenceQueueStore implements QueueStore {
     Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
     while (!me.devices().isEmpty() && claims.size() < command.limit()) {
       Optional<DevicePlacement.Placement> placement = DevicePlacement.place(
-          hosts(me.tag(), me.name(), now, command.collectorTimeout()), me.name(), gpuCandidates(me.tag()), now);
+          hosts(me.tag(), me.name(), now, command.collectorTimeout()), me.name(), gpuCandidates(me.tag(), now), now);
       if (placement.isEmpty()) {
         break;
       }
@@ -316,6 +319,25 @@ public final class ReferenceQueueStore implements QueueStore {
     }
     candidates.sort(Comparator.comparing((Job j) -> j.affinity().equals(Optional.of(me.name())) ? 0 : 1)
         .thenComparing(Job::id));
+    if (shares.covers(me.tag())) {
+      // One at a time: the first candidate the shares admit, given the leases taken so far.
+      while (claims.size() < command.limit()) {
+        ShareLedger ledger = ledger(me.tag(), now);
+        Job next = null;
+        for (Job j : candidates) {
+          if (Objects.requireNonNull(jobs.get(j.id().value())).state() == JobState.QUEUED && ledger.admits(shares, j.spec())) {
+            next = j;
+            break;
+          }
+        }
+        if (next == null) {
+          break;
+        }
+        Lease lease = next.nextLease(++tokens, expiry, me.name());
+        claims.add(new Claim(put(next.claimed(lease)), lease));
+      }
+      return new ClaimResult(ClaimResult.Status.OK, claims);
+    }
     for (Job j : candidates.subList(0, Math.min(command.limit() - claims.size(), candidates.size()))) {
       Lease lease = j.nextLease(++tokens, QueueStore.truncate(now.plus(command.leaseDuration())), me.name());
       claims.add(new Claim(put(j.claimed(lease)), lease));
@@ -323,11 +345,30 @@ public final class ReferenceQueueStore implements QueueStore {
     return new ClaimResult(ClaimResult.Status.OK, claims);
   }
 
-  /** The oldest queued job of each GPU count of a tag. */
-  private List<DevicePlacement.Candidate> gpuCandidates(String tag) {
-    TreeMap<Integer, Job> oldest = new TreeMap<>();
+  /** The live leases and queued jobs of a pool, read in full. */
+  private ShareLedger ledger(String tag, Instant now) {
+    List<JobSpec> live = new ArrayList<>();
+    List<JobSpec> queued = new ArrayList<>();
     for (Job j : jobs.values()) {
-      if (j.state() == JobState.QUEUED && j.spec().collectorTag().equals(tag) && j.spec().gpus() > 0) {
+      if (!j.spec().collectorTag().equals(tag)) {
+        continue;
+      }
+      if (j.state() == JobState.QUEUED) {
+        queued.add(j.spec());
+      } else if (j.state() == JobState.LEASED && j.lease().orElseThrow().isLiveAt(now)) {
+        live.add(j.spec());
+      }
+    }
+    return ShareLedger.of(tag, live, queued);
+  }
+
+  /** The oldest queued job of each GPU count of a tag that the shares admit. */
+  private List<DevicePlacement.Candidate> gpuCandidates(String tag, Instant now) {
+    TreeMap<Integer, Job> oldest = new TreeMap<>();
+    ShareLedger ledger = ledger(tag, now);
+    for (Job j : jobs.values()) {
+      if (j.state() == JobState.QUEUED && j.spec().collectorTag().equals(tag) && j.spec().gpus() > 0
+          && ledger.admits(shares, j.spec())) {
         oldest.putIfAbsent(j.spec().gpus(), j);
       }
     }
@@ -524,7 +565,21 @@ public final class ReferenceQueueStore implements QueueStore {
       }
     }
     // No claimer: only live hosts count ("" names no collector).
-    return DevicePlacement.waits(tag, queued, hosts(tag, "", now, collectorTimeout), live, now);
+    return DevicePlacement.waits(tag, queued, hosts(tag, "", now, collectorTimeout), live, now, shares,
+        ledger(tag, now));
+  }
+
+  @Override
+  public synchronized void setShares(FleetShares fleetShares) {
+    if (fleetShares == null) {
+      throw new InvalidQueueInputException("setShares needs fleet shares; got none");
+    }
+    shares = fleetShares;
+  }
+
+  @Override
+  public synchronized FleetShares shares() {
+    return shares;
   }
 
   @Override

@@ -19,4 +19,10 @@ class ReferenceQueueStoreCompatibilityTest extends QueueStoreCompatibilityKit {
   protected int concurrentRequests() {
     return 30;
   }
+
+  /** The model against itself proves little: 20,000 operations. */
+  @Override
+  protected int shareModelOperations() {
+    return 20_000;
+  }
 }

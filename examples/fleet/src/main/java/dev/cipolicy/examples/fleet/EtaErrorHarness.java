@@ -37,7 +37,7 @@ import picocli.CommandLine;
  * successes, placed on the fleet) and the global one (one expected request duration times the queue
  * position, divided by K, as the queue's own status view computes it, with the expected duration the median
  * of the requests completed so far). Once a request completes, each prediction's error is its distance to the
- * actual completion.
+ * actual completion. The replay sets no fleet shares on its store (neither model knows them).
  */
 public final class EtaErrorHarness {
   private static final Duration SAMPLE_EVERY = Duration.ofMinutes(30);

@@ -3,6 +3,7 @@ package dev.cipolicy.examples.fleet;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.memory.InMemoryQueueStore;
+import dev.cipolicy.queue.spi.FleetShares;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.Request;
@@ -72,6 +73,8 @@ public final class Fleet implements AutoCloseable {
     this.options = options;
     this.inventory = Inventory.reference();
     this.random = new Random(options.seed());
+    // The policy's fleet shares, enforced by the store at every claim (SHARE_FULL when a cadence is at its cap).
+    store.setShares(FleetShares.fromPolicy(inventory.shares()));
     this.queue = JobQueue.of(store, settings(inventory, options));
     this.view = new FleetView(queue, inventory.shares(), options.token() != null);
     if (options.collectorsInProcess()) {

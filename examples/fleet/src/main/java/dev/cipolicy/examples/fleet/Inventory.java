@@ -106,7 +106,9 @@ public final class Inventory {
    */
   public List<JobSpec> specs(String cadence, double scale) {
     List<PlannedJob> planned = "nightly".equals(cadence) ? nightly : regular;
-    return SuiteJobs.specs(planned).stream().map(s -> s.withGpus(s.gpus(), scaled(s.estimate(), scale))).toList();
+    // Each job carries its run's cadence, which the store's fleet shares cap.
+    return SuiteJobs.specs(planned, cadence).stream().map(s -> s.withGpus(s.gpus(), scaled(s.estimate(), scale)))
+        .toList();
   }
 
   /**

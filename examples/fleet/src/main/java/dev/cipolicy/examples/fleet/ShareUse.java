@@ -14,11 +14,11 @@ import java.util.TreeSet;
 
 /**
  * What each cadence holds of each pool, against its fleet share: the one place the page's share bars are
- * computed. The use is read from the live leases (a job's cadence is its request's: {@code nightly} for a
- * nightly tag, else {@code regular}), the limits from the policy's {@code fleet.shares}, the capacity from the
- * live fleet (its hosts' devices, or one runner per collector). A cadence without a share of a pool (the
- * regular one) is shown against the whole pool. The queue does not enforce the shares in this example: the
- * bars show how the current placement compares with them.
+ * computed. The use is read from the live leases (a job's cadence is the one its spec carries, else its
+ * request's: {@code nightly} for a nightly tag, else {@code regular}), the limits from the policy's
+ * {@code fleet.shares} (the same shares the fleet gives the store, which enforces them at each claim), the
+ * capacity from the live fleet (its hosts' devices, or one runner per collector). A cadence without a share of
+ * a pool (the regular one) is shown against the whole pool.
  */
 public final class ShareUse {
   private ShareUse() {}
@@ -43,7 +43,7 @@ public final class ShareUse {
     Map<String, int[]> used = new TreeMap<>(); // cadence|pool -> {gpus, runners}
     for (Job j : leased) {
       Request r = requests.get(j.requestId());
-      String cadence = r == null ? "regular" : Inventory.cadenceOf(r);
+      String cadence = j.spec().hasCadence() ? j.spec().cadence() : r == null ? "regular" : Inventory.cadenceOf(r);
       int[] u = used.computeIfAbsent(cadence + "|" + j.spec().pool(), k -> new int[2]);
       u[0] += j.spec().gpus();
       u[1] += 1;

@@ -1,0 +1,377 @@
+package dev.cipolicy.queue.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
+
+import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.spi.ClaimCommand;
+import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.Devices;
+import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.FleetShares;
+import dev.cipolicy.queue.spi.FleetShares.Share;
+import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.JobWait;
+import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseRef;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.StartResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.quicktheories.core.Gen;
+
+/**
+ * The model check of fleet shares: QuickTheories generates scenarios of {@value #SCENARIO_LENGTH} operations
+ * (start a run whose jobs have cadences, on a runner pool {@code r} and a GPU pool {@code g}; claim from one
+ * of five collectors; complete, fail, release; crash a collector; advance the clock; collector heartbeats;
+ * replace the shares with one of several sets, with and without borrowing; cancel a run; read the wait
+ * reasons), runs each on the store under test and on {@link ReferenceQueueStore}, compares every result, and
+ * after every operation checks the invariants on the store under test: no device held by two live leases; a
+ * claim never takes a cadence beyond a share that does not borrow; no job lost (every job of every run is still
+ * there) or run twice (succeeded by one completion at most). Every twentieth operation and at the end of a
+ * scenario the whole state of the two stores is compared. A share that borrows may go beyond its amount only as
+ * {@link dev.cipolicy.queue.spi.ShareLedger} allows, which the comparison with the model checks.
+ */
+final class ShareModelCheck {
+
+  /** How many operations each scenario runs, on a new store. */
+  static final int SCENARIO_LENGTH = 100;
+
+  static final Duration LEASE = Duration.ofSeconds(60);
+  private static final String[] COLLECTORS = {"r0", "r1", "r2", "g0", "g1"};
+  private static final String[] TAGS = {"r", "r", "r", "g", "g"};
+  private static final Devices[] DEVICES = {Devices.none(), Devices.none(), Devices.none(),
+      Devices.grouped(List.of(List.of(0, 1, 2, 3), List.of(4, 5, 6, 7))), Devices.count(4)};
+  private static final String[] CADENCES = {"", "weekly", "nightly", "hourly"};
+  /** The share sets the scenarios switch between. */
+  static final List<FleetShares> SHARE_SETS = List.of(
+      FleetShares.none(),
+      FleetShares.of(Share.runners("weekly", "r", 1), Share.gpus("weekly", "g", 4)),
+      FleetShares.of(Share.runners("weekly", "r", 1).borrowing(), Share.runners("nightly", "r", 1),
+          Share.gpus("nightly", "g", 2).borrowing()),
+      FleetShares.of(Share.runners("weekly", "r", 2).borrowing(), Share.runners("nightly", "r", 1).borrowing(),
+          Share.runners("hourly", "g", 1), Share.gpus("weekly", "g", 6)),
+      FleetShares.of(Share.gpus("hourly", "g", 3), Share.gpus("weekly", "g", 1).borrowing(),
+          Share.runners("hourly", "r", 1)));
+
+  /** What an operation does, with its weight. */
+  enum Op {
+    START(12), CLAIM(30), COMPLETE(20), FAIL(5), RELEASE(4), CRASH(2), ADVANCE(6), HEARTBEAT(6), SHARES(3),
+    CANCEL(2), WAITS(6);
+
+    final int weight;
+
+    Op(int weight) {
+      this.weight = weight;
+    }
+
+    static Op pick(int roll) {
+      int total = 0;
+      for (Op op : values()) {
+        total += op.weight;
+      }
+      int r = Math.floorMod(roll, total);
+      for (Op op : values()) {
+        if (r < op.weight) {
+          return op;
+        }
+        r -= op.weight;
+      }
+      throw new IllegalStateException();
+    }
+  }
+
+  /** One generated operation and three small parameters it interprets. */
+  record Command(Op op, int a, int b, int c) {
+    @Override
+    public String toString() {
+      return op + "(" + a + "," + b + "," + c + ")";
+    }
+  }
+
+  /** One scenario: the first share set and the operations. */
+  record Scenario(int shares, List<Command> commands) {
+    @Override
+    public String toString() {
+      return "shares=" + shares + " " + commands;
+    }
+  }
+
+  private final Function<InstantSource, QueueStore> stores;
+  private final long operations;
+  private final AtomicLong executed = new AtomicLong();
+
+  /**
+   * A check of at least {@code operations} operations.
+   *
+   * @param stores new, empty stores under test, on the given clock
+   * @param operations how many operations to run in all (rounded up to whole scenarios)
+   */
+  ShareModelCheck(Function<InstantSource, QueueStore> stores, long operations) {
+    this.stores = stores;
+    this.operations = operations;
+  }
+
+  /**
+   * Runs the scenarios.
+   *
+   * @return how many operations ran
+   */
+  long run() {
+    Gen<Integer> small = integers().between(0, 999);
+    Gen<Command> command = integers().between(0, 999).zip(small, small, small,
+        (op, a, b, c) -> new Command(Op.pick(op), a, b, c));
+    Gen<Scenario> scenarios = lists().of(command).ofSize(SCENARIO_LENGTH)
+        .zip(integers().between(0, SHARE_SETS.size() - 1), (cmds, s) -> new Scenario(s, cmds));
+    // One scenario more than the count needs: QuickTheories may run one example less than asked.
+    int examples = (int) Math.max(1, (operations + SCENARIO_LENGTH - 1) / SCENARIO_LENGTH + 1);
+    qt().withExamples(examples).withShrinkCycles(200).forAll(scenarios).checkAssert(s -> new Run(s).execute());
+    assertThat(executed.get()).as("operations run").isGreaterThanOrEqualTo(operations);
+    return executed.get();
+  }
+
+  /** One scenario on a fresh pair of stores. */
+  private final class Run {
+    private final Scenario scenario;
+    private final SettableClock clock = new SettableClock(Instant.parse("2026-01-05T09:00:00Z"));
+    private final QueueStore real = stores.apply(clock);
+    private final ReferenceQueueStore model = new ReferenceQueueStore(clock);
+    /** Runs started: the real id and the model's. */
+    private final List<RequestId[]> runs = new ArrayList<>();
+    /** Leases the collectors believe they hold: real and model. */
+    private final List<Lease[]> held = new ArrayList<>();
+    /** Successful completions by job id (real). */
+    private final Map<Long, Integer> successes = new HashMap<>();
+    private final Set<Long> seenJobs = new HashSet<>();
+    private FleetShares shares;
+    private int step;
+
+    Run(Scenario scenario) {
+      this.scenario = scenario;
+      for (int i = 0; i < COLLECTORS.length; i++) {
+        real.registerCollector(COLLECTORS[i], TAGS[i], true, DEVICES[i]);
+        model.registerCollector(COLLECTORS[i], TAGS[i], true, DEVICES[i]);
+      }
+      shares = SHARE_SETS.get(scenario.shares());
+      real.setShares(shares);
+      model.setShares(shares);
+    }
+
+    void execute() {
+      for (Command cmd : scenario.commands()) {
+        step++;
+        try {
+          apply(cmd);
+          executed.incrementAndGet();
+          checkInvariants();
+          if (step % 20 == 0 || step == scenario.commands().size()) {
+            assertThat(state(real, true)).as("state").isEqualTo(state(model, false));
+          }
+        } catch (AssertionError e) {
+          throw new AssertionError("fails at step " + step + " " + cmd + " of " + scenario + "\n" + e.getMessage(),
+              e);
+        }
+      }
+    }
+
+    private void apply(Command cmd) {
+      switch (cmd.op()) {
+        case START -> start(cmd);
+        case CLAIM -> {
+          String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
+          ClaimCommand claim = new ClaimCommand(collector, LEASE, LEASE, 1, 1 + cmd.b() % 3);
+          ClaimResult rc = real.claim(claim);
+          ClaimResult mc = model.claim(claim);
+          assertThat(render(rc)).as("claim").isEqualTo(renderModel(mc));
+          for (int i = 0; i < rc.claims().size(); i++) {
+            held.add(new Lease[] {rc.claims().get(i).lease(), mc.claims().get(i).lease()});
+          }
+          checkCaps(rc);
+        }
+        case COMPLETE, FAIL, RELEASE -> {
+          if (held.isEmpty()) {
+            return;
+          }
+          Lease[] lease = held.remove(cmd.a() % held.size());
+          LeaseResult rr;
+          LeaseResult mr;
+          if (cmd.op() == Op.COMPLETE) {
+            rr = real.complete(LeaseRef.of(lease[0]));
+            mr = model.complete(LeaseRef.of(lease[1]));
+            if (rr.job().isPresent() && rr.job().get().state() == JobState.SUCCEEDED
+                && rr.status() == dev.cipolicy.queue.spi.LeaseStatus.OK) {
+              successes.merge(rr.job().get().id().value(), 1, Integer::sum);
+            }
+          } else if (cmd.op() == Op.FAIL) {
+            Failure f = cmd.b() % 2 == 0 ? Failure.transientFailure("flaky") : Failure.permanent("broken");
+            rr = real.fail(LeaseRef.of(lease[0]), f, 1);
+            mr = model.fail(LeaseRef.of(lease[1]), f, 1);
+          } else {
+            rr = real.release(LeaseRef.of(lease[0]));
+            mr = model.release(LeaseRef.of(lease[1]));
+          }
+          assertThat(rr.status() + " " + rr.job().map(j -> render(j, true)))
+              .isEqualTo(mr.status() + " " + mr.job().map(j -> render(j, false)));
+        }
+        case CRASH -> {
+          String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
+          held.removeIf(l -> l[0].collector().equals(collector));
+        }
+        case ADVANCE -> clock.advance(Duration.ofSeconds(10L * (cmd.a() % 8)));
+        case HEARTBEAT -> {
+          String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
+          assertThat(real.collectorHeartbeat(collector)).isEqualTo(model.collectorHeartbeat(collector));
+        }
+        case SHARES -> {
+          shares = SHARE_SETS.get(cmd.a() % SHARE_SETS.size());
+          real.setShares(shares);
+          model.setShares(shares);
+          assertThat(real.shares()).isEqualTo(shares);
+        }
+        case CANCEL -> {
+          if (runs.isEmpty()) {
+            return;
+          }
+          RequestId[] pair = runs.get(cmd.a() % runs.size());
+          var rc = real.cancel(pair[0], "stop");
+          var mc = model.cancel(pair[1], "stop");
+          assertThat(rc.status() + " " + rc.queuedJobsCancelled() + " " + rc.leasedJobsFlagged())
+              .isEqualTo(mc.status() + " " + mc.queuedJobsCancelled() + " " + mc.leasedJobsFlagged());
+        }
+        case WAITS -> {
+          String tag = cmd.a() % 2 == 0 ? "r" : "g";
+          assertThat(waits(real.waitingJobs(tag, LEASE), true)).as("waits of " + tag)
+              .isEqualTo(waits(model.waitingJobs(tag, LEASE), false));
+        }
+      }
+    }
+
+    private void start(Command cmd) {
+      String sha = "s" + (runs.size() + 1);
+      Request r = real.submit(NewRequest.master(sha, null)).request();
+      Request m = model.submit(NewRequest.master(sha, null)).request();
+      List<JobSpec> specs = new ArrayList<>();
+      int n = 1 + cmd.a() % 4;
+      for (int i = 0; i < n; i++) {
+        int roll = cmd.b() / (i + 1) + cmd.c() * (i + 3);
+        String cadence = CADENCES[(roll / 7) % CADENCES.length];
+        if (roll % 3 == 0) {
+          specs.add(JobSpec.required("j" + i, "r").withCadence(cadence));
+        } else {
+          int gpus = roll % 5 == 0 ? 0 : 1 + roll % 4;
+          specs.add(JobSpec.required("j" + i, "g").withGpus(gpus, Duration.ofSeconds(20L * (roll % 3)))
+              .withCadence(cadence));
+        }
+      }
+      StartResult rs = real.startRequest(new StartCommand(r.id(), specs, false, 1_000));
+      StartResult ms = model.startRequest(new StartCommand(m.id(), specs, false, 1_000));
+      assertThat(rs.status()).isEqualTo(ms.status());
+      assertThat(rs.jobs().stream().map(j -> render(j, true)).toList())
+          .isEqualTo(ms.jobs().stream().map(j -> render(j, false)).toList());
+      runs.add(new RequestId[] {r.id(), m.id()});
+    }
+
+    /** After a claim: every cadence it gave a job to is within each of its shares that does not borrow. */
+    private void checkCaps(ClaimResult claimed) {
+      Instant now = real.now();
+      for (Claim c : claimed.claims()) {
+        JobSpec spec = c.job().spec();
+        var share = shares.share(spec.cadence(), spec.collectorTag());
+        if (share.isEmpty() || share.get().borrow()) {
+          continue;
+        }
+        int holding = 0;
+        for (Job j : allJobs(real)) {
+          if (j.state() == JobState.LEASED && j.lease().orElseThrow().isLiveAt(now)
+              && j.spec().cadence().equals(spec.cadence()) && j.spec().collectorTag().equals(spec.collectorTag())) {
+            holding += share.get().cost(j.spec());
+          }
+        }
+        assertThat(holding).as("%s holds of its share %s", spec.cadence(), share.get())
+            .isLessThanOrEqualTo(share.get().amount());
+      }
+    }
+
+    private void checkInvariants() {
+      Instant now = real.now();
+      Set<String> devices = new HashSet<>();
+      List<Job> all = allJobs(real);
+      Set<Long> ids = new HashSet<>();
+      for (Job j : all) {
+        ids.add(j.id().value());
+        if (j.state() == JobState.LEASED && j.lease().orElseThrow().isLiveAt(now)) {
+          Lease l = j.lease().get();
+          assertThat(l.devices()).hasSize(j.spec().gpus());
+          for (int d : l.devices()) {
+            assertThat(devices.add(l.collector() + "/" + d)).as("device %s of %s held twice", d, l.collector())
+                .isTrue();
+          }
+        }
+        if (j.state() == JobState.SUCCEEDED) {
+          assertThat(successes.getOrDefault(j.id().value(), 0)).as("completions of succeeded job %s", j.id())
+              .isEqualTo(1);
+        }
+      }
+      assertThat(successes.values()).as("completions per job").allMatch(k -> k <= 1);
+      assertThat(ids).as("jobs still there").containsAll(seenJobs);
+      seenJobs.addAll(ids);
+    }
+
+    private List<Job> allJobs(QueueStore store) {
+      List<Job> out = new ArrayList<>();
+      for (RequestId[] pair : runs) {
+        out.addAll(store.jobs(store == model ? pair[1] : pair[0]));
+      }
+      return out;
+    }
+
+    private String state(QueueStore store, boolean isReal) {
+      return allJobs(store).stream().map(j -> render(j, isReal)).collect(Collectors.joining("\n"));
+    }
+
+    private String render(ClaimResult r) {
+      return r.status() + " " + r.claims().stream().map(c -> render(c.job(), true)).collect(Collectors.joining("; "));
+    }
+
+    private String renderModel(ClaimResult r) {
+      return r.status() + " " + r.claims().stream().map(c -> render(c.job(), false)).collect(Collectors.joining("; "));
+    }
+
+    private String waits(List<JobWait> waits, boolean isReal) {
+      return waits.stream().map(w -> render(w.job(), isReal) + " : " + w.reason().kind() + " " + w.reason().sentence())
+          .collect(Collectors.joining("\n"));
+    }
+
+    /** A job by its run's position (the two stores number requests alike, but say so explicitly). */
+    private String render(Job j, boolean isReal) {
+      int run = -1;
+      for (int i = 0; i < runs.size(); i++) {
+        if (runs.get(i)[isReal ? 0 : 1].equals(j.requestId())) {
+          run = i;
+        }
+      }
+      return "run" + run + " " + j.spec() + " " + j.state() + " attempt=" + j.attempt() + " rescues="
+          + j.crashRescues() + " retries=" + j.transientRetries() + " affinity=" + j.affinity() + " lease="
+          + j.lease().map(QueueModelCheck::render) + " flagged=" + j.cancelRequested();
+    }
+  }
+}
