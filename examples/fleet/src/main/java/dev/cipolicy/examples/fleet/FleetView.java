@@ -1,0 +1,477 @@
+package dev.cipolicy.examples.fleet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cipolicy.examples.fleet.Api.CollectorDto;
+import dev.cipolicy.examples.fleet.Api.DeviceDto;
+import dev.cipolicy.examples.fleet.Api.ErrorDto;
+import dev.cipolicy.examples.fleet.Api.HistoryDto;
+import dev.cipolicy.examples.fleet.Api.HistoryEntryDto;
+import dev.cipolicy.examples.fleet.Api.HostDto;
+import dev.cipolicy.examples.fleet.Api.InProgressDto;
+import dev.cipolicy.examples.fleet.Api.JobErrorsDto;
+import dev.cipolicy.examples.fleet.Api.JobWaitDto;
+import dev.cipolicy.examples.fleet.Api.LeaseDto;
+import dev.cipolicy.examples.fleet.Api.OverviewDto;
+import dev.cipolicy.examples.fleet.Api.QueueEntryDto;
+import dev.cipolicy.examples.fleet.Api.RequestDto;
+import dev.cipolicy.examples.fleet.Api.ReservationDto;
+import dev.cipolicy.examples.fleet.Api.WaitDto;
+import dev.cipolicy.api.policy.FleetShare;
+import dev.cipolicy.queue.CollectorStatus;
+import dev.cipolicy.queue.JobQueue;
+import dev.cipolicy.queue.QueueOrder;
+import dev.cipolicy.queue.RequestWait;
+import dev.cipolicy.queue.spi.Collector;
+import dev.cipolicy.queue.spi.DevicePlacement;
+import dev.cipolicy.queue.spi.HistoryCursor;
+import dev.cipolicy.queue.spi.HistoryEntry;
+import dev.cipolicy.queue.spi.HistoryPage;
+import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobId;
+import dev.cipolicy.queue.spi.JobResult;
+import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.JobWait;
+import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.spi.RequestState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads the queue's store and builds the documents of the status API. It keeps two things of its own, both
+ * rebuilt from the store after a restart: the run times of succeeded jobs (read from their results, for the
+ * ETAs) and the instant it first saw each lease (its claim, to within one refresh).
+ */
+public final class FleetView {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final JobQueue queue;
+  private final QueueStore store;
+  private final boolean controls;
+  private final List<FleetShare> shares;
+  private final DurationHistory durations = new DurationHistory();
+  private final Set<JobId> learned = ConcurrentHashMap.newKeySet();
+  private final Set<RequestId> learnedRequests = ConcurrentHashMap.newKeySet();
+  private final Map<String, Instant> firstSeen = new ConcurrentHashMap<>();
+
+  /**
+   * A view.
+   *
+   * @param queue the queue engine
+   * @param shares the fleet shares of the policy
+   * @param controls whether the cancel and deactivate controls are enabled
+   */
+  public FleetView(JobQueue queue, List<FleetShare> shares, boolean controls) {
+    this.queue = queue;
+    this.shares = List.copyOf(shares);
+    this.store = queue.store();
+    this.controls = controls;
+  }
+
+  /**
+   * The run times learned so far.
+   *
+   * @return the history
+   */
+  public DurationHistory durations() {
+    return durations;
+  }
+
+  /** What one refresh reads from the store, shared by every part of the overview. */
+  private final class Snapshot {
+    final Instant now = store.now();
+    final List<Request> open = store.openRequests();
+    final Map<RequestId, Request> requests = new HashMap<>();
+    final Map<RequestId, List<Job>> jobsByRequest = new LinkedHashMap<>();
+    final List<Job> leased = new ArrayList<>();
+    final List<Collector> collectors = store.collectors();
+
+    Snapshot() {
+      for (Request r : open) {
+        requests.put(r.id(), r);
+      }
+      Set<JobId> seen = new HashSet<>();
+      for (Request r : open) {
+        if (r.state() != RequestState.IN_PROGRESS) {
+          continue;
+        }
+        addJobs(r.id(), seen);
+        r.parentRequest().ifPresent(p -> {
+          store.request(p).ifPresent(pr -> requests.put(p, pr));
+          addJobs(p, seen);
+        });
+      }
+    }
+
+    private void addJobs(RequestId id, Set<JobId> seen) {
+      List<Job> jobs = store.jobs(id);
+      jobsByRequest.put(id, jobs);
+      for (Job j : jobs) {
+        if (j.state() == JobState.LEASED && j.lease().isPresent() && seen.add(j.id())) {
+          leased.add(j);
+          firstSeen.putIfAbsent(leaseKey(j.lease().get()), now);
+        }
+      }
+    }
+
+    Instant claimedAt(Lease lease) {
+      return firstSeen.getOrDefault(leaseKey(lease), now);
+    }
+
+    boolean holdsLiveLease(String collector) {
+      return leased.stream().anyMatch(j -> j.lease().get().collector().equals(collector)
+          && j.lease().get().isLiveAt(now));
+    }
+  }
+
+  private static String leaseKey(Lease l) {
+    return l.jobId().value() + "/" + l.attempt();
+  }
+
+  // ------------------------------------------------------------------------------------------- learning
+
+  /** Reads the run times of the jobs that succeeded since the last refresh. */
+  private void learn(Snapshot s) {
+    for (Map.Entry<RequestId, List<Job>> e : s.jobsByRequest.entrySet()) {
+      learnJobs(e.getKey(), e.getValue());
+    }
+    HistoryPage recent = store.history(50, null);
+    for (HistoryEntry h : recent.entries()) {
+      if (learnedRequests.add(h.request().id())) {
+        learnJobs(h.request().id(), store.jobs(h.request().id()));
+      }
+    }
+  }
+
+  private void learnJobs(RequestId request, List<Job> jobs) {
+    boolean any = false;
+    for (Job j : jobs) {
+      if (j.state() == JobState.SUCCEEDED && !learned.contains(j.id())) {
+        any = true;
+      }
+    }
+    if (!any) {
+      return;
+    }
+    Map<JobId, Job> byId = new HashMap<>();
+    jobs.forEach(j -> byId.put(j.id(), j));
+    for (JobResult r : store.results(request)) {
+      Job j = byId.get(r.jobId());
+      if (j != null && learned.add(j.id())) {
+        double seconds = secondsOf(r);
+        if (seconds >= 0) {
+          durations.record(j.spec(), seconds);
+        }
+      }
+    }
+  }
+
+  private static double secondsOf(JobResult r) {
+    try {
+      JsonNode n = JSON.readTree(r.payload().text());
+      return n.path("seconds").asDouble(-1);
+    } catch (java.io.IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------- overview
+
+  /**
+   * The overview now.
+   *
+   * @return the document
+   */
+  public OverviewDto overview() {
+    Snapshot s = new Snapshot();
+    learn(s);
+    QueueOrder order = queue.order();
+    Map<String, Double> etas = etas(s, order);
+    List<InProgressDto> inProgress = new ArrayList<>();
+    for (QueueOrder.Placed p : order.placed()) {
+      if (p.section() == QueueOrder.Section.IN_PROGRESS) {
+        inProgress.add(inProgress(s, p.request(), etas));
+      }
+    }
+    Map<RequestId, RequestWait> waits = new HashMap<>();
+    for (RequestWait w : order.waitReasons(queue.settings().maxInProgress())) {
+      waits.put(w.request().id(), w);
+    }
+    List<QueueEntryDto> entries = new ArrayList<>();
+    int position = 0;
+    for (QueueOrder.Placed p : order.placed()) {
+      position++;
+      entries.add(entry(s, position, p, etas, waits));
+    }
+    for (QueueOrder.Placed p : order.waiting()) {
+      entries.add(entry(s, 0, p, etas, waits));
+    }
+    return new OverviewDto(Api.VERSION, s.now.toString(), controls,
+        DurationHistory.seconds(queue.settings().leaseDuration()), inProgress, entries, waitingJobs(s),
+        collectors(s), hosts(s), ShareUse.of(s.leased, s.requests, s.collectors, shares));
+  }
+
+  private QueueEntryDto entry(Snapshot s, int position, QueueOrder.Placed p, Map<String, Double> etas,
+      Map<RequestId, RequestWait> waits) {
+    Double eta = etas.get(key(p.request().id()));
+    RequestWait w = waits.get(p.request().id());
+    return new QueueEntryDto(position, request(p.request()), p.section().documentName(), p.reason(), eta,
+        eta == null ? null : s.now.plusMillis(Math.round(eta * 1000)).toString(),
+        w == null ? null : wait(w.reason()));
+  }
+
+  private InProgressDto inProgress(Snapshot s, Request r, Map<String, Double> etas) {
+    List<Job> jobs = s.jobsByRequest.getOrDefault(r.id(), List.of());
+    int done = 0;
+    int failed = 0;
+    int running = 0;
+    for (Job j : jobs) {
+      if (j.state().isTerminal()) {
+        done++;
+      }
+      if (j.state() == JobState.FAILED) {
+        failed++;
+      }
+      if (j.state() == JobState.LEASED) {
+        running++;
+      }
+    }
+    Instant started = r.startedAt().orElse(r.createdAt());
+    Double eta = etas.get(key(r.id()));
+    return new InProgressDto(request(r), done, jobs.size(), failed, running,
+        DurationHistory.seconds(Duration.between(started, s.now)), eta,
+        eta == null ? null : s.now.plusMillis(Math.round(eta * 1000)).toString(), errors(jobs));
+  }
+
+  /** The errors of jobs, grouped by job: its final failure and, before it, its last transient error. */
+  static List<JobErrorsDto> errors(List<Job> jobs) {
+    List<JobErrorsDto> out = new ArrayList<>();
+    for (Job j : jobs) {
+      List<ErrorDto> errs = new ArrayList<>();
+      j.lastError().ifPresent(e -> {
+        if (j.failure().isEmpty() || !j.failure().get().detail().equals(e)) {
+          errs.add(new ErrorDto("transient", e, null));
+        }
+      });
+      j.failure().ifPresent(f -> errs.add(new ErrorDto(f.reason().documentName(), f.detail(), f.at().toString())));
+      if (!errs.isEmpty()) {
+        out.add(new JobErrorsDto(j.id().value(), label(j), j.spec().pool(), errs));
+      }
+    }
+    return out;
+  }
+
+  private static String key(RequestId id) {
+    return Long.toString(id.value());
+  }
+
+  private Map<String, Double> etas(Snapshot s, QueueOrder order) {
+    Duration timeout = queue.settings().collectorTimeout();
+    Map<String, Double> out = new HashMap<>();
+    QueueEtas.compute(queue, order, s.now, s.jobsByRequest, s.collectors,
+        c -> c.isLiveAt(s.now, timeout) || s.holdsLiveLease(c.name()), s::claimedAt, durations)
+        .forEach((id, v) -> out.put(key(id), v));
+    return out;
+  }
+
+  private List<JobWaitDto> waitingJobs(Snapshot s) {
+    Set<String> pools = new TreeSet<>();
+    s.collectors.forEach(c -> pools.add(c.tag()));
+    s.jobsByRequest.values().forEach(js -> js.forEach(j -> pools.add(j.spec().pool())));
+    List<JobWaitDto> out = new ArrayList<>();
+    for (String pool : pools) {
+      for (JobWait w : store.waitingJobs(pool, queue.settings().collectorTimeout())) {
+        Job j = w.job();
+        out.add(new JobWaitDto(j.id().value(), label(j), j.requestId().value(), pool, j.spec().gpus(),
+            durations.expectedSeconds(j.spec()), wait(w.reason())));
+      }
+    }
+    out.sort(Comparator.comparingLong(JobWaitDto::jobId));
+    return out;
+  }
+
+  private List<CollectorDto> collectors(Snapshot s) {
+    List<CollectorDto> out = new ArrayList<>();
+    Duration timeout = queue.settings().collectorTimeout();
+    for (Collector c : s.collectors) {
+      CollectorStatus st = CollectorStatus.of(c, s.now, timeout);
+      List<LeaseDto> jobs = new ArrayList<>();
+      for (Job j : s.leased) {
+        Lease l = j.lease().get();
+        if (l.collector().equals(c.name())) {
+          jobs.add(new LeaseDto(j.id().value(), label(j), j.requestId().value(), l.devices(), l.expiresAt().toString(),
+              DurationHistory.seconds(Duration.between(s.claimedAt(l), s.now))));
+        }
+      }
+      out.add(new CollectorDto(c.name(), c.tag(), c.devices().size(), c.active(), state(st, s), 
+          DurationHistory.seconds(st.heartbeatAge()), c.lastHeartbeatAt().toString(), jobs));
+    }
+    return out;
+  }
+
+  /** Online while it holds a live lease, whatever its heartbeat's age; else as the queue reports it. */
+  private static String state(CollectorStatus st, Snapshot s) {
+    if (st.state() == CollectorStatus.State.OFFLINE && s.holdsLiveLease(st.collector().name())) {
+      return CollectorStatus.State.ONLINE.documentName();
+    }
+    return st.state().documentName();
+  }
+
+  private List<HostDto> hosts(Snapshot s) {
+    Map<String, List<DevicePlacement.Host>> byPool = new TreeMap<>();
+    Map<String, Collector> gpuHosts = new TreeMap<>();
+    Duration timeout = queue.settings().collectorTimeout();
+    for (Collector c : s.collectors) {
+      if (c.devices().isEmpty()) {
+        continue;
+      }
+      gpuHosts.put(c.name(), c);
+      List<DevicePlacement.Holding> holdings = new ArrayList<>();
+      for (Job j : s.leased) {
+        Lease l = j.lease().get();
+        if (l.collector().equals(c.name()) && !l.devices().isEmpty()) {
+          holdings.add(new DevicePlacement.Holding(j.id(), l.devices(),
+              DevicePlacement.estimatedEnd(s.claimedAt(l), j.spec().estimate(), l.expiresAt())));
+        }
+      }
+      if (c.isLiveAt(s.now, timeout)) {
+        byPool.computeIfAbsent(c.tag(), t -> new ArrayList<>())
+            .add(new DevicePlacement.Host(c.name(), c.devices(), holdings));
+      }
+    }
+    Map<String, DevicePlacement.Reservation> reservations = new HashMap<>();
+    Map<JobId, Job> queued = new HashMap<>();
+    for (List<Job> js : s.jobsByRequest.values()) {
+      for (Job j : js) {
+        if (j.state() == JobState.QUEUED && j.spec().gpus() > 0) {
+          queued.put(j.id(), j);
+        }
+      }
+    }
+    for (Map.Entry<String, List<DevicePlacement.Host>> e : byPool.entrySet()) {
+      List<DevicePlacement.Candidate> candidates = queued.values().stream()
+          .filter(j -> j.spec().pool().equals(e.getKey()))
+          .map(j -> new DevicePlacement.Candidate(j.id(), j.spec().gpus(), j.spec().estimate())).toList();
+      DevicePlacement.reservation(e.getValue(), candidates, s.now).ifPresent(r -> reservations.put(r.host(), r));
+    }
+    List<HostDto> out = new ArrayList<>();
+    for (Collector c : gpuHosts.values()) {
+      Map<Integer, Job> holder = new HashMap<>();
+      for (Job j : s.leased) {
+        Lease l = j.lease().get();
+        if (l.collector().equals(c.name())) {
+          l.devices().forEach(d -> holder.put(d, j));
+        }
+      }
+      DevicePlacement.Reservation res = reservations.get(c.name());
+      List<DeviceDto> devices = new ArrayList<>();
+      int free = 0;
+      for (int index : c.devices().indices()) {
+        Job j = holder.get(index);
+        if (j != null) {
+          devices.add(new DeviceDto(index, "busy", j.id().value(), label(j)));
+        } else {
+          free++;
+          devices.add(res != null ? new DeviceDto(index, "reserved", res.job().value(), label(queued.get(res.job())))
+              : new DeviceDto(index, "free", null, null));
+        }
+      }
+      String state = !c.active() ? "inactive" : c.isLiveAt(s.now, timeout) || s.holdsLiveLease(c.name())
+          ? "online" : "offline";
+      out.add(new HostDto(c.name(), c.tag(), state, c.devices().size(), free, devices, res == null ? null
+          : new ReservationDto(res.job().value(), label(queued.get(res.job())), res.gpus(), res.until().toString())));
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------------------------------- history
+
+  /**
+   * One page of the history.
+   *
+   * @param limit the page size
+   * @param cursor the previous page's {@code next}, or null for the newest
+   * @return the page
+   */
+  public HistoryDto history(int limit, @Nullable String cursor) {
+    HistoryPage page = queue.history(limit, cursor == null ? null : Cursors.parse(cursor));
+    List<HistoryEntryDto> entries = new ArrayList<>();
+    for (HistoryEntry e : page.entries()) {
+      Request r = e.request();
+      Instant start = r.startedAt().orElse(r.createdAt());
+      Instant end = r.finishedAt().orElse(start);
+      entries.add(new HistoryEntryDto(request(r), r.outcome().map(o -> o.documentName()).orElse("unknown"),
+          DurationHistory.seconds(Duration.between(start, end)), errors(e.failedJobs())));
+    }
+    return new HistoryDto(entries, page.next().map(Cursors::format).orElse(null));
+  }
+
+  // ------------------------------------------------------------------------------------------- helpers
+
+  static RequestDto request(Request r) {
+    return new RequestDto(r.id().value(), r.label(), r.kind().documentName(), Inventory.cadenceOf(r),
+        r.tag().orElse(null), r.pr().isPresent() ? r.pr().getAsLong() : null,
+        r.state().name().toLowerCase(java.util.Locale.ROOT), r.createdAt().toString(),
+        r.startedAt().map(Instant::toString).orElse(null), r.finishedAt().map(Instant::toString).orElse(null),
+        r.outcome().map(o -> o.documentName()).orElse(null));
+  }
+
+  static String label(@Nullable Job j) {
+    return j == null ? "?" : j.spec().benchmarkGroup() + "@" + j.spec().collectorTag() + " #" + j.id().value();
+  }
+
+  private static WaitDto wait(dev.cipolicy.queue.spi.WaitReason r) {
+    return new WaitDto(r.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), r.sentence());
+  }
+
+  /** History cursors as opaque strings: {@code <finished epoch micros>-<request id>}. */
+  static final class Cursors {
+    private Cursors() {}
+
+    static String format(HistoryCursor c) {
+      long micros = c.finishedAt().getEpochSecond() * 1_000_000L + c.finishedAt().getNano() / 1_000;
+      return micros + "-" + c.requestId().value();
+    }
+
+    static HistoryCursor parse(String text) {
+      int dash = text.indexOf('-');
+      try {
+        long micros = Long.parseLong(text.substring(0, dash));
+        long id = Long.parseLong(text.substring(dash + 1));
+        return new HistoryCursor(Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
+            Math.floorMod(micros, 1_000_000L) * 1_000L), RequestId.of(id));
+      } catch (RuntimeException e) {
+        throw new BadRequest("cursor '" + text + "' is not a history cursor; pass the 'next' of a previous page");
+      }
+    }
+  }
+
+  /** A bad request parameter, answered with 400 and one line. */
+  static final class BadRequest extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    BadRequest(String message) {
+      super(message);
+    }
+  }
+
+  static Optional<Request> find(QueueStore store, long id) {
+    return id < 1 ? Optional.empty() : store.request(RequestId.of(id));
+  }
+}

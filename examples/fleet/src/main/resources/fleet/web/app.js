@@ -1,0 +1,214 @@
+// The fleet status page: polls the JSON API (/api/v1) every 2 s and redraws. No framework, no build.
+'use strict';
+(function () {
+  const POLL_MS = 2000;
+  let controls = false;
+  let historyCursors = [null]; // cursors of the pages seen; the last is the page shown
+  let historyNext = null;
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === 'class') e.className = v; else if (k === 'text') e.textContent = v; else e.setAttribute(k, v);
+    }
+    for (const c of children) if (c !== null && c !== undefined) e.append(c);
+    return e;
+  }
+
+  function dur(s) {
+    if (s === null || s === undefined) return '—';
+    s = Math.max(0, Math.round(s));
+    if (s < 60) return s + ' s';
+    const m = Math.floor(s / 60), r = s % 60;
+    if (m < 60) return m + ' min ' + (r ? r + ' s' : '');
+    return Math.floor(m / 60) + ' h ' + (m % 60) + ' min';
+  }
+
+  // "stage-c-8-gpu-h200-1of2@h200 #10" -> "#10 stage-c-8-gpu-h200-1of2"
+  function shortJob(label) {
+    const m = /^(.*)@[^ ]* (#[0-9]+)$/.exec(label);
+    return m ? m[2] + ' ' + m[1] : label;
+  }
+
+  function time(iso) {
+    return iso ? new Date(iso).toLocaleTimeString([], {hour12: false}) : '';
+  }
+
+  function errorList(groups) {
+    if (!groups.length) return null;
+    const ul = el('ul', {class: 'errors'});
+    for (const g of groups) {
+      const inner = el('ul');
+      for (const e of g.errors) inner.append(el('li', {text: e.reason + ': ' + e.detail}));
+      ul.append(el('li', {'data-job': g.jobId}, el('strong', {text: g.job}), inner));
+    }
+    return ul;
+  }
+
+  function replace(node, ...children) {
+    node.replaceChildren(...children);
+  }
+
+  async function post(path) {
+    const token = document.getElementById('token').value;
+    const r = await fetch(path, {method: 'POST', headers: {'Authorization': 'Bearer ' + token}});
+    const body = await r.json();
+    document.getElementById('updated').textContent = r.ok ? (body.action + ' ' + body.target + ': ' + body.status)
+      : ('refused: ' + body.error);
+    refresh();
+  }
+
+  function renderInProgress(list) {
+    const box = document.getElementById('in-progress-list');
+    if (!list.length) { replace(box, el('p', {class: 'empty', text: 'Nothing in progress.'})); return; }
+    replace(box, ...list.map(p => {
+      const id = 'progress-' + p.request.id;
+      const card = el('article', {class: 'request', 'data-request': p.request.id},
+        el('h3', {text: p.request.label + ' (' + p.request.cadence + ')'}),
+        el('label', {for: id, class: 'visually-hidden', text: 'Jobs done'}),
+        el('progress', {id: id, max: p.jobsTotal, value: p.jobsDone}),
+        el('div', {class: 'facts'},
+          el('span', {class: 'jobs-done', text: p.jobsDone + ' / ' + p.jobsTotal + ' jobs done'}),
+          el('span', {text: p.jobsRunning + ' running'}),
+          el('span', {text: p.jobsFailed + ' failed'}),
+          el('span', {class: 'eta', text: 'ETA ' + (p.etaSeconds === null ? 'unknown' : dur(p.etaSeconds) + ' (' + time(p.etaAt) + ')')}),
+          el('span', {text: 'running for ' + dur(p.durationSeconds)})),
+        errorList(p.errors));
+      if (controls) {
+        const b = el('button', {type: 'button', 'data-focus-key': 'cancel-' + p.request.id,
+          text: 'Cancel ' + p.request.label});
+        b.addEventListener('click', () => post('/api/v1/requests/' + p.request.id + '/cancel'));
+        card.append(b);
+      }
+      return card;
+    }));
+  }
+
+  function renderQueue(entries) {
+    const body = document.querySelector('#queue-table tbody');
+    replace(body, ...entries.map(q => el('tr', {'data-request': q.request.id},
+      el('td', {text: q.position || '—'}),
+      el('td', {text: q.request.label}),
+      el('td', {text: q.section}),
+      el('td', {text: q.etaSeconds === null ? 'unknown' : dur(q.etaSeconds)}),
+      el('td', {class: 'wait-reason', text: q.waitReason ? q.waitReason.sentence : q.placement}))));
+    if (!entries.length) body.append(el('tr', {}, el('td', {colspan: 5, class: 'empty', text: 'The queue is empty.'})));
+  }
+
+  function renderWaiting(jobs) {
+    const body = document.querySelector('#waiting-table tbody');
+    replace(body, ...jobs.map(j => el('tr', {'data-job': j.jobId, 'data-kind': j.reason.kind},
+      el('td', {text: j.job}), el('td', {text: j.pool}), el('td', {text: j.gpus}),
+      el('td', {text: dur(j.expectedSeconds)}),
+      el('td', {class: 'job-wait-reason', text: j.reason.sentence}))));
+    if (!jobs.length) body.append(el('tr', {}, el('td', {colspan: 5, class: 'empty', text: 'No job waits.'})));
+  }
+
+  function renderHosts(hosts) {
+    const box = document.getElementById('host-list');
+    replace(box, ...hosts.map(h => {
+      const title = h.name + ' (' + h.pool + ', ' + h.state + '): ' + h.free + ' of ' + h.size + ' free'
+        + (h.reservation ? '; reserved for ' + h.reservation.job + ' (' + h.reservation.gpus + ' GPUs) until '
+          + time(h.reservation.until) : '');
+      return el('div', {class: 'host', id: 'host-' + h.name},
+        el('h3', {text: title}),
+        el('ul', {class: 'devices', 'aria-label': 'devices of ' + h.name}, ...h.devices.map(d =>
+          el('li', {class: 'device ' + d.state, 'data-index': d.index, 'data-state': d.state,
+              title: 'GPU ' + d.index + ': ' + d.state + (d.job ? ' ' + d.job : '')},
+            el('b', {text: 'GPU ' + d.index}),
+            el('span', {class: 'job', text: d.job ? (d.state === 'reserved' ? 'for ' : '') + shortJob(d.job) : 'free'})))));
+    }));
+  }
+
+  function renderShares(shares) {
+    const box = document.getElementById('share-list');
+    replace(box, ...shares.map(s => {
+      const pct = s.capacity ? Math.min(100, Math.round(100 * s.used / Math.max(1, s.capacity))) : 0;
+      const limitPct = s.capacity ? Math.min(100, Math.round(100 * s.limit / s.capacity)) : 100;
+      const text = s.cadence + ' on ' + s.pool + ': ' + s.used + ' of ' + s.limit + ' ' + s.unit
+        + (s.limit !== s.capacity ? ' (pool ' + s.capacity + ')' : '') + (s.borrow && s.limit !== s.capacity ? ', may borrow' : '');
+      const fill = el('span', {class: s.used > s.limit ? 'over' : null, style: 'width:' + pct + '%'});
+      const bar = el('div', {class: 'bar share-bar', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': s.capacity,
+        'aria-valuenow': s.used, 'aria-label': text, 'data-cadence': s.cadence, 'data-pool': s.pool,
+        title: s.source + '; limit at ' + limitPct + '%'}, fill);
+      return el('div', {class: 'share'}, el('div', {text: text}), bar);
+    }));
+  }
+
+  function renderCollectors(cs) {
+    const body = document.querySelector('#collector-table tbody');
+    replace(body, ...cs.map(c => {
+      const actions = el('td');
+      if (controls && c.active) {
+        const b = el('button', {type: 'button', 'data-focus-key': 'deactivate-' + c.name,
+          text: 'Deactivate ' + c.name});
+        b.addEventListener('click', () => post('/api/v1/collectors/' + encodeURIComponent(c.name) + '/deactivate'));
+        actions.append(b);
+      }
+      return el('tr', {'data-collector': c.name},
+        el('td', {text: c.name}), el('td', {text: c.pool}), el('td', {text: c.devices}),
+        el('td', {text: c.jobs.map(j => j.job + (j.devices.length ? ' [' + j.devices.join(',') + ']' : '')).join(', ') || '—'}),
+        el('td', {text: dur(c.heartbeatAgeSeconds) + ' ago'}),
+        el('td', {class: 'collector-state state-' + c.state, text: c.state}), actions);
+    }));
+  }
+
+  async function refresh() {
+    try {
+      const r = await fetch('/api/v1/overview', {cache: 'no-store'});
+      if (!r.ok) throw new Error((await r.json()).error);
+      const o = await r.json();
+      controls = o.controls;
+      // Redrawing replaces the buttons: the focused one is focused again afterwards (keyboard users).
+      const focusKey = document.activeElement && document.activeElement.dataset
+        ? document.activeElement.dataset.focusKey : undefined;
+      document.getElementById('token-box').hidden = !controls;
+      renderInProgress(o.inProgress);
+      renderQueue(o.queue);
+      renderWaiting(o.waitingJobs);
+      renderHosts(o.hosts);
+      renderShares(o.shares);
+      renderCollectors(o.collectors);
+      if (focusKey) {
+        const again = document.querySelector('[data-focus-key="' + CSS.escape(focusKey) + '"]');
+        if (again) again.focus();
+      }
+      document.getElementById('updated').textContent = 'Updated ' + time(o.at);
+      document.body.dataset.updated = o.at;
+    } catch (e) {
+      document.getElementById('updated').textContent = 'Cannot reach the fleet: ' + e.message;
+    }
+  }
+
+  async function loadHistory() {
+    const cursor = historyCursors[historyCursors.length - 1];
+    const r = await fetch('/api/v1/history?limit=10' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''),
+      {cache: 'no-store'});
+    if (!r.ok) return;
+    const h = await r.json();
+    historyNext = h.next;
+    const body = document.querySelector('#history-table tbody');
+    replace(body, ...h.entries.map(e => el('tr', {'data-request': e.request.id},
+      el('td', {text: e.request.label + ' (' + e.request.cadence + ')'}),
+      el('td', {class: 'outcome-' + e.outcome, text: e.outcome}),
+      el('td', {text: dur(e.durationSeconds)}),
+      el('td', {}, errorList(e.errors) || '—'))));
+    if (!h.entries.length) body.append(el('tr', {}, el('td', {colspan: 4, class: 'empty', text: 'None completed yet.'})));
+    document.getElementById('history-older').disabled = !historyNext;
+    document.getElementById('history-newest').disabled = historyCursors.length === 1;
+    document.getElementById('history-page').textContent = 'Page ' + historyCursors.length;
+  }
+
+  document.getElementById('history-older').addEventListener('click', () => {
+    if (historyNext) { historyCursors.push(historyNext); loadHistory(); }
+  });
+  document.getElementById('history-newest').addEventListener('click', () => {
+    historyCursors = [null]; loadHistory();
+  });
+
+  refresh();
+  loadHistory();
+  setInterval(refresh, POLL_MS);
+  setInterval(() => { if (historyCursors.length === 1) loadHistory(); }, 2 * POLL_MS);
+})();

@@ -1,0 +1,204 @@
+package dev.cipolicy.examples.fleet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The JSON API's contract, over HTTP against a started fleet: fields, types, paging, and the controls' 403. */
+class StatusApiTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static Fleet fleet;
+
+  @BeforeAll
+  static void start() {
+    fleet = Fleet.inMemory(TestFleets.fast(true));
+  }
+
+  @AfterAll
+  static void stop() {
+    fleet.close();
+  }
+
+  private static HttpResponse<String> get(String path) throws IOException, InterruptedException {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + fleet.port() + path)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static JsonNode getJson(String path) throws IOException, InterruptedException {
+    HttpResponse<String> r = get(path);
+    assertThat(r.statusCode()).as(path).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+    return JSON.readTree(r.body());
+  }
+
+  private static HttpResponse<String> post(String path, String token) throws IOException, InterruptedException {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + fleet.port() + path))
+        .POST(HttpRequest.BodyPublishers.noBody());
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void theIndexListsEveryEndpointOfVersionOne() throws Exception {
+    JsonNode index = getJson("/api/v1");
+    assertThat(index.get("version").asText()).isEqualTo("v1");
+    assertThat(index.get("endpoints").has("GET /api/v1/overview")).isTrue();
+    assertThat(index.get("endpoints").size()).isEqualTo(StatusServer.ENDPOINTS.size());
+  }
+
+  @Test
+  void theOverviewHasTheDocumentedFieldsAndTypes() throws Exception {
+    TestFleets.await("a request in progress with a running job", Duration.ofSeconds(20), () -> {
+      try {
+        JsonNode o = getJson("/api/v1/overview");
+        return o.get("inProgress").size() > 0 && o.get("inProgress").get(0).get("jobsRunning").asInt() > 0;
+      } catch (Exception e) {
+        return false;
+      }
+    });
+    JsonNode o = getJson("/api/v1/overview");
+    assertThat(o.get("version").asText()).isEqualTo("v1");
+    assertThat(o.get("at").isTextual()).isTrue();
+    assertThat(o.get("controls").asBoolean()).isTrue();
+    assertThat(o.get("leaseSeconds").asDouble()).isEqualTo(3.0);
+
+    JsonNode p = o.get("inProgress").get(0);
+    assertThat(p.get("request").get("id").isIntegralNumber()).isTrue();
+    assertThat(p.get("request").get("state").asText()).isEqualTo("in_progress");
+    assertThat(p.get("request").get("cadence").asText()).isIn("regular", "nightly");
+    assertThat(p.get("jobsTotal").asInt()).isGreaterThan(0);
+    assertThat(p.get("jobsDone").asInt()).isBetween(0, p.get("jobsTotal").asInt());
+    assertThat(p.get("durationSeconds").isNumber()).isTrue();
+    assertThat(p.get("errors").isArray()).isTrue();
+    assertThat(p.has("etaSeconds")).isTrue();
+
+    assertThat(o.get("queue").size()).isGreaterThan(0);
+    JsonNode q = o.get("queue").get(0);
+    assertThat(q.get("position").asInt()).isEqualTo(1);
+    assertThat(q.get("section").asText()).isEqualTo("in_progress");
+    assertThat(q.has("waitReason")).isTrue();
+
+    Set<String> names = new HashSet<>();
+    for (JsonNode c : o.get("collectors")) {
+      names.add(c.get("name").asText());
+      assertThat(c.get("state").asText()).isIn("online", "offline", "inactive");
+      assertThat(c.get("heartbeatAgeSeconds").isNumber()).isTrue();
+      assertThat(c.get("jobs").isArray()).isTrue();
+    }
+    assertThat(names).containsExactlyInAnyOrder("h200-0", "b200-0", "h100-0", "h100-1", "mi350-0", "cpu-0", "cpu-1");
+
+    assertThat(o.get("hosts")).hasSize(5);
+    for (JsonNode h : o.get("hosts")) {
+      assertThat(h.get("size").asInt()).isEqualTo(8);
+      assertThat(h.get("devices")).hasSize(8);
+      int free = 0;
+      for (JsonNode d : h.get("devices")) {
+        assertThat(d.get("state").asText()).isIn("busy", "reserved", "free");
+        if (!d.get("state").asText().equals("busy")) {
+          free++;
+        }
+        assertThat(d.get("jobId").isNull()).isEqualTo(d.get("state").asText().equals("free"));
+      }
+      assertThat(h.get("free").asInt()).isEqualTo(free);
+    }
+
+    assertThat(o.get("shares")).isNotEmpty();
+    for (JsonNode s : o.get("shares")) {
+      assertThat(s.get("unit").asText()).isIn("gpus", "runners");
+      assertThat(s.get("used").asInt()).isGreaterThanOrEqualTo(0);
+      assertThat(s.get("limit").asInt()).isPositive();
+    }
+    assertThat(o.get("shares")).anySatisfy(s -> {
+      assertThat(s.get("cadence").asText()).isEqualTo("nightly");
+      assertThat(s.get("pool").asText()).isEqualTo("h200");
+      assertThat(s.get("limit").asInt()).isEqualTo(12);
+    });
+  }
+
+  @Test
+  void waitingJobsSayWhyTheyWait() throws Exception {
+    TestFleets.await("a waiting job", Duration.ofSeconds(20), () -> {
+      try {
+        return getJson("/api/v1/waiting-jobs").size() > 0;
+      } catch (Exception e) {
+        return false;
+      }
+    });
+    JsonNode w = getJson("/api/v1/waiting-jobs");
+    JsonNode first = w.get(0);
+    assertThat(first.get("reason").get("kind").asText()).matches("[a-z-]+");
+    assertThat(first.get("reason").get("sentence").asText()).isNotBlank();
+    assertThat(first.get("pool").isTextual()).isTrue();
+    assertThat(first.get("gpus").isIntegralNumber()).isTrue();
+  }
+
+  @Test
+  void historyPagesNeitherRepeatNorSkipAndKeepTheirErrors() throws Exception {
+    TestFleets.await("two completed requests", Duration.ofSeconds(90), () -> {
+      try {
+        return getJson("/api/v1/history?limit=2").get("entries").size() == 2;
+      } catch (Exception e) {
+        return false;
+      }
+    });
+    JsonNode all = getJson("/api/v1/history?limit=500");
+    Set<Long> seen = new HashSet<>();
+    String cursor = null;
+    int pages = 0;
+    do {
+      JsonNode page = getJson("/api/v1/history?limit=1" + (cursor == null ? "" : "&cursor=" + cursor));
+      assertThat(page.get("entries").size()).isLessThanOrEqualTo(1);
+      for (JsonNode e : page.get("entries")) {
+        assertThat(seen.add(e.get("request").get("id").asLong())).isTrue();
+        assertThat(e.get("outcome").asText()).isIn("success", "partial_failure", "failure");
+        assertThat(e.get("durationSeconds").asDouble()).isGreaterThanOrEqualTo(0);
+        assertThat(e.get("errors").isArray()).isTrue();
+      }
+      cursor = page.get("next").isNull() ? null : page.get("next").asText();
+      pages++;
+    } while (cursor != null && pages < 200);
+    assertThat(seen.size()).isGreaterThanOrEqualTo(all.get("entries").size());
+    assertThat(get("/api/v1/history?limit=0").statusCode()).isEqualTo(400);
+    assertThat(get("/api/v1/history?cursor=nonsense").statusCode()).isEqualTo(400);
+    assertThat(JSON.readTree(get("/api/v1/history?limit=x").body()).get("error").asText()).contains("not a number");
+  }
+
+  @Test
+  void controlsNeedTheToken() throws Exception {
+    TestFleets.await("an open request", Duration.ofSeconds(10), () -> !fleet.queue().store().openRequests().isEmpty());
+    long id = fleet.queue().store().openRequests().get(0).id().value();
+    assertThat(post("/api/v1/requests/" + id + "/cancel", null).statusCode()).isEqualTo(403);
+    assertThat(post("/api/v1/requests/" + id + "/cancel", "wrong-token-xxxxxxxx").statusCode()).isEqualTo(403);
+    assertThat(post("/api/v1/collectors/cpu-1/deactivate", null).statusCode()).isEqualTo(403);
+    HttpResponse<String> ok = post("/api/v1/requests/" + id + "/cancel", TestFleets.TOKEN);
+    assertThat(ok.statusCode()).isEqualTo(200);
+    assertThat(JSON.readTree(ok.body()).get("status").asText()).isIn("cancelled", "already_finished");
+  }
+
+  @Test
+  void withoutControlsEveryControlIsForbidden() throws Exception {
+    try (Fleet plain = Fleet.inMemory(TestFleets.fast(false))) {
+      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + plain.port() + "/api/v1/collectors/cpu-0/deactivate"))
+          .header("Authorization", "Bearer " + TestFleets.TOKEN).POST(HttpRequest.BodyPublishers.noBody()).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).isEqualTo(403);
+      assertThat(JSON.readTree(r.body()).get("error").asText()).contains("controls are off");
+    }
+  }
+}
