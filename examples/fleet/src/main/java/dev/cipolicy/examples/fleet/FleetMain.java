@@ -2,9 +2,12 @@ package dev.cipolicy.examples.fleet;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.cipolicy.postgres.PostgresQueueOptions;
 import dev.cipolicy.postgres.PostgresQueueStore;
+import dev.cipolicy.postgres.PostgresQueueWakeups;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.worker.Wakeups;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -165,12 +168,16 @@ public final class FleetMain implements Callable<Integer> {
       Host host = Host.reference().stream().filter(h -> h.name().equals(name)).findFirst().orElseThrow(
           () -> new CommandLine.ParameterException(new CommandLine(this), "no reference host " + name + "; expected one of "
               + Host.reference().stream().map(Host::name).toList()));
-      QueueStore store = PostgresQueueStore.create(dataSource(pgUrl), pgSchema);
+      HikariDataSource ds = dataSource(pgUrl);
+      QueueStore store = PostgresQueueStore.create(ds, pgSchema);
+      // Woken by the store's NOTIFY when jobs of its pool are queued; a claim every 2 s covers a lost one.
+      PostgresQueueWakeups notifications = PostgresQueueWakeups.start(ds, PostgresQueueOptions.inSchema(pgSchema));
       Fleet.Options o = new Fleet.Options("127.0.0.1", 0, scale, Duration.ofSeconds(leaseSeconds),
           Duration.ofSeconds(60), failureRate, seed + name.hashCode(), null, false);
       JobQueue queue = JobQueue.of(store, Fleet.settings(Inventory.reference(), o));
       SimulatedCollector c = new SimulatedCollector(queue, host, new JobBehaviour(seed, failureRate),
-          o.leaseDuration());
+          o.leaseDuration()).wakingOn(Wakeups.of(notifications::generation, notifications::awaitQueued),
+          Duration.ofSeconds(2));
       c.start();
       System.out.println("collector " + name + " (" + host.pool() + ", " + host.gpus() + " GPUs) claiming");
       new CountDownLatch(1).await();

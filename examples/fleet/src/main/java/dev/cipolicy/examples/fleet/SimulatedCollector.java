@@ -6,6 +6,7 @@ import dev.cipolicy.queue.spi.ResultPayload;
 import dev.cipolicy.queue.worker.Collector;
 import dev.cipolicy.queue.worker.JobContext;
 import dev.cipolicy.queue.worker.JobOutcome;
+import dev.cipolicy.queue.worker.Wakeups;
 import java.time.Duration;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
@@ -22,6 +23,8 @@ public final class SimulatedCollector {
   private final Host host;
   private final JobBehaviour behaviour;
   private final Duration leaseDuration;
+  private Wakeups wakeups = Wakeups.polling();
+  private Duration claimInterval = Duration.ofMillis(200);
   private volatile @Nullable Collector collector;
   private volatile boolean dead;
 
@@ -49,11 +52,25 @@ public final class SimulatedCollector {
     return host;
   }
 
+  /**
+   * Wakes the collector on the store's notifications instead of polling every 200 ms; between them it
+   * still claims every {@code interval}.
+   *
+   * @param notifications the store's wake-ups, e.g. over PostgreSQL's LISTEN/NOTIFY
+   * @param interval the claim interval between notifications
+   * @return this collector, before {@link #start()}
+   */
+  public SimulatedCollector wakingOn(Wakeups notifications, Duration interval) {
+    this.wakeups = notifications;
+    this.claimInterval = interval;
+    return this;
+  }
+
   /** Registers (a no-op when already registered) and starts claiming. */
   public void start() {
     collector = Collector.builder(queue).name(host.name()).tag(host.pool())
         .devices(host.gpus() > 0 ? Devices.count(host.gpus()) : Devices.none())
-        .concurrency(host.capacity()).claimInterval(Duration.ofMillis(200))
+        .concurrency(host.capacity()).claimInterval(claimInterval).wakeups(wakeups)
         .heartbeatInterval(leaseDuration.dividedBy(3)).runner(this::run).start();
   }
 
