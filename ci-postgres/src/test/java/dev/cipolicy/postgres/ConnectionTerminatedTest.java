@@ -215,9 +215,14 @@ class ConnectionTerminatedTest {
       assertThat(count("SELECT count(*) FROM pg_locks WHERE pid = " + pid + " AND relation = '" + db.schema + "."
           + table + "'::regclass AND mode = 'RowExclusiveLock'"))
           .as("the operation wrote %s before it waited", table).isEqualTo(1);
+      // It waits, mid-statement, on the collector row the holder locked: the refresh of the collector's
+      // heartbeat, its last write. (pg_stat_activity shows only the first 1 kB of a statement, which for
+      // the one-statement claim ends before its UPDATE of queue_collectors; the blocking pid says it.)
+      long holderPid = count("SELECT pg_backend_pid()", holder);
       assertThat(count("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid
-          + " AND state = 'active' AND query LIKE '%UPDATE %queue_collectors%'"))
-          .as("it waits in the statement that refreshes the collector heartbeat").isEqualTo(1);
+          + " AND state = 'active' AND query LIKE '%queue_collectors%' AND " + holderPid
+          + " = ANY (pg_blocking_pids(" + pid + "))"))
+          .as("it waits on the collector row the holder locked").isEqualTo(1);
       try (PreparedStatement kill = holder.prepareStatement("SELECT pg_terminate_backend(?)")) {
         kill.setInt(1, pid);
         try (ResultSet rs = kill.executeQuery()) {
@@ -262,5 +267,13 @@ class ConnectionTerminatedTest {
 
   private long count(String sql) {
     return db.count(sql);
+  }
+
+  /** A count (or any bigint) read on the given connection, inside its transaction. */
+  private static long count(String sql, Connection on) throws SQLException {
+    try (PreparedStatement st = on.prepareStatement(sql); ResultSet rs = st.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
   }
 }
