@@ -164,20 +164,7 @@ public final class PgGpuClaimLatency {
           t.start();
           threads.add(t);
         }
-        Thread site = new Thread(() -> {
-          try {
-            start.await();
-            while (!Thread.currentThread().isInterrupted()) {
-              queue.tick();
-              Thread.sleep(StoreRun.SITE_TICK_MILLIS);
-            }
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          } catch (Throwable e) {
-            failure.compareAndSet(null, e);
-          }
-        }, "site");
-        site.start();
+        Thread site = StoreRun.startSite(queue, start, failure);
         long t0 = System.nanoTime();
         start.countDown();
         for (Thread t : threads) {

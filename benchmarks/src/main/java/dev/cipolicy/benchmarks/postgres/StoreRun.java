@@ -154,22 +154,7 @@ final class StoreRun {
         worker.start();
         workers.add(worker);
       }
-      // The site: a real deployment always runs one, ticking while collectors work (its tick is also where
-      // the store vacuums the tables claims and completions churn).
-      Thread site = new Thread(() -> {
-        try {
-          start.await();
-          while (!Thread.currentThread().isInterrupted()) {
-            queue.tick();
-            Thread.sleep(SITE_TICK_MILLIS);
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        } catch (Throwable e) {
-          failure.compareAndSet(null, e);
-        }
-      }, "site");
-      site.start();
+      Thread site = startSite(queue, start, failure);
       window.open();
       start.countDown();
       for (Thread worker : workers) {
@@ -200,6 +185,29 @@ final class StoreRun {
     return "c" + t;
   }
 
+
+  /**
+   * Starts the site of a run: once {@code start} opens, it ticks the queue every {@link #SITE_TICK_MILLIS}
+   * until interrupted, as a real deployment's site does while collectors work (its tick is also where the
+   * store vacuums the tables claims and completions churn). A failure is recorded in {@code failure}.
+   */
+  static Thread startSite(JobQueue queue, CountDownLatch start, AtomicReference<Throwable> failure) {
+    Thread site = new Thread(() -> {
+      try {
+        start.await();
+        while (!Thread.currentThread().isInterrupted()) {
+          queue.tick();
+          Thread.sleep(SITE_TICK_MILLIS);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (Throwable e) {
+        failure.compareAndSet(null, e);
+      }
+    }, "site");
+    site.start();
+    return site;
+  }
   static void join(Thread thread) {
     try {
       thread.join();

@@ -82,18 +82,7 @@ final class QueueModelCheck {
     }
 
     static Op pick(int roll) {
-      int total = 0;
-      for (Op op : values()) {
-        total += op.weight;
-      }
-      int r = Math.floorMod(roll, total);
-      for (Op op : values()) {
-        if (r < op.weight) {
-          return op;
-        }
-        r -= op.weight;
-      }
-      throw new IllegalStateException();
+      return WeightedPick.pick(values(), op -> op.weight, roll);
     }
   }
 
