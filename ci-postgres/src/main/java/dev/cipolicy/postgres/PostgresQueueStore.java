@@ -2,6 +2,7 @@ package dev.cipolicy.postgres;
 
 import dev.cipolicy.queue.spi.AttachResult;
 import dev.cipolicy.queue.spi.CancelResult;
+import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.Collector;
@@ -358,21 +359,41 @@ public final class PostgresQueueStore implements QueueStore {
     // After the claim's fast statement failed (a unique violation on a stray lease row), the re-run uses
     // the full claim, as a plain claim does.
     boolean[] fastFailed = {false};
-    return ctx.tx.inTransaction("completeAndClaim", c -> {
+    PgTransactions.Work<QueueClaims.Combined> full = c -> {
       LeaseResult done = leases.completeOn(c, lease, result);
       if (!CompleteAndClaimResult.endsLease(done.status())) {
-        return new CompleteAndClaimResult(done, Optional.empty());
+        return new QueueClaims.Combined(done, null, null);
       }
       boolean fast = !fastFailed[0];
       try {
-        return new CompleteAndClaimResult(done, Optional.of(claims.claimOn(c, next, fast)));
+        return new QueueClaims.Combined(done, claims.claimOn(c, next, fast), null);
       } catch (SQLException e) {
         if (fast && PgTransactions.UNIQUE_VIOLATION.equals(e.getSQLState())) {
           fastFailed[0] = true;
         }
         throw e;
       }
-    });
+    };
+    // Without a result and with the claimer's tag known, the completion and the claim are first tried as one
+    // auto-committed statement (one round trip): the common step of a collector that runs one job at a time.
+    String known = result == null ? claims.knownTag(next.collector()) : null;
+    QueueClaims.Combined step = known == null ? ctx.tx.inTransaction("completeAndClaim", full)
+        : ctx.tx.run("completeAndClaim", c -> claims.completeAndClaimFast(c, lease, next, known, ctx.boundNow()),
+            full);
+    if (step.pending() == null) {
+      return new CompleteAndClaimResult(step.completion(), Optional.ofNullable(step.claimed()));
+    }
+    // The completion is committed; the claim (or the rest of its limit) runs as a claim of its own would.
+    ClaimResult more = claims.claim(step.pending());
+    ClaimResult claimed = step.claimed();
+    if (claimed == null) {
+      return new CompleteAndClaimResult(step.completion(), Optional.of(more));
+    }
+    List<Claim> all = new ArrayList<>(claimed.claims());
+    if (more.status() == ClaimResult.Status.OK) {
+      all.addAll(more.claims());
+    }
+    return new CompleteAndClaimResult(step.completion(), Optional.of(new ClaimResult(ClaimResult.Status.OK, all)));
   }
 
   /**

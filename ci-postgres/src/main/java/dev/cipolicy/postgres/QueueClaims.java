@@ -12,6 +12,9 @@ import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobWait;
 import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseRef;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.ShareLedger;
@@ -536,6 +539,90 @@ final class QueueClaims {
       }
       run = new ClaimCommand(command.collector(), command.leaseDuration(), command.collectorTimeout(),
           command.maxCrashRescues(), rest);
+    }
+  }
+
+  /**
+   * What a {@code completeAndClaim} did on its way: the completion, the claims made so far (null when no claim
+   * was made), and the claim still to run after the transaction (null when none): the whole claim when the
+   * claim's fast path did not apply, or the rest of the limit when queued-jobs rows of jobs no longer queued
+   * made the fast path come back short. With both null the completion did not end the lease, so no claim runs.
+   */
+  record Combined(LeaseResult completion, @Nullable ClaimResult claimed, @Nullable ClaimCommand pending) {}
+
+  /** The collector's tag if this store has seen it (the fast paths apply only then), else null. */
+  @Nullable String knownTag(String collector) {
+    return collectors.knownTag(collector);
+  }
+
+  /**
+   * Runs {@link QueueSql#completeAndClaim}: the completion fast path and, when it ended the lease, the claim
+   * fast path, in one statement. Null when the completion's fast path did not apply (stale, expired, unknown or
+   * flagged lease, or a row that needs the full checks): the statement then wrote nothing, and the full path
+   * runs.
+   */
+  @Nullable Combined completeAndClaimFast(Connection c, LeaseRef lease, ClaimCommand next, String tag,
+      @Nullable Instant now) throws SQLException {
+    String name = next.collector();
+    try (PreparedStatement st = c.prepareStatement(ctx.sql.completeAndClaim)) {
+      int i = 1;
+      st.setLong(i++, micros(next.leaseDuration()));
+      st.setLong(i++, micros(next.collectorTimeout()));
+      setInstant(st, i++, now);
+      st.setLong(i++, lease.jobId().value());
+      st.setInt(i++, lease.attempt());
+      st.setLong(i++, lease.token());
+      st.setInt(i++, lease.attempt());
+      st.setString(i++, name);
+      st.setString(i++, tag);
+      st.setString(i++, tag);
+      st.setString(i++, tag);
+      st.setString(i++, name);
+      st.setInt(i++, next.limit());
+      st.setString(i++, tag);
+      st.setString(i++, name);
+      st.setInt(i++, next.limit());
+      st.setInt(i++, next.limit());
+      st.setString(i++, name);
+      st.setString(i++, name);
+      st.setString(i++, name);
+      st.setString(i, name);
+      try (ResultSet rs = st.executeQuery()) {
+        if (!rs.next() || rs.getInt(31) != 0) {
+          return null;
+        }
+        Job done = ctx.rows.job(rs);
+        if (rs.getLong(27) != 1) {
+          throw ctx.changedUnderLock("end the lease of job " + lease.jobId().value());
+        }
+        LeaseResult completion = new LeaseResult(LeaseStatus.OK, Optional.of(done));
+        if (!rs.next() || rs.getInt(31) != 1) {
+          throw new QueueStoreException("completeAndClaim in schema " + ctx.schema
+              + " returned no claim row after completing job " + lease.jobId().value());
+        }
+        if (!rs.getBoolean(28)) {
+          return new Combined(completion, null, next);
+        }
+        long inserted = rs.getLong(29);
+        long picked = rs.getLong(30);
+        List<Claim> claims = new ArrayList<>(Math.min(next.limit(), 64));
+        do {
+          rs.getLong(1);
+          if (rs.wasNull()) {
+            continue;
+          }
+          Job job = ctx.rows.job(rs);
+          claims.add(new Claim(job, QueueJobs.lease(job)));
+        } while (rs.next());
+        if (inserted != claims.size()) {
+          throw new QueueStoreException("completeAndClaim in schema " + ctx.schema + " leased " + claims.size()
+              + " jobs but inserted " + inserted + " leases");
+        }
+        int rest = next.limit() - claims.size();
+        ClaimCommand more = picked != claims.size() && rest > 0 ? new ClaimCommand(name, next.leaseDuration(),
+            next.collectorTimeout(), next.maxCrashRescues(), rest) : null;
+        return new Combined(completion, new ClaimResult(ClaimResult.Status.OK, claims), more);
+      }
     }
   }
 

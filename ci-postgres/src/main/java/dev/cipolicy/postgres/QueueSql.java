@@ -98,6 +98,8 @@ final class QueueSql {
   final String renewLease;
   /** The completion's one-statement fast path ({@link #completeSql}). */
   final String complete;
+  /** A completion and the next claim in one statement ({@link #completeAndClaimSql}). */
+  final String completeAndClaim;
   /** The batch completion's one-statement fast path ({@link #completeAllSql}). */
   final String completeAll;
 
@@ -233,6 +235,7 @@ final class QueueSql {
     nextTokens = "SELECT nextval('" + tokens + "') FROM generate_series(1, ?)";
 
     claim = claimSql();
+    completeAndClaim = completeAndClaimSql();
     collectorTagAndActive = "SELECT tag, active, cardinality(devices) > 0 FROM " + collectors + " WHERE name = ?";
     lockOwnQueued = "SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ? AND q.affinity = ?"
         + " ORDER BY q.job_id LIMIT ? FOR UPDATE OF q SKIP LOCKED";
@@ -383,6 +386,73 @@ final class QueueSql {
         + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence,"
         + " (SELECT count(*) FROM ended)"
         + " FROM done j";
+  }
+
+  /**
+   * A completion and the next claim of a one-job-at-a-time collector in one auto-committed statement: the
+   * completion fast path ({@link #completeSql}) and, only when it ended the lease, the claim fast path
+   * ({@link #claimSql}) under the same conditions, reading one now. The holder's and the claimer's heartbeats
+   * are refreshed by one update (they are usually the same row, which one statement may change only once).
+   * It binds the lease duration and the collector timeout (microseconds), now (NULL: the server's
+   * {@code statement_timestamp()}), the lease's job, attempt and token, the attempt again, then the claim's
+   * collector, tag and limits in the order {@code QueueClaims.completeAndClaimFast} sets them. Columns: 1–26
+   * a job row as in {@link #JOB_COLS}, 27 how many leases the completion ended, 28 whether the claim's fast
+   * path applied, 29 how many leases it inserted, 30 how many queued-jobs rows it locked, 31 the part (0 the
+   * completed job, 1 a claimed job, or one row with null job columns when none was claimed), 32 the claim
+   * order. No row of part 0 when the completion's fast path did not apply: then the statement wrote nothing.
+   */
+  private String completeAndClaimSql() {
+    String notGone = "NOT EXISTS (SELECT 1 FROM " + collectors + " c WHERE c.name = q.affinity AND c.active"
+        + " AND c.last_heartbeat_at > (SELECT cutoff FROM t))";
+    return "WITH t AS (SELECT n, n + ?::bigint * interval '1 microsecond' AS expiry,"
+        + " n - ?::bigint * interval '1 microsecond' AS cutoff FROM (SELECT " + NOW + " AS n) x),"
+        + " l AS (SELECT job_id, collector FROM " + leases + " WHERE job_id = ?::bigint AND attempt = ?::int"
+        + " AND token = ?::bigint AND expires_at > (SELECT n FROM t) AND NOT cancel_requested FOR UPDATE),"
+        // The values Job.succeeded(now) gives: succeeded, finished now, no failure, the rest kept.
+        + " done AS (UPDATE " + jobs + " j SET state = 'SUCCEEDED', finished_at = (SELECT n FROM t),"
+        + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL FROM l WHERE j.id = l.job_id"
+        + " AND j.state = 'LEASED' AND j.attempt = ?::int RETURNING j.*),"
+        + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
+        // The claim applies as its own fast path would, and only after a completion that ended the lease.
+        + " go AS (SELECT 1 FROM " + collectors + " WHERE name = ?::text AND tag = ?::text AND active"
+        + " AND cardinality(devices) = 0 AND NOT EXISTS (SELECT 1 FROM " + fleetShares + " s WHERE s.pool = tag)"
+        + " AND NOT EXISTS (SELECT 1 FROM " + leases + " WHERE collector_tag = ?::text"
+        + " AND expires_at <= (SELECT n FROM t)) AND EXISTS (SELECT 1 FROM done)),"
+        + " own AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
+        + " AND q.collector_tag = ?::text AND q.affinity = ?::text ORDER BY q.job_id LIMIT ?::int"
+        + " FOR UPDATE OF q SKIP LOCKED),"
+        + " other AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
+        + " AND q.collector_tag = ?::text AND (q.affinity IS NULL OR (q.affinity <> ?::text AND " + notGone + "))"
+        + " ORDER BY q.job_id LIMIT ?::int FOR UPDATE OF q SKIP LOCKED),"
+        + " picked AS (SELECT id, pass FROM (SELECT id, 0 AS pass FROM own UNION ALL SELECT id, 1 FROM other) u"
+        + " ORDER BY pass, id LIMIT ?::int),"
+        // The values Job.claimed(lease) gives: leased, next attempt, affinity to the claimer, no failure.
+        + " claimed AS (UPDATE " + jobs + " j SET state = 'LEASED', attempt = j.attempt + 1, affinity = ?::text,"
+        + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL, finished_at = NULL"
+        + " WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.state = 'QUEUED'"
+        + " RETURNING j.*, nextval('" + tokens + "') AS token),"
+        + " dequeued AS (DELETE FROM " + queued + " q WHERE q.job_id = ANY (ARRAY(SELECT id FROM picked))"
+        + " RETURNING q.job_id),"
+        + " leased AS (INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, collector_tag)"
+        + " SELECT id, attempt, token, (SELECT expiry FROM t), ?::text, collector_tag FROM claimed RETURNING job_id),"
+        + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = (SELECT n FROM t)"
+        + " WHERE c.last_heartbeat_at < (SELECT n FROM t) AND ((c.name = (SELECT collector FROM l)"
+        + " AND EXISTS (SELECT 1 FROM done)) OR (c.name = ?::text AND EXISTS (SELECT 1 FROM go))) RETURNING 1)"
+        + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
+        + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
+        + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
+        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence,"
+        + " (SELECT count(*) FROM ended) AS ended, NULL::boolean AS go, NULL::bigint AS leased,"
+        + " NULL::bigint AS picked, 0 AS part, 0 AS ord"
+        + " FROM done j"
+        + " UNION ALL"
+        + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
+        + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
+        + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, (SELECT expiry FROM t), ?::text, false,"
+        + " j.collector_tag, j.gpus, j.estimate_micros, '{}'::int[], j.cadence, NULL::bigint,"
+        + " EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked), 1, j.pass"
+        + " FROM (SELECT 1) one LEFT JOIN (SELECT c.*, p.pass FROM claimed c JOIN picked p ON p.id = c.id) j"
+        + " ON true ORDER BY part, ord, id";
   }
 
   /**

@@ -21,6 +21,9 @@ import java.util.TreeMap;
  *   <li>{@code db-scheduler-L-U}: db-scheduler's PostgreSQL scheduler with lock-and-fetch polling
  *       ({@code pollUsingLockAndFetch(L, U)}), once with the documented "normal" setting 0.5/1.0 and once
  *       with the documented high-throughput setting 1.0/4.0;
+ *   <li>{@code floor-list} and {@code floor-one-table} ({@code floor}): the least a one-job-at-a-time queue
+ *       can do per job, one statement that completes the previous job and claims the next (see
+ *       {@link FloorRun});
  * </ul>
  * and measures the server's single-row {@code UPDATE ... RETURNING} rate with pgbench at the same client
  * counts. Every configuration runs once per round, rounds interleaved, so that the machine's changing load
@@ -112,6 +115,7 @@ public final class PgQueueHarness {
       }
     }
     summary(results, pgbenchTps, threadCounts, rounds);
+    oneJobRatios(results, threadCounts, rounds);
   }
 
   /** Parses {@code --name=value} arguments. */
@@ -153,9 +157,12 @@ public final class PgQueueHarness {
       case "db-scheduler" -> List.of(
           DbSchedulerRun.run(db, "db-scheduler-0.5-1.0", threads, 0.5, 1.0, lead, jobs, round),
           DbSchedulerRun.run(db, "db-scheduler-1.0-4.0", threads, 1.0, 4.0, lead, jobs, round));
+      case "floor" -> List.of(FloorRun.run(db, "floor-list", true, threads, lead, jobs, round),
+          FloorRun.run(db, "floor-one-table", false, threads, lead, jobs, round));
       case "pgbench" -> List.of();
       default -> throw new IllegalArgumentException("unknown system '" + system
-          + "'; expected store-per-job, store-complete-and-claim, store-batched, store-batch-complete, db-scheduler or pgbench");
+          + "'; expected store-per-job, store-complete-and-claim, store-batched, store-batch-complete, db-scheduler,"
+          + " floor or pgbench");
     };
   }
 
@@ -238,6 +245,32 @@ public final class PgQueueHarness {
         System.out.printf(Locale.ROOT, "| %d | %d | %s | %s | %s | %s | %s | %s |%n", round, threads,
             ratio(batchComplete, dbs), ratio(batched, dbs), ratio(perJob, dbs), ratio(batchComplete, tps),
             ratio(batched, tps), ratio(perJob, tps));
+      }
+    }
+  }
+
+  /** The one-job-at-a-time modes against db-scheduler and against the floor, when the run measured them. */
+  private static void oneJobRatios(List<RunResult> results, List<Integer> threadCounts, int rounds) {
+    if (results.stream().noneMatch(r -> r.system().startsWith("floor"))
+        && results.stream().noneMatch(r -> r.system().contains("complete-and-claim"))) {
+      return;
+    }
+    System.out.println();
+    System.out.println("## One job at a time, ratios within each round");
+    System.out.println();
+    System.out.println("| round | threads | store-complete-and-claim / best db-scheduler | server-limits"
+        + " complete-and-claim / best db-scheduler | floor-list / best db-scheduler | floor-one-table / best"
+        + " db-scheduler | store-complete-and-claim / floor-list | server-limits complete-and-claim / floor-list |");
+    System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (int round = 1; round <= rounds; round++) {
+      for (int threads : threadCounts) {
+        double cc = best(results, round, threads, "store-complete-and-claim");
+        double limits = best(results, round, threads, "server-limits-store-complete-and-claim");
+        double list = best(results, round, threads, "floor-list");
+        double oneTable = best(results, round, threads, "floor-one-table");
+        double dbs = best(results, round, threads, "db-scheduler");
+        System.out.printf(Locale.ROOT, "| %d | %d | %s | %s | %s | %s | %s | %s |%n", round, threads, ratio(cc, dbs),
+            ratio(limits, dbs), ratio(list, dbs), ratio(oneTable, dbs), ratio(cc, list), ratio(limits, list));
       }
     }
   }

@@ -1,0 +1,163 @@
+package dev.cipolicy.benchmarks.postgres;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The floor of a one-job-at-a-time queue: the least work any fenced, first-in-first-out queue on PostgreSQL can
+ * do per job when each collector takes one job at a time. Not a queue anyone should use: no collectors, no
+ * heartbeats, no expiry, no retries, no devices, no shares, no results. What is left is what cannot be left
+ * out: each collector thread runs one auto-committed statement per job that completes its previous job
+ * (fenced by job and token, only while its lease is live) and claims the next one (the oldest queued job of
+ * its tag that no other claim holds, {@code FOR UPDATE SKIP LOCKED}), leasing it with a fresh token and an
+ * expiry. One statement, one round trip and one commit per job.
+ *
+ * <p>Two layouts, both with the lease in the job row:
+ * <ul>
+ *   <li>{@code floor-list}: queued jobs listed in a narrow table of their own (job, tag) that a claim deletes
+ *       from, as {@code PostgresQueueStore} lists them; the job row's indexed columns never change, so its two
+ *       updates are heap-only. Per job: the job row inserted and updated twice, the list row inserted and
+ *       deleted (5 row writes).
+ *   <li>{@code floor-one-table}: no list; claims read a partial index of the job table ({@code WHERE state =
+ *       'QUEUED'}), so every claim leaves a dead entry at the index's head that later claims step over until a
+ *       vacuum (3 row writes).
+ * </ul>
+ * Jobs are inserted before the measurement; a site thread vacuums the churned table every second, as the
+ * store's site tick does. The first {@code lead} completions are not measured (see {@link Window}).
+ */
+final class FloorRun {
+  private static final String TAG = "bench";
+
+  private FloorRun() {
+  }
+
+  static RunResult run(BenchDatabase db, String system, boolean list, int threads, int lead, int jobs, int round) {
+    int total = lead + jobs;
+    String schema = BenchDatabase.freshSchema("bench_floor");
+    String jobsTable = schema + ".jobs";
+    String queued = schema + ".queued";
+    String tokens = schema + ".tokens";
+    try {
+      db.exec("CREATE SCHEMA " + schema);
+      db.exec("CREATE SEQUENCE " + tokens);
+      db.exec("CREATE TABLE " + jobsTable + " (id bigint PRIMARY KEY, tag text NOT NULL, state text NOT NULL,"
+          + " attempt integer NOT NULL DEFAULT 0, token bigint, expires_at timestamptz, collector text,"
+          + " created_at timestamptz NOT NULL DEFAULT now(), finished_at timestamptz) WITH (fillfactor = 50)");
+      db.exec("INSERT INTO " + jobsTable + " (id, tag, state) SELECT g, '" + TAG + "', 'QUEUED'"
+          + " FROM generate_series(1, " + total + ") g");
+      String claimNext;
+      String churned;
+      if (list) {
+        db.exec("CREATE TABLE " + queued + " (job_id bigint PRIMARY KEY, tag text NOT NULL)");
+        db.exec("CREATE INDEX ON " + queued + " (tag, job_id)");
+        db.exec("INSERT INTO " + queued + " SELECT id, tag FROM " + jobsTable);
+        claimNext = "nxt AS (DELETE FROM " + queued + " WHERE job_id = (SELECT job_id FROM " + queued
+            + " WHERE tag = ? ORDER BY job_id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING job_id AS id)";
+        churned = queued;
+      } else {
+        db.exec("CREATE INDEX ON " + jobsTable + " (tag, id) WHERE state = 'QUEUED'");
+        claimNext = "nxt AS (SELECT id FROM " + jobsTable + " WHERE tag = ? AND state = 'QUEUED' ORDER BY id"
+            + " LIMIT 1 FOR UPDATE SKIP LOCKED)";
+        churned = jobsTable;
+      }
+      db.exec("VACUUM ANALYZE " + jobsTable);
+      if (list) {
+        db.exec("VACUUM ANALYZE " + queued);
+      }
+      String sql = "WITH done AS (UPDATE " + jobsTable + " SET state = 'SUCCEEDED', finished_at = now(),"
+          + " token = NULL, expires_at = NULL, collector = NULL WHERE id = ? AND token = ? AND state = 'LEASED'"
+          + " AND expires_at > now() RETURNING id), " + claimNext + ","
+          + " leased AS (UPDATE " + jobsTable + " j SET state = 'LEASED', attempt = j.attempt + 1,"
+          + " token = nextval('" + tokens + "'), expires_at = now() + interval '10 minutes', collector = ?"
+          + " FROM nxt WHERE j.id = nxt.id AND j.state = 'QUEUED' RETURNING j.id, j.token)"
+          + " SELECT (SELECT count(*) FROM done), (SELECT id FROM leased), (SELECT token FROM leased)";
+      HikariDataSource pool = db.pool("floor", threads + 2);
+      CountingDataSource counting = new CountingDataSource(pool);
+      BenchDatabase.ServerStats serverBefore = db.stats(schema);
+      double loadBefore = Load.now();
+      CountDownLatch start = new CountDownLatch(1);
+      Window window = new Window(lead, total, counting);
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      List<Thread> workers = new ArrayList<>(threads);
+      for (int t = 0; t < threads; t++) {
+        String name = "c" + t;
+        Thread worker = new Thread(() -> {
+          try {
+            start.await();
+            long job = -1;
+            long token = -1;
+            while (true) {
+              try (Connection c = counting.getConnection(); PreparedStatement st = c.prepareStatement(sql)) {
+                st.setLong(1, job);
+                st.setLong(2, token);
+                st.setString(3, TAG);
+                st.setString(4, name);
+                try (ResultSet rs = st.executeQuery()) {
+                  rs.next();
+                  long completed = rs.getLong(1);
+                  if (job >= 0 && completed != 1) {
+                    throw new IllegalStateException("completing job " + job + " changed " + completed + " rows");
+                  }
+                  if (job >= 0) {
+                    window.completed(1);
+                  }
+                  job = rs.getLong(2);
+                  if (rs.wasNull()) {
+                    return;
+                  }
+                  token = rs.getLong(3);
+                }
+              }
+            }
+          } catch (Throwable e) {
+            failure.compareAndSet(null, e);
+          }
+        }, "floor-" + t);
+        worker.start();
+        workers.add(worker);
+      }
+      Thread site = new Thread(() -> {
+        try {
+          start.await();
+          while (!Thread.currentThread().isInterrupted()) {
+            db.exec("VACUUM " + churned);
+            Thread.sleep(StoreRun.SITE_TICK_MILLIS);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+          failure.compareAndSet(null, e);
+        }
+      }, "floor-site");
+      site.start();
+      window.open();
+      start.countDown();
+      for (Thread worker : workers) {
+        StoreRun.join(worker);
+      }
+      site.interrupt();
+      StoreRun.join(site);
+      double loadAfter = Load.now();
+      db.closeAndAwaitGone(pool);
+      BenchDatabase.ServerStats server = db.stats(schema).minus(serverBefore);
+      if (failure.get() != null) {
+        throw new IllegalStateException(system + " failed: " + failure.get(), failure.get());
+      }
+      long succeeded = db.queryLong("SELECT count(*) FROM " + jobsTable + " WHERE state = 'SUCCEEDED'");
+      if (window.count() != total || succeeded != total) {
+        throw new IllegalStateException(system + ": " + window.count() + " completions and " + succeeded
+            + " succeeded jobs, expected " + total);
+      }
+      return new RunResult(system, threads, round, window.jobs(), window.seconds(), total, window.client(), server,
+          loadBefore, loadAfter);
+    } finally {
+      db.dropSchema(schema);
+    }
+  }
+}
