@@ -109,6 +109,27 @@ public abstract class QueueStoreCompatibilityKit {
   }
 
   /**
+   * Runs the fleet-share model check alone, with no time limit: {@code operations} random operations in
+   * scenarios of 100, each on a new store from {@code stores} (given the scenario's clock) and on the reference
+   * model, comparing every result and checking the invariants after each operation (see
+   * {@link #shareModelOperations()}). For soaking a store whose kit run lowers the count: the kit's own run stays
+   * short, and this one runs the full count when there is time, e.g. a million operations against a database.
+   *
+   * @param stores a new, empty store on the given clock for each scenario
+   * @param operations how many operations to run, at least 1
+   * @return how many operations ran (at least {@code operations})
+   * @throws AssertionError when a result differs from the model's or an invariant breaks, with the shrunk
+   *     scenario
+   */
+  public static long checkShareModel(java.util.function.Function<InstantSource, QueueStore> stores,
+      long operations) {
+    if (operations < 1) {
+      throw new IllegalArgumentException("operations must be at least 1, got " + operations);
+    }
+    return new ShareModelCheck(stores, operations).run();
+  }
+
+  /**
    * How many master requests each of the two sites submits in the concurrency test (every third also a try
    * request; 20 jobs each plus backfill).
    *
