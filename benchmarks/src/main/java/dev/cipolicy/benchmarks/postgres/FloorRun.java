@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * its tag that no other claim holds, {@code FOR UPDATE SKIP LOCKED}), leasing it with a fresh token and an
  * expiry. One statement, one round trip and one commit per job.
  *
- * <p>Two layouts, both with the lease in the job row:
+ * <p>Three layouts:
  * <ul>
  *   <li>{@code floor-list}: queued jobs listed in a narrow table of their own (job, tag) that a claim deletes
  *       from, as {@code PostgresQueueStore} lists them; the job row's indexed columns never change, so its two
@@ -27,6 +27,10 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code floor-one-table}: no list; claims read a partial index of the job table ({@code WHERE state =
  *       'QUEUED'}), so every claim leaves a dead entry at the index's head that later claims step over until a
  *       vacuum (3 row writes).
+ *   <li>{@code floor-lease-table}: {@code floor-list} with the lease in a table of its own, shaped like the
+ *       store's (job, attempt, token unique, expiry, holder, tag; indexed by job, token and tag with expiry):
+ *       the claim inserts the lease row and the completion deletes it (5 row writes). It tells what a separate
+ *       lease table costs.
  * </ul>
  * Jobs are inserted before the measurement; a site thread vacuums the churned table every second, as the
  * store's site tick does. The first {@code lead} completions are not measured (see {@link Window}).
@@ -37,12 +41,19 @@ final class FloorRun {
   private FloorRun() {
   }
 
-  static RunResult run(BenchDatabase db, String system, boolean list, int threads, int lead, int jobs, int round) {
+  /** How a floor run lays out its tables. */
+  enum Layout {
+    LIST, ONE_TABLE, LEASE_TABLE
+  }
+
+  static RunResult run(BenchDatabase db, String system, Layout layout, int threads, int lead, int jobs, int round) {
+    boolean list = layout != Layout.ONE_TABLE;
     int total = lead + jobs;
     String schema = BenchDatabase.freshSchema("bench_floor");
     String jobsTable = schema + ".jobs";
     String queued = schema + ".queued";
     String tokens = schema + ".tokens";
+    String leases = schema + ".leases";
     try {
       db.exec("CREATE SCHEMA " + schema);
       db.exec("CREATE SEQUENCE " + tokens);
@@ -70,13 +81,33 @@ final class FloorRun {
       if (list) {
         db.exec("VACUUM ANALYZE " + queued);
       }
-      String sql = "WITH done AS (UPDATE " + jobsTable + " SET state = 'SUCCEEDED', finished_at = now(),"
-          + " token = NULL, expires_at = NULL, collector = NULL WHERE id = ? AND token = ? AND state = 'LEASED'"
-          + " AND expires_at > now() RETURNING id), " + claimNext + ","
-          + " leased AS (UPDATE " + jobsTable + " j SET state = 'LEASED', attempt = j.attempt + 1,"
-          + " token = nextval('" + tokens + "'), expires_at = now() + interval '10 minutes', collector = ?"
-          + " FROM nxt WHERE j.id = nxt.id AND j.state = 'QUEUED' RETURNING j.id, j.token)"
-          + " SELECT (SELECT count(*) FROM done), (SELECT id FROM leased), (SELECT token FROM leased)";
+      String sql;
+      if (layout == Layout.LEASE_TABLE) {
+        db.exec("CREATE TABLE " + leases + " (job_id bigint PRIMARY KEY, attempt integer NOT NULL,"
+            + " token bigint NOT NULL UNIQUE, expires_at timestamptz NOT NULL, collector text NOT NULL,"
+            + " tag text NOT NULL) WITH (fillfactor = 70)");
+        db.exec("CREATE INDEX ON " + leases + " (tag, expires_at)");
+        sql = "WITH l AS (SELECT job_id FROM " + leases + " WHERE job_id = ? AND token = ? AND expires_at > now()"
+            + " FOR UPDATE), done AS (UPDATE " + jobsTable + " j SET state = 'SUCCEEDED', finished_at = now()"
+            + " FROM l WHERE j.id = l.job_id AND j.state = 'LEASED' RETURNING j.id),"
+            + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id), "
+            + claimNext + ","
+            + " claimed AS (UPDATE " + jobsTable + " j SET state = 'LEASED', attempt = j.attempt + 1"
+            + " FROM nxt WHERE j.id = nxt.id AND j.state = 'QUEUED' RETURNING j.id, j.attempt,"
+            + " nextval('" + tokens + "') AS token),"
+            + " leased AS (INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, tag)"
+            + " SELECT id, attempt, token, now() + interval '10 minutes', ?, '" + TAG + "' FROM claimed"
+            + " RETURNING job_id AS id, token)"
+            + " SELECT (SELECT count(*) FROM ended), (SELECT id FROM leased), (SELECT token FROM leased)";
+      } else {
+        sql = "WITH done AS (UPDATE " + jobsTable + " SET state = 'SUCCEEDED', finished_at = now(),"
+            + " token = NULL, expires_at = NULL, collector = NULL WHERE id = ? AND token = ? AND state = 'LEASED'"
+            + " AND expires_at > now() RETURNING id), " + claimNext + ","
+            + " leased AS (UPDATE " + jobsTable + " j SET state = 'LEASED', attempt = j.attempt + 1,"
+            + " token = nextval('" + tokens + "'), expires_at = now() + interval '10 minutes', collector = ?"
+            + " FROM nxt WHERE j.id = nxt.id AND j.state = 'QUEUED' RETURNING j.id, j.token)"
+            + " SELECT (SELECT count(*) FROM done), (SELECT id FROM leased), (SELECT token FROM leased)";
+      }
       HikariDataSource pool = db.pool("floor", threads + 2);
       CountingDataSource counting = new CountingDataSource(pool);
       BenchDatabase.ServerStats serverBefore = db.stats(schema);

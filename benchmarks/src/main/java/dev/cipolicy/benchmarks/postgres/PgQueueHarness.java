@@ -21,7 +21,7 @@ import java.util.TreeMap;
  *   <li>{@code db-scheduler-L-U}: db-scheduler's PostgreSQL scheduler with lock-and-fetch polling
  *       ({@code pollUsingLockAndFetch(L, U)}), once with the documented "normal" setting 0.5/1.0 and once
  *       with the documented high-throughput setting 1.0/4.0;
- *   <li>{@code floor-list} and {@code floor-one-table} ({@code floor}): the least a one-job-at-a-time queue
+ *   <li>{@code floor-list}, {@code floor-one-table} and {@code floor-lease-table} ({@code floor}): the least a one-job-at-a-time queue
  *       can do per job, one statement that completes the previous job and claims the next (see
  *       {@link FloorRun});
  * </ul>
@@ -157,8 +157,9 @@ public final class PgQueueHarness {
       case "db-scheduler" -> List.of(
           DbSchedulerRun.run(db, "db-scheduler-0.5-1.0", threads, 0.5, 1.0, lead, jobs, round),
           DbSchedulerRun.run(db, "db-scheduler-1.0-4.0", threads, 1.0, 4.0, lead, jobs, round));
-      case "floor" -> List.of(FloorRun.run(db, "floor-list", true, threads, lead, jobs, round),
-          FloorRun.run(db, "floor-one-table", false, threads, lead, jobs, round));
+      case "floor" -> List.of(FloorRun.run(db, "floor-list", FloorRun.Layout.LIST, threads, lead, jobs, round),
+          FloorRun.run(db, "floor-one-table", FloorRun.Layout.ONE_TABLE, threads, lead, jobs, round),
+          FloorRun.run(db, "floor-lease-table", FloorRun.Layout.LEASE_TABLE, threads, lead, jobs, round));
       case "pgbench" -> List.of();
       default -> throw new IllegalArgumentException("unknown system '" + system
           + "'; expected store-per-job, store-complete-and-claim, store-batched, store-batch-complete, db-scheduler,"
@@ -260,17 +261,20 @@ public final class PgQueueHarness {
     System.out.println();
     System.out.println("| round | threads | store-complete-and-claim / best db-scheduler | server-limits"
         + " complete-and-claim / best db-scheduler | floor-list / best db-scheduler | floor-one-table / best"
-        + " db-scheduler | store-complete-and-claim / floor-list | server-limits complete-and-claim / floor-list |");
-    System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|");
+        + " db-scheduler | floor-lease-table / floor-list | store-complete-and-claim / floor-list | server-limits"
+        + " complete-and-claim / floor-list |");
+    System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (int round = 1; round <= rounds; round++) {
       for (int threads : threadCounts) {
         double cc = best(results, round, threads, "store-complete-and-claim");
         double limits = best(results, round, threads, "server-limits-store-complete-and-claim");
         double list = best(results, round, threads, "floor-list");
         double oneTable = best(results, round, threads, "floor-one-table");
+        double leaseTable = best(results, round, threads, "floor-lease-table");
         double dbs = best(results, round, threads, "db-scheduler");
-        System.out.printf(Locale.ROOT, "| %d | %d | %s | %s | %s | %s | %s | %s |%n", round, threads, ratio(cc, dbs),
-            ratio(limits, dbs), ratio(list, dbs), ratio(oneTable, dbs), ratio(cc, list), ratio(limits, list));
+        System.out.printf(Locale.ROOT, "| %d | %d | %s | %s | %s | %s | %s | %s | %s |%n", round, threads,
+            ratio(cc, dbs), ratio(limits, dbs), ratio(list, dbs), ratio(oneTable, dbs), ratio(leaseTable, list),
+            ratio(cc, list), ratio(limits, list));
       }
     }
   }
