@@ -536,9 +536,8 @@ public final class DevicePlacement {
           + reserved.job().value() + " until " + reserved.until() + (job.spec().estimate().isZero()
               ? ", and this job has no estimate" : ", and this job would end after that"));
     }
-    String kept = reserved != null && job.id().compareTo(reserved.job()) < 0 ? "; host " + reserved.host()
-        + " stays reserved for job " + reserved.job().value() + ", which holds the reservation, until it starts"
-        : "";
+    String kept = reserved != null && job.id().compareTo(reserved.job()) < 0 ? "; the reservation of host "
+        + reserved.host() + " stays with job " + reserved.job().value() + " until it starts" : "";
     return new WaitReason(WaitReason.Kind.NO_FREE_DEVICES, needs + "no host of pool " + pool + " has " + n
         + " free devices (the most free on one host: " + mostFree + ")" + kept);
   }
