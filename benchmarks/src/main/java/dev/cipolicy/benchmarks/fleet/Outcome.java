@@ -28,8 +28,8 @@ final class Outcome {
   int boundViolations;
   int actualBoundViolations;
   /**
-   * Heads past their bound that a share concerned: their own share refused them while they waited, or an older
-   * job its share had held back was admitted again and went first.
+   * Heads past their bound that their own share refused while they waited (which takes their reservation away).
+   * An older job that a share held back and admits again no longer takes a head's reserved host.
    */
   int shareHeldViolations;
   long worstOverBound;

@@ -36,9 +36,9 @@ import java.util.TreeSet;
  * duration has passed, then completes them. Reservations are on (they always are in the store).
  *
  * <p>Checked on the way: no device of a host is leased to two running jobs, and every 8-GPU job starts by the
- * reservation bound computed when it first becomes the head of its pool (the oldest queued job): the soonest
- * instant some host's holders are estimated to be done (the longest remaining estimate of that host's holders)
- * plus one claim interval.
+ * reservation bound computed when it first becomes the head of its pool (the job its wait reason shows a host
+ * reserved for): the soonest instant some host's holders are estimated to be done (the longest remaining
+ * estimate of that host's holders) plus one claim interval.
  */
 final class QueueFleet {
   static final Instant EPOCH = Instant.parse("2026-01-03T00:00:00Z"); // a Saturday
@@ -71,9 +71,11 @@ final class QueueFleet {
   private final Map<String, TreeSet<Long>> queuedOfPool = new HashMap<>();
   private final Map<Long, Long> boundOf = new HashMap<>();
   private final Map<Long, Long> actualBoundOf = new HashMap<>();
-  /** Bounded heads that a share concerned: refused by their own share, or overtaken by an older job it readmitted. */
+  /**
+   * Bounded heads that their own share refused while they waited (a refused job is not offered to claims, so it
+   * loses its reservation: it is legitimately not the head then).
+   */
   private final java.util.Set<Long> shareHeld = new java.util.HashSet<>();
-  private final java.util.Set<Long> everShareFull = new java.util.HashSet<>();
   private final PriorityQueue<End> ends = new PriorityQueue<>((a, b) -> a.at != b.at ? Long.compare(a.at, b.at)
       : Long.compare(a.seq, b.seq));
   private long seq;
@@ -212,15 +214,6 @@ final class QueueFleet {
         }
         long claimed = c.job().id().value();
         queuedOfPool.get(t.pool()).remove(claimed);
-        if (everShareFull.contains(claimed)) {
-          // An older job its share had held back is admitted again and goes first: every younger bounded head of
-          // the pool loses its place to it (the queue's order, not a stream of smaller jobs).
-          for (long younger : queuedOfPool.get(t.pool()).tailSet(claimed, false)) {
-            if (boundOf.containsKey(younger)) {
-              shareHeld.add(younger);
-            }
-          }
-        }
         Holding h = new Holding(t, c.lease(), clock.millis);
         holdings.get(host).add(h);
         out.jobs++;
@@ -263,8 +256,9 @@ final class QueueFleet {
 
   /**
    * Gives the bound to each 8-GPU job the first time it is the head of its pool and still waits: the job the
-   * store's wait reasons show as {@link WaitReason.Kind#RESERVED_FOR_IT} (with fleet shares, a job its share
-   * refuses is never the head; without them the head is the pool's oldest queued job).
+   * store's wait reasons show as {@link WaitReason.Kind#RESERVED_FOR_IT}, which keeps its reservation until it
+   * starts (an older job that becomes eligible later, such as one its share held back, does not take it). A
+   * head that its own share refuses afterwards loses its reservation; it is counted apart.
    */
   private void checkHeads() {
     for (Map.Entry<String, TreeSet<Long>> e : queuedOfPool.entrySet()) {
@@ -280,11 +274,8 @@ final class QueueFleet {
       }
       for (JobWait w : store.waitingJobs(e.getKey(), COLLECTOR_TIMEOUT)) {
         long head = w.job().id().value();
-        if (w.reason().kind() == WaitReason.Kind.SHARE_FULL) {
-          everShareFull.add(head);
-          if (boundOf.containsKey(head)) {
-            shareHeld.add(head); // its share refused it after it was given its bound
-          }
+        if (w.reason().kind() == WaitReason.Kind.SHARE_FULL && boundOf.containsKey(head)) {
+          shareHeld.add(head); // its own share refused it after it was given its bound
         }
         if (w.reason().kind() != WaitReason.Kind.RESERVED_FOR_IT || w.job().spec().gpus() != 8
             || boundOf.containsKey(head)) {
