@@ -72,10 +72,12 @@ final class QueueFleet {
   private final Map<Long, Long> boundOf = new HashMap<>();
   private final Map<Long, Long> actualBoundOf = new HashMap<>();
   /**
-   * Bounded heads that their own share refused while they waited (a refused job is not offered to claims, so it
-   * loses its reservation: it is legitimately not the head then).
+   * Bounded heads that their own share refused while they waited, or that could start only by borrowing beyond
+   * their share (which lets them go whenever another cadence waits): a refused job is not offered to claims, so
+   * it loses its reservation and is legitimately not the head then.
    */
   private final java.util.Set<Long> shareHeld = new java.util.HashSet<>();
+  private final FleetShares shares;
   private final PriorityQueue<End> ends = new PriorityQueue<>((a, b) -> a.at != b.at ? Long.compare(a.at, b.at)
       : Long.compare(a.seq, b.seq));
   private long seq;
@@ -83,6 +85,7 @@ final class QueueFleet {
   private QueueFleet(Workload workload, long claimIntervalMillis, FleetShares shares) {
     this.workload = workload;
     this.interval = claimIntervalMillis;
+    this.shares = shares;
     this.out = new Outcome(shares.isEmpty() ? "(b) job queue" : "(b) job queue with shares", workload.tests.size());
     for (Workload.Host h : workload.hosts) {
       store.registerCollector(h.name(), h.pool(), true, Devices.count(h.layout().gpus()));
@@ -198,6 +201,9 @@ final class QueueFleet {
     while (true) {
       List<Claim> claims = store.claim(new ClaimCommand(host, LEASE, COLLECTOR_TIMEOUT, 2, 8)).claims();
       if (claims.isEmpty()) {
+        // Every claim records its pool's reservation: read the wait reasons after each one, so that a head
+        // whose share refuses it at one claim of an instant and admits it again at the next is seen refused.
+        checkHeads();
         return;
       }
       for (Claim c : claims) {
@@ -238,6 +244,7 @@ final class QueueFleet {
         out.ran(t, clock.millis, clock.millis + t.actual());
         ends.add(new End(clock.millis + t.actual(), seq++, host, h));
       }
+      checkHeads();
     }
   }
 
@@ -252,6 +259,27 @@ final class QueueFleet {
     }
     holdings.get(host).remove(h);
     out.jobEnded(workload.runs.get(h.test().run()).cadence(), h.test().pool(), h.test().gpus());
+  }
+
+  /**
+   * Whether a queued job needs more than what its cadence's share of the pool has left (counting the leases the
+   * harness holds): it is then admitted only by borrowing, which a claim refuses while another cadence waits.
+   */
+  private boolean beyondShare(String pool, JobSpec job) {
+    var share = shares.share(job.cadence(), pool);
+    if (share.isEmpty()) {
+      return false;
+    }
+    int held = 0;
+    for (String host : hostsOfPool.get(pool)) {
+      for (Holding h : holdings.get(host)) {
+        Workload.Run run = workload.runs.get(h.test().run());
+        if (run.cadence().equals(job.cadence())) {
+          held += share.get().cost(spec(run, h.test()));
+        }
+      }
+    }
+    return held + share.get().cost(job) > share.get().amount();
   }
 
   /**
@@ -274,8 +302,9 @@ final class QueueFleet {
       }
       for (JobWait w : store.waitingJobs(e.getKey(), COLLECTOR_TIMEOUT)) {
         long head = w.job().id().value();
-        if (w.reason().kind() == WaitReason.Kind.SHARE_FULL && boundOf.containsKey(head)) {
-          shareHeld.add(head); // its own share refused it after it was given its bound
+        if (boundOf.containsKey(head) && (w.reason().kind() == WaitReason.Kind.SHARE_FULL
+            || beyondShare(e.getKey(), w.job().spec()))) {
+          shareHeld.add(head); // its own share refused it, or may at any claim, after it was given its bound
         }
         if (w.reason().kind() != WaitReason.Kind.RESERVED_FOR_IT || w.job().spec().gpus() != 8
             || boundOf.containsKey(head)) {
