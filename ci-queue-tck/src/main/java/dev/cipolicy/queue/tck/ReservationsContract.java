@@ -239,4 +239,36 @@ abstract class ReservationsContract extends GpuKitGroup {
     complete(filler);
     assertThat(claimDevices("h0", older)).hasSize(8);
   }
+
+  @Test
+  @DisplayName("a reserved job that its own share refuses gives its reservation up, and does not take it back"
+      + " once admitted again")
+  void refusedJobGivesItsReservationUp() {
+    host("h0", Devices.count(8));
+    store.setShares(FleetShares.of(FleetShares.Share.gpus("weekly", "gpu", 4)));
+    Job holder = gpuJobs(Duration.ofMinutes(30), 6).get(0);
+    assertThat(claimDevices("h0", holder)).containsExactly(0, 1, 2, 3, 4, 5);
+    Job weekly = gpuJobs("weekly", Duration.ofHours(1), 4).get(0);
+    assertThat(claim("h0", 4)).isEmpty();
+    assertThat(reasonOf(weekly).kind()).isEqualTo(WaitReason.Kind.RESERVED_FOR_IT);
+    // A short weekly job backfills: the weekly share (4 GPUs) now refuses the reserved weekly job.
+    Job shortWeekly = gpuJobs("weekly", Duration.ofMinutes(10), 2).get(0);
+    Job head = gpuJobs(Duration.ofHours(1), 8).get(0);
+    assertThat(claimDevices("h0", shortWeekly)).containsExactly(6, 7);
+    assertThat(reasonOf(weekly).kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
+    assertThat(claim("h0", 4)).isEmpty();
+    assertThat(reasonOf(head).sentence()).isEqualTo("needs 8 GPUs; host h0 reserved for it, 0 of 8 free,"
+        + " expected free at " + START.plus(Duration.ofMinutes(30)));
+    clock.advance(Duration.ofMinutes(10));
+    complete(shortWeekly);
+    // Admitted again and older, the weekly job waits: the reservation stays with the 8-GPU job.
+    assertThat(claim("h0", 4)).isEmpty();
+    assertThat(reasonOf(weekly).sentence()).isEqualTo("needs 4 GPUs; no host of pool gpu has 4 free devices (the"
+        + " most free on one host: 2); the reservation of host h0 stays with job " + head.id().value()
+        + " until it starts");
+    clock.advance(Duration.ofMinutes(20));
+    complete(holder);
+    assertThat(claimDevices("h0", head)).hasSize(8);
+    assertThat(reload(weekly).state()).isEqualTo(JobState.QUEUED);
+  }
 }
