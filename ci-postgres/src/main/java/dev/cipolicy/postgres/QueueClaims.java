@@ -363,7 +363,8 @@ final class QueueClaims {
           }
         }
       }
-      return DevicePlacement.waits(tag, queued, hosts, live, now, shares, ledger);
+      return DevicePlacement.waits(tag, queued, hosts, live, now, shares, ledger,
+          keptReservation(c, tag, new HashMap<>()));
     });
   }
 
@@ -386,8 +387,10 @@ final class QueueClaims {
   /**
    * Claims GPU jobs for a collector with devices, as {@link DevicePlacement#place} decides, one at a time:
    * each placement reads the pool's live hosts, their holdings and the oldest queued job of each GPU count,
-   * then leases the job and inserts one held-device row per device (whose primary key refuses a device held
-   * twice). The caller holds the pool's advisory lock.
+   * with the job that holds the pool's kept reservation, then leases the job and inserts one held-device row
+   * per device (whose primary key refuses a device held twice). After the last placement it records the
+   * pool's reservation as it then stands ({@link QueueSql#keepReservation}, or forgets it), so that the next
+   * claim keeps it for the same job. The caller holds the pool's advisory lock.
    */
   private List<Claim> claimGpu(Connection c, ClaimCommand command, String tag, Instant now,
       @Nullable FleetShares shares, @Nullable ShareLedger ledger) throws SQLException {
@@ -412,9 +415,13 @@ final class QueueClaims {
     for (Devices d : inventories) {
       largest = Math.max(largest, d.size());
     }
+    // The queued jobs this claim knows (the kept one and every candidate read), to offer the kept one again.
+    Map<JobId, KnownJob> known = new HashMap<>();
+    DevicePlacement.KeptReservation stored = keptReservation(c, tag, known);
+    DevicePlacement.KeptReservation kept = stored;
     Instant expiresAt = QueueStore.truncate(now.plus(command.leaseDuration()));
     List<Claim> claims = new ArrayList<>();
-    while (claims.size() < command.limit()) {
+    while (true) {
       hosts.clear();
       for (int i = 0; i < names.size(); i++) {
         hosts.add(new DevicePlacement.Host(names.get(i), inventories.get(i),
@@ -422,25 +429,40 @@ final class QueueClaims {
       }
       List<DevicePlacement.Candidate> candidates = new ArrayList<>();
       if (shares != null && ledger != null) {
-        admittedGpuCandidates(c, tag, largest, shares, ledger, candidates);
+        admittedGpuCandidates(c, tag, largest, shares, ledger, candidates, known);
       } else {
         try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuCandidates)) {
           st.setInt(1, largest);
           st.setString(2, tag);
           try (ResultSet rs = st.executeQuery()) {
             while (rs.next()) {
-              candidates.add(new DevicePlacement.Candidate(JobId.of(rs.getLong(2)), rs.getInt(1),
-                  Duration.ofNanos(rs.getLong(3) * 1_000)));
+              DevicePlacement.Candidate candidate = new DevicePlacement.Candidate(JobId.of(rs.getLong(2)),
+                  rs.getInt(1), Duration.ofNanos(rs.getLong(3) * 1_000));
+              candidates.add(candidate);
+              known.putIfAbsent(candidate.job(), new KnownJob(candidate, ""));
             }
           }
         }
       }
+      KnownJob holder = kept == null ? null : known.get(kept.job());
+      if (holder != null && !candidates.contains(holder.candidate())
+          && (shares == null || ledger == null || ledger.admits(shares, shareSpec(tag, holder.candidate().gpus(),
+              holder.cadence())))) {
+        candidates.add(holder.candidate());
+      }
+      // The reservation as it stands before each placement, and after the last one: what the pool keeps.
+      kept = DevicePlacement.reservation(hosts, candidates, now, kept).map(DevicePlacement.Reservation::kept)
+          .orElse(null);
+      if (claims.size() >= command.limit()) {
+        break;
+      }
       Optional<DevicePlacement.Placement> placement = DevicePlacement.place(hosts, command.collector(),
-          candidates, now);
+          candidates, now, kept);
       if (placement.isEmpty()) {
         break;
       }
       JobId id = placement.get().job();
+      known.remove(id);
       // The listing row first, then the job: the order cancellation takes, so the two never deadlock. A row
       // or job that a concurrent cancellation took means the snapshot is stale: the claim runs again.
       try (PreparedStatement st = c.prepareStatement(ctx.sql.unlistGpuJob)) {
@@ -472,24 +494,69 @@ final class QueueClaims {
       }
       claims.add(new Claim(claimed, lease));
     }
+    if (!java.util.Objects.equals(kept, stored)) {
+      try (PreparedStatement st = c.prepareStatement(kept == null ? ctx.sql.forgetReservation
+          : ctx.sql.keepReservation)) {
+        st.setString(1, tag);
+        if (kept != null) {
+          st.setLong(2, kept.job().value());
+          st.setString(3, kept.host());
+        }
+        st.executeUpdate();
+      }
+    }
     return claims;
   }
 
-  /** The oldest queued job of each GPU count (up to the largest host) that the shares admit. */
+  /** A queued GPU job a claim read: as a candidate, with its cadence ("" when the claim did not need it). */
+  private record KnownJob(DevicePlacement.Candidate candidate, String cadence) {}
+
+  /**
+   * The reservation the pool kept, as its row says (null without one); its job goes into {@code known} when it
+   * is still queued.
+   */
+  private DevicePlacement.@Nullable KeptReservation keptReservation(Connection c, String tag,
+      Map<JobId, KnownJob> known) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement(ctx.sql.keptReservation)) {
+      st.setString(1, tag);
+      try (ResultSet rs = st.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        JobId job = JobId.of(rs.getLong(1));
+        int gpus = rs.getInt(3);
+        if (!rs.wasNull() && gpus >= 1) {
+          known.put(job, new KnownJob(new DevicePlacement.Candidate(job, gpus,
+              Duration.ofNanos(rs.getLong(4) * 1_000)), java.util.Objects.requireNonNullElse(rs.getString(5), "")));
+        }
+        return new DevicePlacement.KeptReservation(job, rs.getString(2));
+      }
+    }
+  }
+
+  /**
+   * The oldest queued job of each GPU count (up to the largest host) that the shares admit; every queued GPU
+   * job read goes into {@code known}.
+   */
   private void admittedGpuCandidates(Connection c, String tag, int largest, FleetShares shares, ShareLedger ledger,
-      List<DevicePlacement.Candidate> out) throws SQLException {
+      List<DevicePlacement.Candidate> out, Map<JobId, KnownJob> known) throws SQLException {
     java.util.TreeMap<Integer, DevicePlacement.Candidate> oldest = new java.util.TreeMap<>();
     try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuQueuedOfTag)) {
       st.setString(1, tag);
       try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
           int gpus = rs.getInt(1);
-          if (gpus < 1 || gpus > largest || oldest.containsKey(gpus)
-              || !ledger.admits(shares, shareSpec(tag, gpus, rs.getString(4)))) {
+          if (gpus < 1) {
             continue;
           }
-          oldest.put(gpus, new DevicePlacement.Candidate(JobId.of(rs.getLong(2)), gpus,
-              Duration.ofNanos(rs.getLong(3) * 1_000)));
+          String cadence = rs.getString(4);
+          DevicePlacement.Candidate candidate = new DevicePlacement.Candidate(JobId.of(rs.getLong(2)),
+              gpus, Duration.ofNanos(rs.getLong(3) * 1_000));
+          known.put(candidate.job(), new KnownJob(candidate, cadence == null ? "" : cadence));
+          if (gpus > largest || oldest.containsKey(gpus) || !ledger.admits(shares, shareSpec(tag, gpus, cadence))) {
+            continue;
+          }
+          oldest.put(gpus, candidate);
         }
       }
     }

@@ -31,6 +31,7 @@ final class QueueSql {
   final String heldDevices;
   final String collectorDevices;
   final String fleetShares;
+  final String reservations;
 
   // ------------------------------------------------------------------------------------------------ requests
 
@@ -168,6 +169,18 @@ final class QueueSql {
   /** Locks the queued-jobs row of one job, unless another transaction holds it. */
   final String lockQueuedJob;
 
+  // ------------------------------------------------------------------------------------ kept reservations
+
+  /**
+   * The reservation a pool kept: its job and host, then the job's GPU count, estimate and cadence when it is
+   * still queued (NULLs otherwise).
+   */
+  final String keptReservation;
+  /** Records the reservation of a pool (tag, job, host), replacing the one it kept. */
+  final String keepReservation;
+  /** Forgets the reservation of a pool. */
+  final String forgetReservation;
+
   // ------------------------------------------------------------------------------------------------- results
 
   /** Inserts a job's result (the primary key refuses a second one). */
@@ -192,6 +205,7 @@ final class QueueSql {
     heldDevices = options.sql("held_devices");
     collectorDevices = options.sql("collector_devices");
     fleetShares = options.sql("fleet_shares");
+    reservations = options.sql("reservations");
     jobFrom = " FROM " + jobs + " j LEFT JOIN " + leases + " l ON l.job_id = j.id ";
 
     insertRequest = "INSERT INTO " + requests + " (kind, state, tag, parent_sha, pr, benchmark_groups, created_at)"
@@ -298,6 +312,12 @@ final class QueueSql {
     gpuQueuedOfTag = "SELECT q.gpus, q.job_id, q.estimate_micros, j.cadence FROM " + gpuQueued + " q JOIN " + jobs
         + " j ON j.id = q.job_id AND j.state = 'QUEUED' WHERE q.collector_tag = ? ORDER BY q.job_id";
     lockQueuedJob = "SELECT q.job_id FROM " + queued + " q WHERE q.job_id = ? FOR UPDATE OF q SKIP LOCKED";
+    keptReservation = "SELECT r.job_id, r.host, g.gpus, g.estimate_micros, g.cadence FROM " + reservations + " r"
+        + " LEFT JOIN (SELECT q.job_id, q.gpus, q.estimate_micros, j.cadence FROM " + gpuQueued + " q JOIN " + jobs
+        + " j ON j.id = q.job_id AND j.state = 'QUEUED') g ON g.job_id = r.job_id WHERE r.collector_tag = ?";
+    keepReservation = "INSERT INTO " + reservations + " (collector_tag, job_id, host) VALUES (?, ?, ?)"
+        + " ON CONFLICT (collector_tag) DO UPDATE SET job_id = EXCLUDED.job_id, host = EXCLUDED.host";
+    forgetReservation = "DELETE FROM " + reservations + " WHERE collector_tag = ?";
     touchCollector = "UPDATE " + collectors + " SET last_heartbeat_at = ? WHERE name = ? AND last_heartbeat_at < ?";
   }
 

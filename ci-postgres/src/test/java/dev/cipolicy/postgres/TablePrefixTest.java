@@ -49,9 +49,9 @@ class TablePrefixTest {
     assertThat(strings("SELECT table_name FROM information_schema.tables WHERE table_schema = '" + db.schema
         + "' ORDER BY table_name")).containsExactly("alpha_collector_devices", "alpha_collectors", "alpha_control",
             "alpha_fleet_shares", "alpha_gpu_queued", "alpha_held_devices", "alpha_jobs", "alpha_leases", "alpha_queued", "alpha_requests",
-            "alpha_results", "alpha_schema_version", "beta_q_collector_devices", "beta_q_collectors", "beta_q_control",
+            "alpha_reservations", "alpha_results", "alpha_schema_version", "beta_q_collector_devices", "beta_q_collectors", "beta_q_control",
             "beta_q_fleet_shares", "beta_q_gpu_queued", "beta_q_held_devices", "beta_q_jobs", "beta_q_leases", "beta_q_queued",
-            "beta_q_requests", "beta_q_results", "beta_q_schema_version");
+            "beta_q_requests", "beta_q_reservations", "beta_q_results", "beta_q_schema_version");
     assertThat(strings("SELECT indexname FROM pg_indexes WHERE schemaname = '" + db.schema + "'"
         + " AND indexname NOT LIKE '%pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname"))
         .containsExactly("alpha_gpu_queued_claim", "alpha_held_devices_job", "alpha_held_devices_once",
@@ -72,7 +72,7 @@ class TablePrefixTest {
         .containsExactly("1 V1__queue.sql", "2 V2__row_checks.sql", "3 V3__claim_affinity_index.sql",
             "4 V4__queued_table.sql", "5 V5__queued_notify.sql",
             "6 V6__churn_autovacuum.sql", "7 V7__job_results.sql", "8 V8__history_and_purge.sql",
-            "9 V9__devices.sql", "10 V10__fleet_shares.sql");
+            "9 V9__devices.sql", "10 V10__fleet_shares.sql", "11 V11__kept_reservations.sql");
 
     QueueSettings settings = QueueSettings.builder().maxInProgress(1).backfill(false).addBenchmarkGroups("compile")
         .addCollectorTargets(CollectorTarget.required("x86")).build();

@@ -28,8 +28,9 @@ final class Outcome {
   int boundViolations;
   int actualBoundViolations;
   /**
-   * Heads past their bound that a share concerned: their own share refused them while they waited, or an older
-   * job its share had held back was admitted again and went first.
+   * Heads past their bound that their own share refused while they waited, or admitted only by borrowing beyond
+   * it (a refusal takes their reservation away). An older job that a share held back and admits again no longer
+   * takes a head's reserved host, so it is no reason to count a head apart.
    */
   int shareHeldViolations;
   long worstOverBound;

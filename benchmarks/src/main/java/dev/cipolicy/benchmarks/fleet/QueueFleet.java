@@ -36,9 +36,9 @@ import java.util.TreeSet;
  * duration has passed, then completes them. Reservations are on (they always are in the store).
  *
  * <p>Checked on the way: no device of a host is leased to two running jobs, and every 8-GPU job starts by the
- * reservation bound computed when it first becomes the head of its pool (the oldest queued job): the soonest
- * instant some host's holders are estimated to be done (the longest remaining estimate of that host's holders)
- * plus one claim interval.
+ * reservation bound computed when it first becomes the head of its pool (the job its wait reason shows a host
+ * reserved for): the soonest instant some host's holders are estimated to be done (the longest remaining
+ * estimate of that host's holders) plus one claim interval.
  */
 final class QueueFleet {
   static final Instant EPOCH = Instant.parse("2026-01-03T00:00:00Z"); // a Saturday
@@ -71,9 +71,13 @@ final class QueueFleet {
   private final Map<String, TreeSet<Long>> queuedOfPool = new HashMap<>();
   private final Map<Long, Long> boundOf = new HashMap<>();
   private final Map<Long, Long> actualBoundOf = new HashMap<>();
-  /** Bounded heads that a share concerned: refused by their own share, or overtaken by an older job it readmitted. */
+  /**
+   * Bounded heads that their own share refused while they waited, or that could start only by borrowing beyond
+   * their share (which lets them go whenever another cadence waits): a refused job is not offered to claims, so
+   * it loses its reservation and is legitimately not the head then.
+   */
   private final java.util.Set<Long> shareHeld = new java.util.HashSet<>();
-  private final java.util.Set<Long> everShareFull = new java.util.HashSet<>();
+  private final FleetShares shares;
   private final PriorityQueue<End> ends = new PriorityQueue<>((a, b) -> a.at != b.at ? Long.compare(a.at, b.at)
       : Long.compare(a.seq, b.seq));
   private long seq;
@@ -81,6 +85,7 @@ final class QueueFleet {
   private QueueFleet(Workload workload, long claimIntervalMillis, FleetShares shares) {
     this.workload = workload;
     this.interval = claimIntervalMillis;
+    this.shares = shares;
     this.out = new Outcome(shares.isEmpty() ? "(b) job queue" : "(b) job queue with shares", workload.tests.size());
     for (Workload.Host h : workload.hosts) {
       store.registerCollector(h.name(), h.pool(), true, Devices.count(h.layout().gpus()));
@@ -196,6 +201,9 @@ final class QueueFleet {
     while (true) {
       List<Claim> claims = store.claim(new ClaimCommand(host, LEASE, COLLECTOR_TIMEOUT, 2, 8)).claims();
       if (claims.isEmpty()) {
+        // Every claim records its pool's reservation: read the wait reasons after each one, so that a head
+        // whose share refuses it at one claim of an instant and admits it again at the next is seen refused.
+        checkHeads();
         return;
       }
       for (Claim c : claims) {
@@ -212,15 +220,6 @@ final class QueueFleet {
         }
         long claimed = c.job().id().value();
         queuedOfPool.get(t.pool()).remove(claimed);
-        if (everShareFull.contains(claimed)) {
-          // An older job its share had held back is admitted again and goes first: every younger bounded head of
-          // the pool loses its place to it (the queue's order, not a stream of smaller jobs).
-          for (long younger : queuedOfPool.get(t.pool()).tailSet(claimed, false)) {
-            if (boundOf.containsKey(younger)) {
-              shareHeld.add(younger);
-            }
-          }
-        }
         Holding h = new Holding(t, c.lease(), clock.millis);
         holdings.get(host).add(h);
         out.jobs++;
@@ -245,6 +244,7 @@ final class QueueFleet {
         out.ran(t, clock.millis, clock.millis + t.actual());
         ends.add(new End(clock.millis + t.actual(), seq++, host, h));
       }
+      checkHeads();
     }
   }
 
@@ -262,9 +262,31 @@ final class QueueFleet {
   }
 
   /**
+   * Whether a queued job needs more than what its cadence's share of the pool has left (counting the leases the
+   * harness holds): it is then admitted only by borrowing, which a claim refuses while another cadence waits.
+   */
+  private boolean beyondShare(String pool, JobSpec job) {
+    var share = shares.share(job.cadence(), pool);
+    if (share.isEmpty()) {
+      return false;
+    }
+    int held = 0;
+    for (String host : hostsOfPool.get(pool)) {
+      for (Holding h : holdings.get(host)) {
+        Workload.Run run = workload.runs.get(h.test().run());
+        if (run.cadence().equals(job.cadence())) {
+          held += share.get().cost(spec(run, h.test()));
+        }
+      }
+    }
+    return held + share.get().cost(job) > share.get().amount();
+  }
+
+  /**
    * Gives the bound to each 8-GPU job the first time it is the head of its pool and still waits: the job the
-   * store's wait reasons show as {@link WaitReason.Kind#RESERVED_FOR_IT} (with fleet shares, a job its share
-   * refuses is never the head; without them the head is the pool's oldest queued job).
+   * store's wait reasons show as {@link WaitReason.Kind#RESERVED_FOR_IT}, which keeps its reservation until it
+   * starts (an older job that becomes eligible later, such as one its share held back, does not take it). A
+   * head that its own share refuses afterwards loses its reservation; it is counted apart.
    */
   private void checkHeads() {
     for (Map.Entry<String, TreeSet<Long>> e : queuedOfPool.entrySet()) {
@@ -280,11 +302,9 @@ final class QueueFleet {
       }
       for (JobWait w : store.waitingJobs(e.getKey(), COLLECTOR_TIMEOUT)) {
         long head = w.job().id().value();
-        if (w.reason().kind() == WaitReason.Kind.SHARE_FULL) {
-          everShareFull.add(head);
-          if (boundOf.containsKey(head)) {
-            shareHeld.add(head); // its share refused it after it was given its bound
-          }
+        if (boundOf.containsKey(head) && (w.reason().kind() == WaitReason.Kind.SHARE_FULL
+            || beyondShare(e.getKey(), w.job().spec()))) {
+          shareHeld.add(head); // its own share refused it, or may at any claim, after it was given its bound
         }
         if (w.reason().kind() != WaitReason.Kind.RESERVED_FOR_IT || w.job().spec().gpus() != 8
             || boundOf.containsKey(head)) {

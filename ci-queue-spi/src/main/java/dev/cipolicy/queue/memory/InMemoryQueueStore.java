@@ -436,18 +436,26 @@ public final class InMemoryQueueStore implements QueueStore {
     List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 16));
     boolean capped = shares.covers(collector.tag);
     List<JobRow> aside = new ArrayList<>();
-    while (claims.size() < command.limit()) {
+    while (true) {
       Map<JobId, JobRow> rows = new HashMap<>();
       List<DevicePlacement.Candidate> candidates = capped ? admittedCandidates(pool, rows, aside)
           : candidates(pool, rows);
-      Optional<DevicePlacement.Placement> placement = DevicePlacement.place(
-          hosts(pool, collector, now, command.collectorTimeout()), collector.name, candidates, now);
+      addKept(pool, rows, candidates, capped);
+      List<DevicePlacement.Host> hosts = hosts(pool, collector, now, command.collectorTimeout());
+      // The reservation as it stands before each placement, and after the last one: what the pool keeps.
+      pool.kept = DevicePlacement.reservation(hosts, candidates, now, pool.kept)
+          .map(DevicePlacement.Reservation::kept).orElse(null);
+      Optional<DevicePlacement.Placement> placement = claims.size() < command.limit()
+          ? DevicePlacement.place(hosts, collector.name, candidates, now, pool.kept) : Optional.empty();
       if (placement.isEmpty()) {
         putBack(aside);
         break;
       }
       JobRow row = java.util.Objects.requireNonNull(rows.get(placement.get().job()));
-      java.util.Objects.requireNonNull(pool.gpuQueues.get(row.job.spec().gpus())).poll();
+      ClaimQueue queue = java.util.Objects.requireNonNull(pool.gpuQueues.get(row.job.spec().gpus()));
+      if (queue.peek() == row) {
+        queue.poll();
+      } // else the kept reservation's job, behind older ones: its entry is dropped once reached, as it is leased
       putBack(aside);
       Claim claim = lease(pool, row, collector.name, expiry, placement.get().devices());
       row.host = collector;
@@ -516,6 +524,25 @@ public final class InMemoryQueueStore implements QueueStore {
       }
     }
     return out;
+  }
+
+  /**
+   * Adds the job that holds the pool's kept reservation to the candidates when it is still queued (and, under
+   * fleet shares, admitted) but not already the oldest of its GPU count.
+   */
+  private void addKept(Pool pool, Map<JobId, JobRow> rows, List<DevicePlacement.Candidate> candidates,
+      boolean capped) {
+    DevicePlacement.KeptReservation kept = pool.kept;
+    if (kept == null || rows.containsKey(kept.job())) {
+      return;
+    }
+    JobRow row = row(kept.job());
+    if (row == null || row.job.state() != JobState.QUEUED || (capped && !pool.ledger.admits(shares, row.job.spec()))) {
+      return;
+    }
+    JobSpec spec = row.job.spec();
+    candidates.add(new DevicePlacement.Candidate(row.job.id(), spec.gpus(), spec.estimate()));
+    rows.put(row.job.id(), row);
   }
 
   /** Puts rows a capped claim passed back in their queues (they stay queued and counted). */
@@ -904,7 +931,7 @@ public final class InMemoryQueueStore implements QueueStore {
       Pool pool = pools.get(tag);
       List<DevicePlacement.Host> hosts = pool == null ? List.of() : hosts(pool, null, now, collectorTimeout);
       return DevicePlacement.waits(tag, queued, hosts, liveCollectors, now, shares,
-          ShareLedger.of(tag, live, queuedSpecs));
+          ShareLedger.of(tag, live, queuedSpecs), pool == null ? null : pool.kept);
     }
   }
 

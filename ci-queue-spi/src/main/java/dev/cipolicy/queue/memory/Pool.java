@@ -1,10 +1,12 @@
 package dev.cipolicy.queue.memory;
 
+import dev.cipolicy.queue.spi.DevicePlacement;
 import dev.cipolicy.queue.spi.ShareLedger;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The claimable jobs and the leases of one collector tag. A queued job sits in exactly one queue: the free
@@ -24,6 +26,8 @@ final class Pool {
   final TreeMap<String, CollectorRow> hosts = new TreeMap<>();
   /** The live leases and queued jobs per cadence, kept up to date for the fleet shares. */
   final ShareLedger ledger;
+  /** The reservation the pool kept from its last claim of a host (its job may have left the queue since). */
+  DevicePlacement.@Nullable KeptReservation kept;
 
   Pool(String tag) {
     ledger = new ShareLedger(tag);

@@ -27,6 +27,16 @@ import org.jspecify.annotations.Nullable;
  * hosts are not restricted. So, with estimates that hold, the head starts within the longest remaining
  * estimate of the reserved host's holders plus one claim interval, whatever stream of smaller jobs arrives.
  *
+ * <p><b>Kept reservations.</b> A reservation, once given, stays with its job and its host until the job
+ * starts: every claim of a host of the pool records the pool's reservation as it stands after the claim
+ * ({@link Reservation#kept()}, or none), and the next placement is given that {@link KeptReservation} back.
+ * While its job is still offered (queued, admitted by its fleet share, no larger than the largest live host)
+ * it remains the head and its host remains reserved for it (if that host is no longer live, the host that
+ * frees enough devices soonest is reserved instead), even when it fits somewhere now and even when an older
+ * job becomes eligible meanwhile (released, rescued, or admitted again by its share): that older job may run
+ * on any other host, or backfill, and waits for the next reservation otherwise. A job that its own share
+ * refuses is not offered, so it loses its reservation.
+ *
  * <p><b>Choice.</b> The claimer takes the oldest candidate (by job id) that fits its free devices and the
  * reservation; {@link #choose} picks the devices.
  */
@@ -144,6 +154,33 @@ public final class DevicePlacement {
       Checks.token(host, "reserved host");
       Checks.present(until, "reservation instant");
     }
+
+    /**
+     * What a store records of this reservation for the pool's next placement.
+     *
+     * @return its job and host
+     */
+    public KeptReservation kept() {
+      return new KeptReservation(job, host);
+    }
+  }
+
+  /**
+   * The reservation a pool keeps from one claim to the next: the job it was given to and the host reserved
+   * for it. A store records the one {@link #reservation(List, List, Instant, KeptReservation)} gives after the
+   * last placement of every claim of a host of the pool (or records none), and offers its job as a candidate
+   * while that job is queued (and admitted by its share).
+   *
+   * @param job the job that holds the reservation
+   * @param host the host reserved for it
+   */
+  public record KeptReservation(JobId job, String host) {
+
+    /** Checks the components. */
+    public KeptReservation {
+      Checks.present(job, "kept reservation job");
+      Checks.token(host, "kept reservation host");
+    }
   }
 
   /**
@@ -174,8 +211,8 @@ public final class DevicePlacement {
   }
 
   /**
-   * The reservation of a pool: present when its head (the oldest candidate some host is large enough for)
-   * fits on no host's free devices now.
+   * The reservation of a pool without a kept one: present when its head (the oldest candidate some host is
+   * large enough for) fits on no host's free devices now.
    *
    * @param hosts the live hosts of the pool, in any order
    * @param candidates the candidates of the pool, in any order
@@ -183,7 +220,38 @@ public final class DevicePlacement {
    * @return the reservation, if the head needs one
    */
   public static Optional<Reservation> reservation(List<Host> hosts, List<Candidate> candidates, Instant now) {
+    return reservation(hosts, candidates, now, null);
+  }
+
+  /**
+   * The reservation of a pool. When the kept reservation's job is among the candidates and some live host is
+   * large enough for it, it keeps the reservation: on the kept host while that host is live, otherwise on the
+   * host that frees enough devices soonest (a reservation that may already be satisfied, {@code until} being
+   * now). Otherwise the reservation is present when the head (the oldest candidate some host is large enough
+   * for) fits on no host's free devices now, on the host that frees enough devices soonest.
+   *
+   * @param hosts the live hosts of the pool, in any order
+   * @param candidates the candidates of the pool, in any order, with the kept reservation's job when it is
+   *     still offered
+   * @param now the store's now
+   * @param kept the reservation the pool kept from its last claim, or null
+   * @return the reservation, if any
+   */
+  public static Optional<Reservation> reservation(List<Host> hosts, List<Candidate> candidates, Instant now,
+      @Nullable KeptReservation kept) {
     int largest = largestHost(hosts);
+    if (kept != null) {
+      for (Candidate c : candidates) {
+        if (c.job().equals(kept.job()) && c.gpus() <= largest) {
+          for (Host h : hosts) {
+            if (h.name().equals(kept.host()) && h.devices().size() >= c.gpus()) {
+              return Optional.of(reserve(h, c, freeAt(h, c.gpus(), now)));
+            }
+          }
+          return soonest(hosts, c, now);
+        }
+      }
+    }
     Candidate head = null;
     for (Candidate c : candidates) {
       if (c.gpus() <= largest && (head == null || c.job().compareTo(head.job()) < 0)) {
@@ -198,6 +266,11 @@ public final class DevicePlacement {
         return Optional.empty();
       }
     }
+    return soonest(hosts, head, now);
+  }
+
+  /** The reservation for a job on the host that frees enough devices soonest (ties by name), if any. */
+  private static Optional<Reservation> soonest(List<Host> hosts, Candidate head, Instant now) {
     Host best = null;
     Instant bestAt = Instant.MAX;
     List<Host> byName = new ArrayList<>(hosts);
@@ -206,33 +279,38 @@ public final class DevicePlacement {
       if (h.devices().size() < head.gpus()) {
         continue;
       }
-      List<Holding> ends = new ArrayList<>(h.holdings());
-      ends.sort(Comparator.comparing((Holding x) -> latest(x.estimatedEnd(), now)).thenComparing(Holding::job));
-      int free = h.free();
-      Instant at = now;
-      for (Holding x : ends) {
-        if (free >= head.gpus()) {
-          break;
-        }
-        free += x.devices().size();
-        at = latest(x.estimatedEnd(), now);
-      }
+      Instant at = freeAt(h, head.gpus(), now);
       if (at.isBefore(bestAt)) {
         best = h;
         bestAt = at;
       }
     }
-    if (best == null) {
-      return Optional.empty();
+    return best == null ? Optional.empty() : Optional.of(reserve(best, head, bestAt));
+  }
+
+  private static Reservation reserve(Host h, Candidate job, Instant until) {
+    return new Reservation(job.job(), job.gpus(), h.name(), until, h.free(), h.devices().size());
+  }
+
+  /** When a host is expected to have {@code gpus} free devices, from its holders' estimated ends. */
+  private static Instant freeAt(Host h, int gpus, Instant now) {
+    List<Holding> ends = new ArrayList<>(h.holdings());
+    ends.sort(Comparator.comparing((Holding x) -> latest(x.estimatedEnd(), now)).thenComparing(Holding::job));
+    int free = h.free();
+    Instant at = now;
+    for (Holding x : ends) {
+      if (free >= gpus) {
+        break;
+      }
+      free += x.devices().size();
+      at = latest(x.estimatedEnd(), now);
     }
-    return Optional.of(new Reservation(head.job(), head.gpus(), best.name(), bestAt, best.free(),
-        best.devices().size()));
+    return at;
   }
 
   /**
-   * What the claimer takes: the oldest candidate that fits its free devices, except that on the host reserved
-   * for the pool's head a job other than the head must have a known estimate ending by the reservation's
-   * instant.
+   * What the claimer takes without a kept reservation: {@link #place(List, String, List, Instant,
+   * KeptReservation)} with none.
    *
    * @param hosts the live hosts of the pool, the claimer among them
    * @param claimer the claiming collector
@@ -242,6 +320,23 @@ public final class DevicePlacement {
    */
   public static Optional<Placement> place(List<Host> hosts, String claimer, List<Candidate> candidates,
       Instant now) {
+    return place(hosts, claimer, candidates, now, null);
+  }
+
+  /**
+   * What the claimer takes: the oldest candidate that fits its free devices, except that on the host reserved
+   * for the pool's head ({@link #reservation(List, List, Instant, KeptReservation)}) a job other than the head
+   * must have a known estimate ending by the reservation's instant.
+   *
+   * @param hosts the live hosts of the pool, the claimer among them
+   * @param claimer the claiming collector
+   * @param candidates the candidates of the pool, with the kept reservation's job when it is still offered
+   * @param now the store's now
+   * @param kept the reservation the pool kept from its last claim, or null
+   * @return the placement, or empty when nothing fits
+   */
+  public static Optional<Placement> place(List<Host> hosts, String claimer, List<Candidate> candidates,
+      Instant now, @Nullable KeptReservation kept) {
     Host me = null;
     for (Host h : hosts) {
       if (h.name().equals(claimer)) {
@@ -251,7 +346,7 @@ public final class DevicePlacement {
     if (me == null || me.devices().isEmpty() || candidates.isEmpty()) {
       return Optional.empty();
     }
-    Reservation reserved = reservation(hosts, candidates, now).orElse(null);
+    Reservation reserved = reservation(hosts, candidates, now, kept).orElse(null);
     List<Candidate> byId = new ArrayList<>(candidates);
     byId.sort(Comparator.comparing(Candidate::job));
     int free = me.free();
@@ -273,13 +368,8 @@ public final class DevicePlacement {
   }
 
   /**
-   * Why each queued job of a pool waits, from the same snapshot a claim places from.
-   *
-   * <p>A job that needs no GPU is claimable when some collector of the pool is live. A GPU job, in order:
-   * no live host advertises devices; it needs more GPUs than the largest live host has; an older job with
-   * the same GPU count is placed first; it is the head and a host is reserved for it; a host has enough free
-   * devices for it (claimable, naming the first such host by name, skipping a reserved host it may not
-   * backfill); the only such host is reserved for the head; no host has enough free devices.
+   * Why each queued job of a pool waits, from the same snapshot a claim places from, without a kept
+   * reservation: {@link #waits(String, List, List, int, Instant, KeptReservation)} with none.
    *
    * @param pool the pool (collector tag)
    * @param queued the queued jobs of the pool, in any order
@@ -290,16 +380,48 @@ public final class DevicePlacement {
    */
   public static List<JobWait> waits(String pool, List<Job> queued, List<Host> hosts, int liveCollectors,
       Instant now) {
+    return waits(pool, queued, hosts, liveCollectors, now, (KeptReservation) null);
+  }
+
+  /**
+   * Why each queued job of a pool waits, from the same snapshot a claim places from (the candidates being the
+   * oldest queued job of each GPU count and the kept reservation's job, when it is queued).
+   *
+   * <p>A job that needs no GPU is claimable when some collector of the pool is live. A GPU job, in order:
+   * no live host advertises devices; it needs more GPUs than the largest live host has; it holds the pool's
+   * reservation ({@link WaitReason.Kind#RESERVED_FOR_IT}); an older job with the same GPU count is placed
+   * first; a host has enough free devices for it (claimable, naming the first such host by name, skipping a
+   * reserved host it may not backfill); the only such host is reserved for the head; no host has enough free
+   * devices (naming the reservation too when the job is older than the job that holds it, which kept it).
+   *
+   * @param pool the pool (collector tag)
+   * @param queued the queued jobs of the pool, in any order
+   * @param hosts the live hosts of the pool with devices
+   * @param liveCollectors how many collectors of the pool are live (with devices or not)
+   * @param now the store's now
+   * @param kept the reservation the pool kept from its last claim, or null
+   * @return one wait per queued job, by job id
+   */
+  public static List<JobWait> waits(String pool, List<Job> queued, List<Host> hosts, int liveCollectors,
+      Instant now, @Nullable KeptReservation kept) {
     List<Job> byId = new ArrayList<>(queued);
     byId.sort(Comparator.comparing(Job::id));
     java.util.TreeMap<Integer, Candidate> oldest = new java.util.TreeMap<>();
+    Candidate keptJob = null;
     for (Job j : byId) {
       if (j.spec().gpus() > 0) {
-        oldest.putIfAbsent(j.spec().gpus(), new Candidate(j.id(), j.spec().gpus(), j.spec().estimate()));
+        Candidate c = new Candidate(j.id(), j.spec().gpus(), j.spec().estimate());
+        oldest.putIfAbsent(j.spec().gpus(), c);
+        if (kept != null && j.id().equals(kept.job())) {
+          keptJob = c;
+        }
       }
     }
-    List<Candidate> candidates = List.copyOf(oldest.values());
-    Reservation reserved = reservation(hosts, candidates, now).orElse(null);
+    List<Candidate> candidates = new ArrayList<>(oldest.values());
+    if (keptJob != null && !candidates.contains(keptJob)) {
+      candidates.add(keptJob);
+    }
+    Reservation reserved = reservation(hosts, candidates, now, kept).orElse(null);
     List<Host> byName = new ArrayList<>(hosts);
     byName.sort(Comparator.comparing(Host::name));
     List<JobWait> out = new ArrayList<>(byId.size());
@@ -310,10 +432,8 @@ public final class DevicePlacement {
   }
 
   /**
-   * Why each queued job of a pool waits, under fleet shares: a job its share refuses waits with
-   * {@link WaitReason.Kind#SHARE_FULL}; the others are placed as {@link #waits(String, List, List, int,
-   * Instant)} places them among themselves, since a claim never offers a refused job (so a refused job
-   * neither reserves a host nor puts others behind it).
+   * Why each queued job of a pool waits, under fleet shares, without a kept reservation: {@link #waits(String,
+   * List, List, int, Instant, FleetShares, ShareLedger, KeptReservation)} with none.
    *
    * @param pool the pool (collector tag)
    * @param queued the queued jobs of the pool, in any order
@@ -326,8 +446,29 @@ public final class DevicePlacement {
    */
   public static List<JobWait> waits(String pool, List<Job> queued, List<Host> hosts, int liveCollectors,
       Instant now, FleetShares shares, ShareLedger ledger) {
+    return waits(pool, queued, hosts, liveCollectors, now, shares, ledger, null);
+  }
+
+  /**
+   * Why each queued job of a pool waits, under fleet shares: a job its share refuses waits with
+   * {@link WaitReason.Kind#SHARE_FULL}; the others are placed as {@link #waits(String, List, List, int,
+   * Instant, KeptReservation)} places them among themselves, since a claim never offers a refused job (so a
+   * refused job neither reserves a host, nor keeps its reservation, nor puts others behind it).
+   *
+   * @param pool the pool (collector tag)
+   * @param queued the queued jobs of the pool, in any order
+   * @param hosts the live hosts of the pool with devices
+   * @param liveCollectors how many collectors of the pool are live
+   * @param now the store's now
+   * @param shares the store's shares
+   * @param ledger the pool's live leases and queued jobs
+   * @param kept the reservation the pool kept from its last claim, or null
+   * @return one wait per queued job, by job id
+   */
+  public static List<JobWait> waits(String pool, List<Job> queued, List<Host> hosts, int liveCollectors,
+      Instant now, FleetShares shares, ShareLedger ledger, @Nullable KeptReservation kept) {
     if (!shares.covers(pool)) {
-      return waits(pool, queued, hosts, liveCollectors, now);
+      return waits(pool, queued, hosts, liveCollectors, now, kept);
     }
     List<Job> admitted = new ArrayList<>(queued.size());
     java.util.Map<JobId, JobWait> out = new java.util.TreeMap<>();
@@ -339,7 +480,7 @@ public final class DevicePlacement {
         admitted.add(j);
       }
     }
-    for (JobWait w : waits(pool, admitted, hosts, liveCollectors, now)) {
+    for (JobWait w : waits(pool, admitted, hosts, liveCollectors, now, kept)) {
       out.put(w.job().id(), w);
     }
     return List.copyOf(out.values());
@@ -364,15 +505,15 @@ public final class DevicePlacement {
       return new WaitReason(WaitReason.Kind.NO_HOST_LARGE_ENOUGH, needs + "no live host of pool " + pool
           + " has that many devices (the largest has " + largest + ")");
     }
-    Candidate first = oldest.get(n);
-    if (first != null && !first.job().equals(job.id())) {
-      return new WaitReason(WaitReason.Kind.BEHIND_OLDER_JOB, needs + "waits behind job " + first.job().value()
-          + ", the oldest " + n + "-GPU job of pool " + pool);
-    }
     if (reserved != null && reserved.job().equals(job.id())) {
       return new WaitReason(WaitReason.Kind.RESERVED_FOR_IT, needs + "host " + reserved.host()
           + " reserved for it, " + reserved.free() + " of " + reserved.size() + " free, expected free at "
           + reserved.until());
+    }
+    Candidate first = oldest.get(n);
+    if (first != null && !first.job().equals(job.id())) {
+      return new WaitReason(WaitReason.Kind.BEHIND_OLDER_JOB, needs + "waits behind job " + first.job().value()
+          + ", the oldest " + n + "-GPU job of pool " + pool);
     }
     boolean blockedByReservation = false;
     int mostFree = 0;
@@ -395,8 +536,10 @@ public final class DevicePlacement {
           + reserved.job().value() + " until " + reserved.until() + (job.spec().estimate().isZero()
               ? ", and this job has no estimate" : ", and this job would end after that"));
     }
+    String kept = reserved != null && job.id().compareTo(reserved.job()) < 0 ? "; the reservation of host "
+        + reserved.host() + " stays with job " + reserved.job().value() + " until it starts" : "";
     return new WaitReason(WaitReason.Kind.NO_FREE_DEVICES, needs + "no host of pool " + pool + " has " + n
-        + " free devices (the most free on one host: " + mostFree + ")");
+        + " free devices (the most free on one host: " + mostFree + ")" + kept);
   }
 
   /**

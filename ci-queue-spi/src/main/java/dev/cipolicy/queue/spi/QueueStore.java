@@ -460,7 +460,8 @@ public interface QueueStore {
    * claims the queued jobs of its tag that need GPUs wherever enough of its devices are free, and chooses
    * which ones by {@link DevicePlacement}: claims of a tag's GPU jobs come first (in the order and under the
    * reservation {@link DevicePlacement#place} defines), then its jobs that need none, as any collector
-   * claims them. The devices a lease carries are freed when the lease ends: by complete, fail, release,
+   * claims them. A store that keeps devices keeps each pool's reservation from one claim of a host to the
+   * next ({@link DevicePlacement.KeptReservation}), so a reservation stays with its job until it starts. The devices a lease carries are freed when the lease ends: by complete, fail, release,
    * cancellation or expiry. Invariant: no device of a collector is held by two live leases.
    *
    * <p>The default accepts only an empty inventory, for stores without device support.
@@ -485,8 +486,9 @@ public interface QueueStore {
    * Every queued job of a pool (a collector tag), by id, with why it is not running, computed at the store's
    * {@code now} by {@link DevicePlacement#waits} from the same snapshot a claim of the pool places from: the
    * pool's live collectors (active, heartbeat younger than {@code collectorTimeout}), their devices and the
-   * leases on them, and the store's fleet shares with the pool's live leases (see
-   * {@link DevicePlacement#waits(String, List, List, int, Instant, FleetShares, ShareLedger)}). Changes nothing.
+   * leases on them, the store's fleet shares with the pool's live leases, and the reservation the pool kept
+   * from its last claim of a host (see {@link DevicePlacement#waits(String, List, List, int, Instant,
+   * FleetShares, ShareLedger, DevicePlacement.KeptReservation)}). Changes nothing.
    *
    * <p>The default refuses, for stores that keep no devices.
    *

@@ -26,7 +26,10 @@ public record WaitReason(Kind kind, String sentence) {
      * job (or it borrows and another cadence waits). It is claimed once enough of them end.
      */
     SHARE_FULL,
-    /** It is the head of its pool and a host is reserved for it until enough devices free up. */
+    /**
+     * It holds its pool's reservation: a host is reserved for it until enough devices free up, and stays
+     * reserved for it until it starts (a job that becomes eligible later, even an older one, does not take it).
+     */
     RESERVED_FOR_IT,
     /** Devices are free on a host reserved for another job, and this job would end after the reservation. */
     HOST_RESERVED,

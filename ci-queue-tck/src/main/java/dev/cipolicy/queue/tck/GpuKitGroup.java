@@ -43,10 +43,15 @@ abstract class GpuKitGroup extends KitGroup {
 
   /** Starts a new request whose jobs, on tag {@code gpu}, need the given GPU counts, with an estimate. */
   final List<Job> gpuJobs(Duration estimate, int... gpus) {
+    return gpuJobs("", estimate, gpus);
+  }
+
+  /** Like {@link #gpuJobs(Duration, int...)}, the jobs of the given cadence ("" for none). */
+  final List<Job> gpuJobs(String cadence, Duration estimate, int... gpus) {
     Request r = submit(NewRequest.master("gpu-" + ++requests, null));
     List<JobSpec> specs = new ArrayList<>();
     for (int i = 0; i < gpus.length; i++) {
-      specs.add(JobSpec.required("g" + i, "gpu").withGpus(gpus[i], estimate));
+      specs.add(JobSpec.required("g" + i, "gpu").withGpus(gpus[i], estimate).withCadence(cadence));
     }
     StartResult started = store.startRequest(new StartCommand(r.id(), specs, false, 100_000));
     assertThat(started.status()).isEqualTo(StartResult.Status.STARTED);

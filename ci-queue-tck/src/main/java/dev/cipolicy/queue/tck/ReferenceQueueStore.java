@@ -77,6 +77,8 @@ public final class ReferenceQueueStore implements QueueStore {
   private final InstantSource clock;
   private long tokens;
   private FleetShares shares = FleetShares.none();
+  /** The reservation each pool kept from its last claim of a host, by tag. */
+  private final TreeMap<String, DevicePlacement.KeptReservation> kept = new TreeMap<>();
 
   /**
    * Creates an empty model on a clock.
@@ -299,9 +301,22 @@ public final class ReferenceQueueStore implements QueueStore {
     }
     List<Claim> claims = new ArrayList<>();
     Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
-    while (!me.devices().isEmpty() && claims.size() < command.limit()) {
-      Optional<DevicePlacement.Placement> placement = DevicePlacement.place(
-          hosts(me.tag(), me.name(), now, command.collectorTimeout()), me.name(), gpuCandidates(me.tag(), now), now);
+    while (!me.devices().isEmpty()) {
+      // The reservation as it stands before each placement, and after the last one: what the pool keeps.
+      List<DevicePlacement.Host> hosts = hosts(me.tag(), me.name(), now, command.collectorTimeout());
+      List<DevicePlacement.Candidate> candidates = gpuCandidates(me.tag(), now);
+      DevicePlacement.KeptReservation before = kept.get(me.tag());
+      Optional<DevicePlacement.Reservation> reservation = DevicePlacement.reservation(hosts, candidates, now, before);
+      if (reservation.isPresent()) {
+        kept.put(me.tag(), reservation.get().kept());
+      } else {
+        kept.remove(me.tag());
+      }
+      if (claims.size() >= command.limit()) {
+        break;
+      }
+      Optional<DevicePlacement.Placement> placement = DevicePlacement.place(hosts, me.name(), candidates, now,
+          kept.get(me.tag()));
       if (placement.isEmpty()) {
         break;
       }
@@ -362,19 +377,30 @@ public final class ReferenceQueueStore implements QueueStore {
     return ShareLedger.of(tag, live, queued);
   }
 
-  /** The oldest queued job of each GPU count of a tag that the shares admit. */
+  /**
+   * The oldest queued job of each GPU count of a tag that the shares admit, and the job that holds the pool's
+   * kept reservation when it is queued and admitted too.
+   */
   private List<DevicePlacement.Candidate> gpuCandidates(String tag, Instant now) {
     TreeMap<Integer, Job> oldest = new TreeMap<>();
     ShareLedger ledger = ledger(tag, now);
+    DevicePlacement.KeptReservation reserved = kept.get(tag);
+    Job holder = null;
     for (Job j : jobs.values()) {
       if (j.state() == JobState.QUEUED && j.spec().collectorTag().equals(tag) && j.spec().gpus() > 0
           && ledger.admits(shares, j.spec())) {
         oldest.putIfAbsent(j.spec().gpus(), j);
+        if (reserved != null && j.id().equals(reserved.job())) {
+          holder = j;
+        }
       }
     }
     List<DevicePlacement.Candidate> out = new ArrayList<>();
     for (Job j : oldest.values()) {
       out.add(new DevicePlacement.Candidate(j.id(), j.spec().gpus(), j.spec().estimate()));
+    }
+    if (holder != null && !oldest.containsValue(holder)) {
+      out.add(new DevicePlacement.Candidate(holder.id(), holder.spec().gpus(), holder.spec().estimate()));
     }
     return out;
   }
@@ -566,7 +592,7 @@ public final class ReferenceQueueStore implements QueueStore {
     }
     // No claimer: only live hosts count ("" names no collector).
     return DevicePlacement.waits(tag, queued, hosts(tag, "", now, collectorTimeout), live, now, shares,
-        ledger(tag, now));
+        ledger(tag, now), kept.get(tag));
   }
 
   @Override

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.Devices;
+import dev.cipolicy.queue.spi.FleetShares;
 import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobWait;
+import dev.cipolicy.queue.spi.WaitReason;
 import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseStatus;
@@ -20,7 +23,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The kit's contract for reservations: when the oldest GPU job of a pool fits on no host now, the host that
  * frees enough devices soonest (by its holders' estimated ends) is kept for it, and smaller jobs run there only
- * if their estimate ends by then, so the large job is not starved by a stream of small ones.
+ * if their estimate ends by then, so the large job is not starved by a stream of small ones. A reservation is
+ * sticky: the job keeps its host until it starts, even when an older job becomes eligible meanwhile (released
+ * back to the queue, or admitted again by its fleet share); that job waits for the next reservation.
  *
  * <p>{@link QueueStoreCompatibilityKit} runs it as its "Reservations" group.
  */
@@ -133,5 +138,137 @@ abstract class ReservationsContract extends GpuKitGroup {
     assertThat(started).as("the 8-GPU job started").isNotNull();
     assertThat(started).as("the 8-GPU job starts by its bound").isBeforeOrEqualTo(bound);
     assertThat(bound).isEqualTo(START.plus(Duration.ofMinutes(17)));
+  }
+
+  private WaitReason reasonOf(Job job) {
+    for (JobWait w : store.waitingJobs("gpu", LONG_LEASE)) {
+      if (w.job().id().equals(job.id())) {
+        return w.reason();
+      }
+    }
+    throw new AssertionError("job " + job.id() + " does not wait in pool gpu");
+  }
+
+  @Test
+  @DisplayName("an older job its share held back, admitted again, does not take the host reserved for a younger"
+      + " job")
+  void readmittedOlderJobWaits() {
+    host("h0", Devices.count(8));
+    store.setShares(FleetShares.of(FleetShares.Share.runners("weekly", "gpu", 1)));
+    Job weekly = gpuJobs("weekly", Duration.ofMinutes(30), 2).get(0);
+    assertThat(claimDevices("h0", weekly)).containsExactly(0, 1);
+    Job older = gpuJobs("weekly", Duration.ofHours(1), 8).get(0);
+    Job head = gpuJobs("nightly", Duration.ofHours(1), 8).get(0);
+    // The weekly share holds the older 8-GPU job back: the nightly one is the head, and h0 is reserved for it.
+    assertThat(claim("h0", 4)).isEmpty();
+    assertThat(reasonOf(older).kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
+    assertThat(reasonOf(head).sentence()).isEqualTo("needs 8 GPUs; host h0 reserved for it, 6 of 8 free,"
+        + " expected free at " + START.plus(Duration.ofMinutes(30)));
+    clock.advance(Duration.ofMinutes(30));
+    complete(weekly);
+    // The weekly job is admitted again and is older, but the reservation stays with the nightly job.
+    assertThat(reasonOf(head).kind()).isEqualTo(WaitReason.Kind.RESERVED_FOR_IT);
+    assertThat(reasonOf(older).sentence()).isEqualTo("needs 8 GPUs; host h0 reserved for job " + head.id().value()
+        + " until " + clock.instant() + ", and this job would end after that");
+    assertThat(claimDevices("h0", head)).hasSize(8);
+    assertThat(reload(older).state()).isEqualTo(JobState.QUEUED);
+    // Now the older job holds the next reservation.
+    assertThat(claim("h0", 4)).isEmpty();
+    assertThat(reasonOf(older).kind()).isEqualTo(WaitReason.Kind.RESERVED_FOR_IT);
+    clock.advance(Duration.ofHours(1));
+    complete(head);
+    assertThat(claimDevices("h0", older)).hasSize(8);
+  }
+
+  @Test
+  @DisplayName("an older job released back to the queue does not take the host reserved for a younger job, and"
+      + " its wait reason names the reservation")
+  void releasedOlderJobWaits() {
+    host("h0", Devices.count(8));
+    Job older = gpuJobs(Duration.ofHours(1), 4).get(0);
+    Job shorter = gpuJobs(Duration.ofMinutes(30), 4).get(0);
+    assertThat(claimDevices("h0", older)).containsExactly(0, 1, 2, 3);
+    assertThat(claimDevices("h0", shorter)).containsExactly(4, 5, 6, 7);
+    Job head = gpuJobs(Duration.ofHours(1), 8).get(0);
+    assertThat(claim("h0", 4)).isEmpty();
+    assertThat(store.release(ref(this, older)).status()).isEqualTo(LeaseStatus.OK);
+    // Four devices are free and the released job is the oldest; it would end after the reservation, so h0
+    // stays reserved for the 8-GPU job (until the 30-minute holder ends).
+    Instant until = START.plus(Duration.ofMinutes(30));
+    assertThat(reasonOf(head).sentence()).isEqualTo("needs 8 GPUs; host h0 reserved for it, 4 of 8 free,"
+        + " expected free at " + until);
+    assertThat(reasonOf(older).sentence()).isEqualTo("needs 4 GPUs; host h0 reserved for job " + head.id().value()
+        + " until " + until + ", and this job would end after that");
+    assertThat(claim("h0", 4)).isEmpty();
+    clock.advance(Duration.ofMinutes(30));
+    complete(shorter);
+    assertThat(claimDevices("h0", head)).hasSize(8);
+    assertThat(reload(older).state()).isEqualTo(JobState.QUEUED);
+  }
+
+  @Test
+  @DisplayName("a reserved job keeps its host when an older job of its GPU count is admitted again; the older"
+      + " one takes another host that frees up, or says the reservation stays")
+  void olderJobOfTheSameCountTakesAnotherHost() {
+    host("h0", Devices.count(8));
+    host("h1", Devices.count(8));
+    store.setShares(FleetShares.of(FleetShares.Share.runners("weekly", "gpu", 1)));
+    Job weekly = gpuJobs("weekly", Duration.ofMinutes(20), 2).get(0);
+    assertThat(claimDevices("h0", weekly)).containsExactly(0, 1);
+    Job busy = gpuJobs(Duration.ofMinutes(40), 6).get(0);
+    assertThat(claimDevices("h1", busy)).hasSize(6);
+    Job filler = gpuJobs(Duration.ofMinutes(50), 6).get(0);
+    assertThat(claimDevices("h0", filler)).hasSize(6);
+    Job older = gpuJobs("weekly", Duration.ofHours(1), 8).get(0);
+    Job head = gpuJobs(Duration.ofHours(1), 8).get(0);
+    // h1 frees its devices in 40 minutes, h0 in 50: h1 is reserved for the head (the weekly job is held back).
+    assertThat(claim("h1", 2)).isEmpty();
+    assertThat(reasonOf(head).sentence()).isEqualTo("needs 8 GPUs; host h1 reserved for it, 2 of 8 free,"
+        + " expected free at " + START.plus(Duration.ofMinutes(40)));
+    clock.advance(Duration.ofMinutes(20));
+    complete(weekly);
+    assertThat(claim("h0", 2)).isEmpty();
+    assertThat(reasonOf(older).sentence()).isEqualTo("needs 8 GPUs; no host of pool gpu has 8 free devices (the"
+        + " most free on one host: 2); the reservation of host h1 stays with job " + head.id().value()
+        + " until it starts");
+    assertThat(reasonOf(head).kind()).isEqualTo(WaitReason.Kind.RESERVED_FOR_IT);
+    clock.advance(Duration.ofMinutes(20));
+    complete(busy);
+    assertThat(claimDevices("h1", head)).hasSize(8);
+    clock.advance(Duration.ofMinutes(10));
+    complete(filler);
+    assertThat(claimDevices("h0", older)).hasSize(8);
+  }
+
+  @Test
+  @DisplayName("a reserved job that its own share refuses gives its reservation up, and does not take it back"
+      + " once admitted again")
+  void refusedJobGivesItsReservationUp() {
+    host("h0", Devices.count(8));
+    store.setShares(FleetShares.of(FleetShares.Share.gpus("weekly", "gpu", 4)));
+    Job holder = gpuJobs(Duration.ofMinutes(30), 6).get(0);
+    assertThat(claimDevices("h0", holder)).containsExactly(0, 1, 2, 3, 4, 5);
+    Job weekly = gpuJobs("weekly", Duration.ofHours(1), 4).get(0);
+    assertThat(claim("h0", 4)).isEmpty();
+    assertThat(reasonOf(weekly).kind()).isEqualTo(WaitReason.Kind.RESERVED_FOR_IT);
+    // A short weekly job backfills: the weekly share (4 GPUs) now refuses the reserved weekly job.
+    Job shortWeekly = gpuJobs("weekly", Duration.ofMinutes(10), 2).get(0);
+    Job head = gpuJobs(Duration.ofHours(1), 8).get(0);
+    assertThat(claimDevices("h0", shortWeekly)).containsExactly(6, 7);
+    assertThat(reasonOf(weekly).kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
+    assertThat(claim("h0", 4)).isEmpty();
+    assertThat(reasonOf(head).sentence()).isEqualTo("needs 8 GPUs; host h0 reserved for it, 0 of 8 free,"
+        + " expected free at " + START.plus(Duration.ofMinutes(30)));
+    clock.advance(Duration.ofMinutes(10));
+    complete(shortWeekly);
+    // Admitted again and older, the weekly job waits: the reservation stays with the 8-GPU job.
+    assertThat(claim("h0", 4)).isEmpty();
+    assertThat(reasonOf(weekly).sentence()).isEqualTo("needs 4 GPUs; no host of pool gpu has 4 free devices (the"
+        + " most free on one host: 2); the reservation of host h0 stays with job " + head.id().value()
+        + " until it starts");
+    clock.advance(Duration.ofMinutes(20));
+    complete(holder);
+    assertThat(claimDevices("h0", head)).hasSize(8);
+    assertThat(reload(weekly).state()).isEqualTo(JobState.QUEUED);
   }
 }

@@ -25,6 +25,7 @@ import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
+import dev.cipolicy.queue.spi.WaitReason;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -36,6 +37,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.quicktheories.core.Gen;
 
@@ -50,6 +53,14 @@ import org.quicktheories.core.Gen;
  * there) or run twice (succeeded by one completion at most). Every twentieth operation and at the end of a
  * scenario the whole state of the two stores is compared. A share that borrows may go beyond its amount only as
  * {@link dev.cipolicy.queue.spi.ShareLedger} allows, which the comparison with the model checks.
+ *
+ * <p>Reservations are checked on their own, from the store's wait reasons (the job shown
+ * {@link WaitReason.Kind#RESERVED_FOR_IT} and its host, free count and expected instant), independently of the
+ * placement rules both stores share: a claim of the reserved host whose first GPU job is not the reserved job
+ * takes a job with an estimate that ends by the reservation's instant, and takes the reserved job when its
+ * devices are free; and a reservation is sticky: the job reserved after a claim of the GPU pool (one that took
+ * only GPU jobs) still holds its host after the next one, as long as it is queued, its share (none, or one that
+ * does not borrow) admits it, and its host is live.
  */
 final class ShareModelCheck {
 
@@ -105,6 +116,13 @@ final class ShareModelCheck {
     }
   }
 
+  /** The sentence of {@link WaitReason.Kind#RESERVED_FOR_IT}: host, free devices, size, expected instant. */
+  private static final Pattern RESERVED = Pattern.compile(
+      "needs \\d+ GPUs?; host (\\S+) reserved for it, (\\d+) of (\\d+) free, expected free at (\\S+)");
+
+  /** A reservation as the wait reasons of the GPU pool show it. */
+  record Shown(Job job, String host, int free, Instant until) {}
+
   private final Function<InstantSource, QueueStore> stores;
   private final long operations;
   private final AtomicLong executed = new AtomicLong();
@@ -153,6 +171,8 @@ final class ShareModelCheck {
     private final Set<Long> seenJobs = new HashSet<>();
     private FleetShares shares;
     private int step;
+    /** The reservation the GPU pool showed after its last claim, if any. */
+    private @org.jspecify.annotations.Nullable Shown kept;
 
     Run(Scenario scenario) {
       this.scenario = scenario;
@@ -188,9 +208,14 @@ final class ShareModelCheck {
         case CLAIM -> {
           String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
           ClaimCommand claim = new ClaimCommand(collector, LEASE, LEASE, 1, 1 + cmd.b() % 3);
+          boolean gpu = TAGS[cmd.a() % COLLECTORS.length].equals("g");
+          Shown before = gpu && sameSnapshot(collector) ? shown() : null;
           ClaimResult rc = real.claim(claim);
           ClaimResult mc = model.claim(claim);
           assertThat(render(rc)).as("claim").isEqualTo(renderModel(mc));
+          if (gpu) {
+            checkReservation(collector, before, rc);
+          }
           for (int i = 0; i < rc.claims().size(); i++) {
             held.add(new Lease[] {rc.claims().get(i).lease(), mc.claims().get(i).lease()});
           }
@@ -277,6 +302,106 @@ final class ShareModelCheck {
       assertThat(rs.jobs().stream().map(j -> render(j, true)).toList())
           .isEqualTo(ms.jobs().stream().map(j -> render(j, false)).toList());
       runs.add(new RequestId[] {r.id(), m.id()});
+    }
+
+    /**
+     * Whether the GPU pool's wait reasons read now show what the claimer's next claim places from: the
+     * claimer is live already (the claim's heartbeat changes no host set) and no lease of the pool has expired
+     * (the claim processes expiries first).
+     */
+    private boolean sameSnapshot(String claimer) {
+      Instant now = real.now();
+      if (!real.collector(claimer).orElseThrow().isLiveAt(now, LEASE)) {
+        return false;
+      }
+      for (Job j : allJobs(real)) {
+        if (j.state() == JobState.LEASED && j.spec().collectorTag().equals("g") && !j.lease().orElseThrow()
+            .isLiveAt(now)) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** The reservation the GPU pool's wait reasons show now, if any (at most one). */
+    private @org.jspecify.annotations.Nullable Shown shown() {
+      Shown found = null;
+      for (JobWait w : real.waitingJobs("g", LEASE)) {
+        if (w.reason().kind() != WaitReason.Kind.RESERVED_FOR_IT) {
+          continue;
+        }
+        Matcher m = RESERVED.matcher(w.reason().sentence());
+        assertThat(m.matches()).as("reservation sentence %s", w.reason().sentence()).isTrue();
+        assertThat(found).as("a second reservation in pool g").isNull();
+        found = new Shown(w.job(), m.group(1), Integer.parseInt(m.group(2)), Instant.parse(m.group(4)));
+      }
+      return found;
+    }
+
+    /**
+     * After a claim of the GPU pool: the claim honoured the reservation shown before it (when that showed the
+     * claim's snapshot), and the reservation shown after the previous claim is still the pool's if it should
+     * be.
+     */
+    private void checkReservation(String claimer, @org.jspecify.annotations.Nullable Shown before, ClaimResult claimed) {
+      Instant now = real.now();
+      if (before != null && before.host().equals(claimer)) {
+        Job first = null;
+        for (Claim c : claimed.claims()) {
+          if (c.job().spec().gpus() > 0) {
+            first = c.job();
+            break;
+          }
+        }
+        if (before.free() >= before.job().spec().gpus()) {
+          assertThat(first).as("the first GPU claim of %s, reserved with its devices free", claimer).isNotNull();
+        }
+        if (first != null && !first.id().equals(before.job().id())) {
+          assertThat(before.free()).as("free devices of %s reserved for job %s when job %s was claimed", claimer,
+              before.job().id(), first.id()).isLessThan(before.job().spec().gpus());
+          assertThat(first.spec().estimate().isZero()).as("backfilled job %s has an estimate", first.id()).isFalse();
+          assertThat(now.plus(first.spec().estimate())).as("estimated end of job %s backfilled on %s, reserved until"
+              + " %s", first.id(), claimer, before.until()).isBeforeOrEqualTo(before.until());
+        }
+      }
+      Shown after = shown();
+      Shown previous = kept;
+      // The pool records its reservation after the claim's GPU jobs; jobs that need no GPU, claimed after them,
+      // may change what the shares admit, so the reasons read now show the recorded one only without them.
+      kept = claimed.claims().stream().allMatch(c -> c.job().spec().gpus() > 0) ? after : null;
+      if (previous == null) {
+        return;
+      }
+      Job job = real.job(previous.job().id()).orElseThrow();
+      var share = shares.share(job.spec().cadence(), "g");
+      if (job.state() != JobState.QUEUED || (share.isPresent() && share.get().borrow())) {
+        return;
+      }
+      for (JobWait w : real.waitingJobs("g", LEASE)) {
+        if (w.job().id().equals(job.id()) && w.reason().kind() == WaitReason.Kind.SHARE_FULL) {
+          return;
+        }
+      }
+      int largest = 0;
+      boolean hostLive = false;
+      for (int i = 0; i < COLLECTORS.length; i++) {
+        boolean live = COLLECTORS[i].equals(claimer) || real.collector(COLLECTORS[i]).orElseThrow().isLiveAt(now, LEASE);
+        if (TAGS[i].equals("g") && live) {
+          largest = Math.max(largest, DEVICES[i].size());
+          hostLive |= COLLECTORS[i].equals(previous.host());
+        }
+      }
+      if (largest < job.spec().gpus()) {
+        return;
+      }
+      String context = render(claimed) + "\n" + waits(real.waitingJobs("g", LEASE), true);
+      assertThat(after).as("the reservation of job %s on %s after a claim of %s: %s", job.id(), previous.host(),
+          claimer, context).isNotNull();
+      assertThat(after.job().id()).as("the job holding the reservation kept on %s: %s", previous.host(), context)
+          .isEqualTo(job.id());
+      if (hostLive) {
+        assertThat(after.host()).as("the host kept for job %s", job.id()).isEqualTo(previous.host());
+      }
     }
 
     /** After a claim: every cadence it gave a job to is within each of its shares that does not borrow. */
