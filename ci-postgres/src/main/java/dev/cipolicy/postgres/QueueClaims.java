@@ -580,11 +580,11 @@ final class QueueClaims {
         bind(st, 1, run, tag, now);
         try (ResultSet rs = st.executeQuery()) {
           rs.next();
-          if (!rs.getBoolean(27)) {
+          if (!rs.getBoolean(28)) {
             return null;
           }
-          long inserted = rs.getLong(28);
-          picked = rs.getLong(29);
+          long inserted = rs.getLong(29);
+          picked = rs.getLong(30);
           do {
             rs.getLong(1);
             if (rs.wasNull()) {
@@ -655,23 +655,23 @@ final class QueueClaims {
       st.setString(i++, name);
       st.setString(i, name);
       try (ResultSet rs = st.executeQuery()) {
-        if (!rs.next() || rs.getInt(31) != 0) {
+        if (!rs.next() || rs.getInt(32) != 0) {
           return null;
         }
         Job done = ctx.rows.job(rs);
-        if (rs.getLong(27) != 1) {
+        if (rs.getLong(28) != 1) {
           throw ctx.changedUnderLock("end the lease of job " + lease.jobId().value());
         }
         LeaseResult completion = new LeaseResult(LeaseStatus.OK, Optional.of(done));
-        if (!rs.next() || rs.getInt(31) != 1) {
+        if (!rs.next() || rs.getInt(32) != 1) {
           throw new QueueStoreException("completeAndClaim in schema " + ctx.schema
               + " returned no claim row after completing job " + lease.jobId().value());
         }
-        if (!rs.getBoolean(28)) {
+        if (!rs.getBoolean(29)) {
           return new Combined(completion, null, next);
         }
-        long inserted = rs.getLong(29);
-        long picked = rs.getLong(30);
+        long inserted = rs.getLong(30);
+        long picked = rs.getLong(31);
         List<Claim> claims = new ArrayList<>(Math.min(next.limit(), 64));
         do {
           rs.getLong(1);

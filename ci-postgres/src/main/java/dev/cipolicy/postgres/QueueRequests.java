@@ -225,6 +225,7 @@ final class QueueRequests {
       st.setInt(6, spec.gpus());
       st.setLong(7, spec.estimate().toNanos() / 1_000);
       st.setString(8, spec.cadence());
+      st.setLong(9, spec.timeout().toNanos() / 1_000);
       try (ResultSet rs = st.executeQuery()) {
         return rs.next() ? Job.created(JobId.of(rs.getLong(1)), requestId, spec, now) : null;
       }

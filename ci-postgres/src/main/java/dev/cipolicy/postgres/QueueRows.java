@@ -43,7 +43,8 @@ final class QueueRows {
   static final String JOB_COLS = "j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state,"
       + " j.attempt, j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail,"
       + " j.failure_at, j.last_error, j.created_at, j.finished_at, l.attempt, l.token, l.expires_at, l.collector,"
-      + " l.cancel_requested, l.collector_tag, j.gpus, j.estimate_micros, l.devices, j.cadence";
+      + " l.cancel_requested, l.collector_tag, j.gpus, j.estimate_micros, l.devices, j.cadence,"
+      + " j.timeout_micros";
   /** The collector columns {@link #collector} reads, in order. */
   static final String COLLECTOR_COLS = "name, tag, active, registered_at, last_heartbeat_at, devices, device_groups";
 
@@ -142,8 +143,10 @@ final class QueueRows {
     int gpus = rs.getInt(23);
     long estimateMicros = rs.getLong(24);
     String cadence = java.util.Objects.requireNonNullElse(rs.getString(26), "");
+    long timeoutMicros = rs.getLong(27);
     row.require(gpus >= 0 && gpus <= JobSpec.MAX_GPUS, "gpus", gpus, "a GPU budget is 0 to " + JobSpec.MAX_GPUS);
     row.require(estimateMicros >= 0, "estimate_micros", estimateMicros, "an estimate is not negative");
+    row.require(timeoutMicros >= 0, "timeout_micros", timeoutMicros, "a timeout is not negative");
 
     String s = state.name();
     row.require(state != JobState.LEASED || attempt >= 1, "attempt", attempt, "a leased job was claimed at least once");
@@ -183,7 +186,8 @@ final class QueueRows {
         .cancelRequested(cancelRequested).lastError(Optional.ofNullable(lastError)).createdAt(createdAt)
         .finishedAt(Optional.ofNullable(finishedAt)).lease(Optional.ofNullable(lease));
     b.spec(row.build(() -> new JobSpec(group, tag, optional, gpus, java.time.Duration.ofNanos(0)
-        .plus(estimateMicros, java.time.temporal.ChronoUnit.MICROS), cadence)));
+        .plus(estimateMicros, java.time.temporal.ChronoUnit.MICROS), cadence, java.time.Duration.ofNanos(0)
+        .plus(timeoutMicros, java.time.temporal.ChronoUnit.MICROS))));
     if (reason != null && failureAt != null) { // a failed job's failure_at is required above
       b.failure(row.build(() -> new JobFailure(reason, failureDetail, failureAt)));
     }

@@ -217,8 +217,8 @@ final class QueueSql {
     lockControl = "SELECT id FROM " + control + " WHERE id = 1 FOR UPDATE";
     countInProgress = "SELECT count(*) FROM " + requests + " WHERE state = 'IN_PROGRESS'";
     insertJob = "INSERT INTO " + jobs + " (request_id, benchmark_group, collector_tag, optional, state, attempt,"
-        + " crash_rescues, transient_retries, created_at, gpus, estimate_micros, cadence)"
-        + " VALUES (?, ?, ?, ?, 'QUEUED', 0, 0, 0, ?, ?, ?, ?)"
+        + " crash_rescues, transient_retries, created_at, gpus, estimate_micros, cadence, timeout_micros)"
+        + " VALUES (?, ?, ?, ?, 'QUEUED', 0, 0, 0, ?, ?, ?, ?, ?)"
         + " ON CONFLICT ON CONSTRAINT " + options.object("jobs_key") + " DO NOTHING RETURNING id";
     jobCounts = "SELECT count(*) FILTER (WHERE NOT optional AND state IN ('QUEUED', 'LEASED')),"
         + " count(*) FILTER (WHERE NOT optional AND state = 'SUCCEEDED'),"
@@ -377,7 +377,7 @@ final class QueueSql {
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, (SELECT expiry FROM t), ?::text, false,"
-        + " j.collector_tag, j.gpus, j.estimate_micros, '{}'::int[], j.cadence, EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked)"
+        + " j.collector_tag, j.gpus, j.estimate_micros, '{}'::int[], j.cadence, j.timeout_micros, EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked)"
         + " FROM (SELECT 1) one LEFT JOIN (SELECT c.*, p.pass FROM claimed c JOIN picked p ON p.id = c.id) j"
         + " ON true ORDER BY j.pass, j.id";
   }
@@ -403,7 +403,7 @@ final class QueueSql {
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
-        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence,"
+        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence, j.timeout_micros,"
         + " (SELECT count(*) FROM ended)"
         + " FROM done j";
   }
@@ -415,10 +415,10 @@ final class QueueSql {
    * are refreshed by one update (they are usually the same row, which one statement may change only once).
    * It binds the lease duration and the collector timeout (microseconds), now (NULL: the server's
    * {@code statement_timestamp()}), the lease's job, attempt and token, the attempt again, then the claim's
-   * collector, tag and limits in the order {@code QueueClaims.completeAndClaimFast} sets them. Columns: 1–26
-   * a job row as in {@link #JOB_COLS}, 27 how many leases the completion ended, 28 whether the claim's fast
-   * path applied, 29 how many leases it inserted, 30 how many queued-jobs rows it locked, 31 the part (0 the
-   * completed job, 1 a claimed job, or one row with null job columns when none was claimed), 32 the claim
+   * collector, tag and limits in the order {@code QueueClaims.completeAndClaimFast} sets them. Columns: 1–27
+   * a job row as in {@link #JOB_COLS}, 28 how many leases the completion ended, 29 whether the claim's fast
+   * path applied, 30 how many leases it inserted, 31 how many queued-jobs rows it locked, 32 the part (0 the
+   * completed job, 1 a claimed job, or one row with null job columns when none was claimed), 33 the claim
    * order. No row of part 0 when the completion's fast path did not apply: then the statement wrote nothing.
    */
   private String completeAndClaimSql() {
@@ -461,7 +461,7 @@ final class QueueSql {
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
-        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence,"
+        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence, j.timeout_micros,"
         + " (SELECT count(*) FROM ended) AS ended, NULL::boolean AS go, NULL::bigint AS leased,"
         + " NULL::bigint AS picked, 0 AS part, 0 AS ord"
         + " FROM done j"
@@ -469,7 +469,7 @@ final class QueueSql {
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, (SELECT expiry FROM t), ?::text, false,"
-        + " j.collector_tag, j.gpus, j.estimate_micros, '{}'::int[], j.cadence, NULL::bigint,"
+        + " j.collector_tag, j.gpus, j.estimate_micros, '{}'::int[], j.cadence, j.timeout_micros, NULL::bigint,"
         + " EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked), 1, j.pass"
         + " FROM (SELECT 1) one LEFT JOIN (SELECT c.*, p.pass FROM claimed c JOIN picked p ON p.id = c.id) j"
         + " ON true ORDER BY part, ord, id";
@@ -504,7 +504,7 @@ final class QueueSql {
         + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
         + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
         + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
-        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence,"
+        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence, j.timeout_micros,"
         + " (SELECT count(*) FROM ended)"
         + " FROM done j";
   }

@@ -72,7 +72,8 @@ class TablePrefixTest {
         .containsExactly("1 V1__queue.sql", "2 V2__row_checks.sql", "3 V3__claim_affinity_index.sql",
             "4 V4__queued_table.sql", "5 V5__queued_notify.sql",
             "6 V6__churn_autovacuum.sql", "7 V7__job_results.sql", "8 V8__history_and_purge.sql",
-            "9 V9__devices.sql", "10 V10__fleet_shares.sql", "11 V11__kept_reservations.sql");
+            "9 V9__devices.sql", "10 V10__fleet_shares.sql", "11 V11__kept_reservations.sql",
+            "12 V12__job_timeouts.sql");
 
     QueueSettings settings = QueueSettings.builder().maxInProgress(1).backfill(false).addBenchmarkGroups("compile")
         .addCollectorTargets(CollectorTarget.required("x86")).build();

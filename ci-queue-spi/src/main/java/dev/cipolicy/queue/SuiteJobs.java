@@ -17,7 +17,9 @@ import java.util.List;
  *       the 0-based shard index and the shard count, e.g. {@code stage-c-4-gpu-h200-1of3};
  *   <li>collector tag: the planned job's pool, e.g. {@code h200}; a job of a suite without a pool (a CPU
  *       suite) goes to {@link #CPU_TAG};
- *   <li>GPUs and estimate: the planned job's GPUs and estimated seconds (whole microseconds kept).
+ *   <li>GPUs and estimate: the planned job's GPUs and estimated seconds (whole microseconds kept);
+ *   <li>timeout: the planned job's timeout (the policy's timeout rule applied to its estimate), which the
+ *       collector that runs it enforces.
  * </ul>
  */
 public final class SuiteJobs {
@@ -59,9 +61,9 @@ public final class SuiteJobs {
    * The job spec of one planned job.
    *
    * @param job the planned job
-   * @return a required spec on the job's pool (or {@link #CPU_TAG}) with its GPUs and estimate
-   * @throws InvalidQueueInputException for a GPU job without a pool, or an estimate longer than
-   *     {@link JobSpec#MAX_ESTIMATE}
+   * @return a required spec on the job's pool (or {@link #CPU_TAG}) with its GPUs, estimate and timeout
+   * @throws InvalidQueueInputException for a GPU job without a pool, an estimate longer than
+   *     {@link JobSpec#MAX_ESTIMATE} or a timeout longer than {@link JobSpec#MAX_TIMEOUT}
    */
   public static JobSpec spec(PlannedJob job) {
     String group = benchmarkGroup(job);
@@ -73,8 +75,13 @@ public final class SuiteJobs {
       throw new InvalidQueueInputException("planned job " + group + " is estimated at " + job.estimatedSeconds()
           + " s; expected at most " + JobSpec.MAX_ESTIMATE.toSeconds() + " s");
     }
+    if (job.timeoutSeconds() > JobSpec.MAX_TIMEOUT.toSeconds()) {
+      throw new InvalidQueueInputException("planned job " + group + " has a timeout of " + job.timeoutSeconds()
+          + " s; expected at most " + JobSpec.MAX_TIMEOUT.toSeconds() + " s");
+    }
     Duration estimate = Duration.ofNanos(Math.round(job.estimatedSeconds() * 1e9));
-    return JobSpec.required(group, job.pool().orElse(CPU_TAG)).withGpus(job.gpus(), estimate);
+    return JobSpec.required(group, job.pool().orElse(CPU_TAG)).withGpus(job.gpus(), estimate)
+        .withTimeout(Duration.ofSeconds(job.timeoutSeconds()));
   }
 
   /**

@@ -82,6 +82,13 @@ class SuiteJobsTest {
     assertThat(budgets).hasToString("{b200=[8], h100=[8], h200=[2, 4, 8], mi350=[2, 4, 8]}");
     assertThat(specs.get(15).estimate()).isEqualTo(Duration.ofSeconds(3700));
     assertThat(specs.get(6).estimate()).isEqualTo(Duration.ofSeconds(5400));
+    // Each job carries the policy's timeout for its shard, which the collector running it enforces.
+    List<PlannedJob> planned = nightly();
+    for (int i = 0; i < specs.size(); i++) {
+      assertThat(specs.get(i).timeout()).as(specs.get(i).toString())
+          .isEqualTo(Duration.ofSeconds(planned.get(i).timeoutSeconds())).isPositive();
+      assertThat(specs.get(i).hasTimeout()).isTrue();
+    }
   }
 
   @Test
@@ -169,6 +176,13 @@ class SuiteJobsTest {
     PlannedJob forever = new PlannedJob("cuda", "s", 0, 1, List.of("tests/a.py"), 2, Optional.of("h200"), 1e12, 1800);
     assertThatThrownBy(() -> SuiteJobs.spec(forever)).isInstanceOf(InvalidQueueInputException.class)
         .hasMessage("planned job s is estimated at 1.0E12 s; expected at most 31622400 s");
+  }
+
+  @Test
+  void aTimeoutBeyondTheQueuesLimitIsRefused() {
+    PlannedJob stuck = new PlannedJob("cuda", "s", 0, 1, List.of("tests/a.py"), 2, Optional.of("h200"), 60, 40_000_000);
+    assertThatThrownBy(() -> SuiteJobs.spec(stuck)).isInstanceOf(InvalidQueueInputException.class)
+        .hasMessage("planned job s has a timeout of 40000000 s; expected at most 31622400 s");
   }
 
   @Test

@@ -9,7 +9,8 @@ import java.time.Duration;
  * devices are free; the collector tag is the job's pool. Its estimated duration lets the store reserve a
  * host for a large job and backfill short ones around it. Its cadence (the cadence of the run that planned it,
  * e.g. {@code weekly}) is what a {@link FleetShares fleet share} caps: the empty string means none, and a job
- * without a cadence is never capped.
+ * without a cadence is never capped. Its timeout, when it has one, is the longest it may run once claimed: a
+ * collector stops it then and fails it (the collector runtime's own job timeout applies to jobs without one).
  *
  * @param benchmarkGroup the benchmark group, e.g. {@code compile-time}
  * @param collectorTag the tag of the collectors that may claim it, e.g. {@code x86-64}; for a GPU job, its
@@ -20,12 +21,17 @@ import java.time.Duration;
  *     reserved for another)
  * @param cadence the cadence of the run it belongs to, a name ({@link QueueNames}), or the empty string for
  *     none (the default): only a job with a cadence is capped by a share of its pool
+ * @param timeout the longest the job may run once claimed, zero for none (the default), at most
+ *     {@link #MAX_TIMEOUT}; whole microseconds are kept
  */
 public record JobSpec(String benchmarkGroup, String collectorTag, boolean optional, int gpus, Duration estimate,
-    String cadence) {
+    String cadence, Duration timeout) {
 
   /** The longest estimated duration a job may declare. */
   public static final Duration MAX_ESTIMATE = Duration.ofDays(366);
+
+  /** The longest timeout a job may declare. */
+  public static final Duration MAX_TIMEOUT = Duration.ofDays(366);
 
   /** The most GPUs a job may need. */
   public static final int MAX_GPUS = Devices.MAX_INDEX + 1;
@@ -49,6 +55,27 @@ public record JobSpec(String benchmarkGroup, String collectorTag, boolean option
     }
     // Whole microseconds, as every store keeps instants and durations.
     estimate = Duration.ofSeconds(estimate.getSeconds(), estimate.getNano() / 1_000 * 1_000L);
+    Checks.present(timeout, "timeout of job " + benchmarkGroup + "@" + collectorTag + " (zero for none)");
+    if (timeout.isNegative() || timeout.compareTo(MAX_TIMEOUT) > 0) {
+      throw new InvalidQueueInputException("timeout of job " + benchmarkGroup + "@" + collectorTag + " is "
+          + timeout + "; expected zero (none) to " + MAX_TIMEOUT);
+    }
+    timeout = Duration.ofSeconds(timeout.getSeconds(), timeout.getNano() / 1_000 * 1_000L);
+  }
+
+  /**
+   * A job without a timeout.
+   *
+   * @param benchmarkGroup the benchmark group
+   * @param collectorTag the collector tag, its pool
+   * @param optional whether the job never blocks completion
+   * @param gpus how many GPU devices it needs
+   * @param estimate how long it is expected to run, zero when unknown
+   * @param cadence the cadence of its run, the empty string for none
+   */
+  public JobSpec(String benchmarkGroup, String collectorTag, boolean optional, int gpus, Duration estimate,
+      String cadence) {
+    this(benchmarkGroup, collectorTag, optional, gpus, estimate, cadence, Duration.ZERO);
   }
 
   /**
@@ -105,7 +132,7 @@ public record JobSpec(String benchmarkGroup, String collectorTag, boolean option
    * @return the spec
    */
   public JobSpec withGpus(int gpuCount, Duration estimated) {
-    return new JobSpec(benchmarkGroup, collectorTag, optional, gpuCount, estimated, cadence);
+    return new JobSpec(benchmarkGroup, collectorTag, optional, gpuCount, estimated, cadence, timeout);
   }
 
   /**
@@ -116,7 +143,27 @@ public record JobSpec(String benchmarkGroup, String collectorTag, boolean option
    * @throws InvalidQueueInputException when the cadence is not a name
    */
   public JobSpec withCadence(String runCadence) {
-    return new JobSpec(benchmarkGroup, collectorTag, optional, gpus, estimate, runCadence);
+    return new JobSpec(benchmarkGroup, collectorTag, optional, gpus, estimate, runCadence, timeout);
+  }
+
+  /**
+   * This job with a timeout: the longest it may run once claimed.
+   *
+   * @param limit zero for none, at most {@link #MAX_TIMEOUT} (whole microseconds are kept)
+   * @return the spec
+   * @throws InvalidQueueInputException when the timeout is negative or longer than {@link #MAX_TIMEOUT}
+   */
+  public JobSpec withTimeout(Duration limit) {
+    return new JobSpec(benchmarkGroup, collectorTag, optional, gpus, estimate, cadence, limit);
+  }
+
+  /**
+   * Whether the job has a timeout of its own.
+   *
+   * @return true when {@link #timeout()} is not zero
+   */
+  public boolean hasTimeout() {
+    return !timeout.isZero();
   }
 
   /**

@@ -57,6 +57,26 @@ abstract class DevicesContract extends GpuKitGroup {
   }
 
   @Test
+  @DisplayName("a job's budget, estimate, cadence and timeout are kept from its start to its claim and its end")
+  void specKeptWhole() {
+    host("h0", Devices.count(8));
+    host("h1", Devices.count(8));
+    Request r = submit(NewRequest.master("spec-" + System.identityHashCode(this), null));
+    JobSpec limited = JobSpec.required("limited", "gpu").withGpus(4, Duration.ofMinutes(20).plusNanos(7_000))
+        .withCadence("nightly").withTimeout(Duration.ofMinutes(45).plusNanos(3_000));
+    JobSpec unlimited = JobSpec.required("unlimited", "gpu").withGpus(2, Duration.ofMinutes(5));
+    StartResult started = store.startRequest(new StartCommand(r.id(), List.of(limited, unlimited), false, 100_000));
+    assertThat(started.status()).isEqualTo(StartResult.Status.STARTED);
+    assertThat(started.jobs()).extracting(Job::spec).containsExactly(limited, unlimited);
+    assertThat(reload(started.jobs().get(0)).spec().timeout()).isEqualTo(Duration.ofMinutes(45).plusNanos(3_000));
+    assertThat(reload(started.jobs().get(1)).spec().hasTimeout()).isFalse();
+    List<Claim> claims = claim("h0", 2);
+    assertThat(claims).extracting(c -> c.job().spec()).containsExactly(limited, unlimited);
+    complete(claims.get(0).job());
+    assertThat(reload(claims.get(0).job()).spec()).isEqualTo(limited);
+  }
+
+  @Test
   @DisplayName("one claim with a limit takes several GPU jobs, each on its own devices")
   void severalInOneClaim() {
     host("h0", Devices.count(8));

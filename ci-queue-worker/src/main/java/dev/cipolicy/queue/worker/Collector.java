@@ -8,6 +8,7 @@ import dev.cipolicy.queue.spi.Failure;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.QueueNames;
@@ -54,7 +55,8 @@ import org.jspecify.annotations.Nullable;
  *       so a collector holding a live lease never shows offline) and one lease heartbeat per running job:
  *       {@code OK} renews the lease, {@code CANCELLED} stops the job ({@link StopReason#REQUEST_CANCELLED}),
  *       {@code STALE_LEASE} or {@code NOT_FOUND} stops it too ({@link StopReason#LEASE_LOST}); it also stops
- *       jobs that ran past the job timeout ({@link StopReason#TIMEOUT}). Stopping a job marks its
+ *       jobs that ran past their timeout ({@link StopReason#TIMEOUT}): the job's own
+ *       ({@link JobSpec#timeout()}) or else the collector's {@code jobTimeout}. Stopping a job marks its
  *       {@link JobContext} and interrupts its thread;
  *   <li>one <em>job thread</em> per running job calls the runner, then reports: a success completes the job
  *       (with its result), a failure fails it, an exception fails it as transient unless it is a
@@ -527,11 +529,17 @@ public final class Collector implements AutoCloseable {
           }
         }
       }
-      if (jobTimeout != null && !r.context.isCancelled()
-          && Duration.between(r.started, now).compareTo(jobTimeout) > 0) {
+      Duration limit = timeoutOf(r);
+      if (limit != null && !r.context.isCancelled() && Duration.between(r.started, now).compareTo(limit) > 0) {
         stop(r, StopReason.TIMEOUT);
       }
     }
+  }
+
+  /** A job's timeout: its own ({@link JobSpec#timeout()}) when it has one, else the collector's, or none. */
+  private @Nullable Duration timeoutOf(Running r) {
+    JobSpec spec = r.context.job().spec();
+    return spec.hasTimeout() ? spec.timeout() : jobTimeout;
   }
 
   private static boolean stop(Running r, StopReason reason) {
@@ -583,7 +591,7 @@ public final class Collector implements AutoCloseable {
     String cause;
     if (stopped == StopReason.TIMEOUT) {
       // The job overran: whatever the runner made of the stop, it fails with the timeout.
-      failure = new Failure(timeoutKind, "timed out after " + jobTimeout + " on collector " + name);
+      failure = new Failure(timeoutKind, "timed out after " + timeoutOf(r) + " on collector " + name);
       cause = "timeout";
     } else if (thrown != null) {
       failure = classify(thrown);
@@ -834,8 +842,10 @@ public final class Collector implements AutoCloseable {
     }
 
     /**
-     * The longest a job may run before it is stopped ({@link StopReason#TIMEOUT}) and failed; default none.
-     * Checked at every heartbeat, so a job is stopped at most one heartbeat interval after it runs out.
+     * The longest a job may run before it is stopped ({@link StopReason#TIMEOUT}) and failed, for jobs without
+     * a timeout of their own ({@link JobSpec#timeout()}, which the planner sets from the policy and which
+     * takes precedence); default none. Checked at every heartbeat, so a job is stopped at most one heartbeat
+     * interval after it runs out.
      *
      * @param timeout 1 ms to 366 days
      * @return this builder

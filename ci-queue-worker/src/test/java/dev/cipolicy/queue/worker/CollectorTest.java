@@ -216,6 +216,34 @@ class CollectorTest {
   }
 
   @Test
+  void aJobsOwnTimeoutTakesPrecedenceOverTheCollectors() throws Exception {
+    JobQueue queue = queue(Clock.systemUTC(), Duration.ofSeconds(30), Duration.ofSeconds(30),
+        JobSpec.required("own", TAG).withTimeout(Duration.ofMillis(200)),
+        JobSpec.required("longer", TAG).withTimeout(Duration.ofSeconds(30)), JobSpec.required("plain", TAG));
+    RequestId request = started(queue, "fff666");
+    try (Collector collector = Collector.builder(queue).name("c6").tag(TAG).concurrency(3)
+        .claimInterval(Duration.ofMillis(20)).heartbeatInterval(Duration.ofMillis(50))
+        .jobTimeout(Duration.ofMillis(400)).timeoutFailure(Failure.Kind.PERMANENT)
+        .runner(ctx -> {
+          if (ctx.spec().benchmarkGroup().equals("longer")) {
+            // Past the collector's 400 ms, within the job's own 30 s: it runs to the end.
+            return ctx.awaitStop(Duration.ofMillis(900)) ? JobOutcome.permanentFailure("stopped") : JobOutcome.success();
+          }
+          ctx.awaitStop(Duration.ofSeconds(30));
+          return JobOutcome.success();
+        }).start()) {
+      await("every job is terminal", () -> Queues.jobs(queue, request).stream().allMatch(j -> j.state().isTerminal()));
+      assertThat(job(queue, request, "own").state()).isEqualTo(JobState.FAILED);
+      assertThat(job(queue, request, "own").failure().orElseThrow().toString()).contains("timed out after PT0.2S");
+      assertThat(job(queue, request, "plain").state()).isEqualTo(JobState.FAILED);
+      assertThat(job(queue, request, "plain").failure().orElseThrow().toString()).contains("timed out after PT0.4S");
+      assertThat(job(queue, request, "longer").state()).isEqualTo(JobState.SUCCEEDED);
+      assertThat(count(collector.meterRegistry(), CollectorMeters.FAILURES, "kind", "permanent", "cause", "timeout"))
+          .isEqualTo(2);
+    }
+  }
+
+  @Test
   void failuresAreClassifiedAndCounted() throws Exception {
     JobQueue queue = queue(Clock.systemUTC(), Duration.ofSeconds(30), Duration.ofSeconds(30),
         JobSpec.required("throws", TAG), JobSpec.required("permanent", TAG), JobSpec.required("classified", TAG),
