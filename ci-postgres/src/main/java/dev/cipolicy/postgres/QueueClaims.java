@@ -585,14 +585,7 @@ final class QueueClaims {
           }
           long inserted = rs.getLong(29);
           picked = rs.getLong(30);
-          do {
-            rs.getLong(1);
-            if (rs.wasNull()) {
-              continue;
-            }
-            Job job = ctx.rows.job(rs);
-            claims.add(new Claim(job, QueueJobs.lease(job)));
-          } while (rs.next());
+          readClaimed(rs, claims);
           if (inserted != claims.size() - before) {
             throw new QueueStoreException("claim in schema " + ctx.schema + " leased " + (claims.size() - before)
                 + " jobs but inserted " + inserted + " leases");
@@ -632,28 +625,12 @@ final class QueueClaims {
       @Nullable Instant now) throws SQLException {
     String name = next.collector();
     try (PreparedStatement st = c.prepareStatement(ctx.sql.completeAndClaim)) {
-      int i = 1;
-      st.setLong(i++, micros(next.leaseDuration()));
-      st.setLong(i++, micros(next.collectorTimeout()));
-      setInstant(st, i++, now);
+      int i = bindNow(st, 1, next, now);
       st.setLong(i++, lease.jobId().value());
       st.setInt(i++, lease.attempt());
       st.setLong(i++, lease.token());
       st.setInt(i++, lease.attempt());
-      st.setString(i++, name);
-      st.setString(i++, tag);
-      st.setString(i++, tag);
-      st.setString(i++, tag);
-      st.setString(i++, name);
-      st.setInt(i++, next.limit());
-      st.setString(i++, tag);
-      st.setString(i++, name);
-      st.setInt(i++, next.limit());
-      st.setInt(i++, next.limit());
-      st.setString(i++, name);
-      st.setString(i++, name);
-      st.setString(i++, name);
-      st.setString(i, name);
+      bindClaim(st, i, next, tag);
       try (ResultSet rs = st.executeQuery()) {
         if (!rs.next() || rs.getInt(32) != 0) {
           return null;
@@ -673,14 +650,7 @@ final class QueueClaims {
         long inserted = rs.getLong(30);
         long picked = rs.getLong(31);
         List<Claim> claims = new ArrayList<>(Math.min(next.limit(), 64));
-        do {
-          rs.getLong(1);
-          if (rs.wasNull()) {
-            continue;
-          }
-          Job job = ctx.rows.job(rs);
-          claims.add(new Claim(job, QueueJobs.lease(job)));
-        } while (rs.next());
+        readClaimed(rs, claims);
         if (inserted != claims.size()) {
           throw new QueueStoreException("completeAndClaim in schema " + ctx.schema + " leased " + claims.size()
               + " jobs but inserted " + inserted + " leases");
@@ -694,6 +664,21 @@ final class QueueClaims {
   }
 
   /**
+   * Adds the claimed jobs of a fast path's result to {@code out}, from the current row to the last (a row with
+   * null job columns, which stands for no claim, is skipped).
+   */
+  private void readClaimed(ResultSet rs, List<Claim> out) throws SQLException {
+    do {
+      rs.getLong(1);
+      if (rs.wasNull()) {
+        continue;
+      }
+      Job job = ctx.rows.job(rs);
+      out.add(new Claim(job, QueueJobs.lease(job)));
+    } while (rs.next());
+  }
+
+  /**
    * Binds the claim fast path's parameters from {@code first} on.
    *
    * @param st the prepared {@link QueueSql#claim}, possibly behind {@code EXPLAIN}
@@ -704,11 +689,24 @@ final class QueueClaims {
    */
   static void bind(PreparedStatement st, int first, ClaimCommand command, String tag, @Nullable Instant now)
       throws SQLException {
+    int i = bindNow(st, first, command, now);
+    bindClaim(st, i, command, tag);
+  }
+
+  /** Binds the fast paths' now ({@code t}: lease duration, collector timeout, now); the next index. */
+  private static int bindNow(PreparedStatement st, int first, ClaimCommand command, @Nullable Instant now)
+      throws SQLException {
+    st.setLong(first, micros(command.leaseDuration()));
+    st.setLong(first + 1, micros(command.collectorTimeout()));
+    setInstant(st, first + 2, now);
+    return first + 3;
+  }
+
+  /** Binds the claim's own parameters from {@code first} on: its common table expressions, then the claimer. */
+  private static void bindClaim(PreparedStatement st, int first, ClaimCommand command, String tag)
+      throws SQLException {
     String name = command.collector();
     int i = first;
-    st.setLong(i++, micros(command.leaseDuration()));
-    st.setLong(i++, micros(command.collectorTimeout()));
-    setInstant(st, i++, now);
     st.setString(i++, name);
     st.setString(i++, tag);
     st.setString(i++, tag);
@@ -724,6 +722,7 @@ final class QueueClaims {
     st.setString(i++, name);
     st.setString(i, name);
   }
+
 
   /** A duration in whole microseconds (truncated), as the claim statement adds it to now. */
   private static long micros(Duration d) {

@@ -16,6 +16,25 @@ final class QueueSql {
    * the server's {@code statement_timestamp()}, so reading the server's clock costs no statement of its own.
    */
   static final String NOW = "coalesce(?::timestamptz, statement_timestamp())";
+  /**
+   * The fast paths' now, {@code t}: {@code n} the store's now ({@link #NOW}), {@code expiry} n plus the bound
+   * lease duration and {@code cutoff} n minus the bound collector timeout (both in microseconds).
+   */
+  private static final String NOW_CTE = "t AS (SELECT n, n + ?::bigint * interval '1 microsecond' AS expiry,"
+      + " n - ?::bigint * interval '1 microsecond' AS cutoff FROM (SELECT " + NOW + " AS n) x)";
+  /**
+   * A claimed job's columns as {@link #JOB_COLS} lists them, from the claim fast path's {@code claimed} rows
+   * {@code j} with their new lease (its expiry from {@code t}, the claimer bound as a parameter).
+   */
+  private static final String CLAIMED_COLS = "j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional,"
+      + " j.state, j.attempt, j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail,"
+      + " j.failure_at, j.last_error, j.created_at, j.finished_at, j.attempt, j.token, (SELECT expiry FROM t),"
+      + " ?::text, false, j.collector_tag, j.gpus, j.estimate_micros, '{}'::int[], j.cadence, j.timeout_micros";
+  /** A completed job's columns as {@link #JOB_COLS} lists them (no lease), from the updated rows {@code j}. */
+  private static final String DONE_COLS = "j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional,"
+      + " j.state, j.attempt, j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail,"
+      + " j.failure_at, j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz,"
+      + " NULL::text, NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence, j.timeout_micros";
   /** The states of an open request. */
   static final String OPEN = "('WAITING_FOR_ARTIFACTS', 'ARTIFACTS_READY', 'IN_PROGRESS')";
 
@@ -341,18 +360,32 @@ final class QueueSql {
    * stale); one row with null job columns when it claimed none.
    */
   private String claimSql() {
-    String notGone = "NOT EXISTS (SELECT 1 FROM " + collectors + " c WHERE c.name = q.affinity AND c.active"
-        + " AND c.last_heartbeat_at > (SELECT cutoff FROM t))";
     // The store's now, read once: the bound instant (a test clock's) or the server's statement_timestamp();
     // the lease expiry and the affinity cut-off are derived from it here, in whole microseconds.
-    return "WITH t AS (SELECT n, n + ?::bigint * interval '1 microsecond' AS expiry,"
-        + " n - ?::bigint * interval '1 microsecond' AS cutoff FROM (SELECT " + NOW + " AS n) x),"
-        + " go AS (SELECT 1 FROM " + collectors + " WHERE name = ?::text AND tag = ?::text AND active"
+    return "WITH " + NOW_CTE + "," + claimCtes("")
+        + " touched AS (UPDATE " + collectors + " SET last_heartbeat_at = (SELECT n FROM t) WHERE name = ?::text"
+        + " AND EXISTS (SELECT 1 FROM go) AND last_heartbeat_at < (SELECT n FROM t) RETURNING 1)"
+        + " SELECT " + CLAIMED_COLS + ", EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased),"
+        + " (SELECT count(*) FROM picked)"
+        + " FROM (SELECT 1) one LEFT JOIN (SELECT c.*, p.pass FROM claimed c JOIN picked p ON p.id = c.id) j"
+        + " ON true ORDER BY j.pass, j.id";
+  }
+
+  /**
+   * The common table expressions of the claim fast path from {@code go} (whether it applies) to {@code leased}
+   * (the inserted leases), each followed by a comma; {@code goAlso} is one more condition of {@code go}. They
+   * bind the collector, its tag (three times), the collector, the limit, the tag, the collector, the limit
+   * twice and the collector again, and read {@code t} ({@link #NOW_CTE}).
+   */
+  private String claimCtes(String goAlso) {
+    String notGone = "NOT EXISTS (SELECT 1 FROM " + collectors + " c WHERE c.name = q.affinity AND c.active"
+        + " AND c.last_heartbeat_at > (SELECT cutoff FROM t))";
+    return " go AS (SELECT 1 FROM " + collectors + " WHERE name = ?::text AND tag = ?::text AND active"
         // A collector with devices claims GPU jobs first, in the full path; so does any claim of a pool
         // with fleet shares, whose check needs the pool's lock.
         + " AND cardinality(devices) = 0 AND NOT EXISTS (SELECT 1 FROM " + fleetShares + " s WHERE s.pool = tag)"
         + " AND NOT EXISTS (SELECT 1 FROM " + leases + " WHERE collector_tag = ?::text"
-        + " AND expires_at <= (SELECT n FROM t))),"
+        + " AND expires_at <= (SELECT n FROM t))" + goAlso + "),"
         + " own AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
         + " AND q.collector_tag = ?::text AND q.affinity = ?::text ORDER BY q.job_id LIMIT ?::int"
         + " FOR UPDATE OF q SKIP LOCKED),"
@@ -371,15 +404,7 @@ final class QueueSql {
         + " dequeued AS (DELETE FROM " + queued + " q WHERE q.job_id = ANY (ARRAY(SELECT id FROM picked))"
         + " RETURNING q.job_id),"
         + " leased AS (INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, collector_tag)"
-        + " SELECT id, attempt, token, (SELECT expiry FROM t), ?::text, collector_tag FROM claimed RETURNING job_id),"
-        + " touched AS (UPDATE " + collectors + " SET last_heartbeat_at = (SELECT n FROM t) WHERE name = ?::text"
-        + " AND EXISTS (SELECT 1 FROM go) AND last_heartbeat_at < (SELECT n FROM t) RETURNING 1)"
-        + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
-        + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
-        + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, (SELECT expiry FROM t), ?::text, false,"
-        + " j.collector_tag, j.gpus, j.estimate_micros, '{}'::int[], j.cadence, j.timeout_micros, EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked)"
-        + " FROM (SELECT 1) one LEFT JOIN (SELECT c.*, p.pass FROM claimed c JOIN picked p ON p.id = c.id) j"
-        + " ON true ORDER BY j.pass, j.id";
+        + " SELECT id, attempt, token, (SELECT expiry FROM t), ?::text, collector_tag FROM claimed RETURNING job_id),";
   }
 
   /**
@@ -400,10 +425,7 @@ final class QueueSql {
         + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
         + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = " + NOW + " FROM l, done"
         + " WHERE c.name = l.collector AND c.last_heartbeat_at < " + NOW + " RETURNING 1)"
-        + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
-        + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
-        + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
-        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence, j.timeout_micros,"
+        + " SELECT " + DONE_COLS + ","
         + " (SELECT count(*) FROM ended)"
         + " FROM done j";
   }
@@ -422,10 +444,7 @@ final class QueueSql {
    * order. No row of part 0 when the completion's fast path did not apply: then the statement wrote nothing.
    */
   private String completeAndClaimSql() {
-    String notGone = "NOT EXISTS (SELECT 1 FROM " + collectors + " c WHERE c.name = q.affinity AND c.active"
-        + " AND c.last_heartbeat_at > (SELECT cutoff FROM t))";
-    return "WITH t AS (SELECT n, n + ?::bigint * interval '1 microsecond' AS expiry,"
-        + " n - ?::bigint * interval '1 microsecond' AS cutoff FROM (SELECT " + NOW + " AS n) x),"
+    return "WITH " + NOW_CTE + ","
         + " l AS (SELECT job_id, collector FROM " + leases + " WHERE job_id = ?::bigint AND attempt = ?::int"
         + " AND token = ?::bigint AND expires_at > (SELECT n FROM t) AND NOT cancel_requested FOR UPDATE),"
         // The values Job.succeeded(now) gives: succeeded, finished now, no failure, the rest kept.
@@ -434,42 +453,16 @@ final class QueueSql {
         + " AND j.state = 'LEASED' AND j.attempt = ?::int RETURNING j.*),"
         + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
         // The claim applies as its own fast path would, and only after a completion that ended the lease.
-        + " go AS (SELECT 1 FROM " + collectors + " WHERE name = ?::text AND tag = ?::text AND active"
-        + " AND cardinality(devices) = 0 AND NOT EXISTS (SELECT 1 FROM " + fleetShares + " s WHERE s.pool = tag)"
-        + " AND NOT EXISTS (SELECT 1 FROM " + leases + " WHERE collector_tag = ?::text"
-        + " AND expires_at <= (SELECT n FROM t)) AND EXISTS (SELECT 1 FROM done)),"
-        + " own AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
-        + " AND q.collector_tag = ?::text AND q.affinity = ?::text ORDER BY q.job_id LIMIT ?::int"
-        + " FOR UPDATE OF q SKIP LOCKED),"
-        + " other AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
-        + " AND q.collector_tag = ?::text AND (q.affinity IS NULL OR (q.affinity <> ?::text AND " + notGone + "))"
-        + " ORDER BY q.job_id LIMIT ?::int FOR UPDATE OF q SKIP LOCKED),"
-        + " picked AS (SELECT id, pass FROM (SELECT id, 0 AS pass FROM own UNION ALL SELECT id, 1 FROM other) u"
-        + " ORDER BY pass, id LIMIT ?::int),"
-        // The values Job.claimed(lease) gives: leased, next attempt, affinity to the claimer, no failure.
-        + " claimed AS (UPDATE " + jobs + " j SET state = 'LEASED', attempt = j.attempt + 1, affinity = ?::text,"
-        + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL, finished_at = NULL"
-        + " WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.state = 'QUEUED'"
-        + " RETURNING j.*, nextval('" + tokens + "') AS token),"
-        + " dequeued AS (DELETE FROM " + queued + " q WHERE q.job_id = ANY (ARRAY(SELECT id FROM picked))"
-        + " RETURNING q.job_id),"
-        + " leased AS (INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, collector_tag)"
-        + " SELECT id, attempt, token, (SELECT expiry FROM t), ?::text, collector_tag FROM claimed RETURNING job_id),"
+        + claimCtes(" AND EXISTS (SELECT 1 FROM done)")
         + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = (SELECT n FROM t)"
         + " WHERE c.last_heartbeat_at < (SELECT n FROM t) AND ((c.name = (SELECT collector FROM l)"
         + " AND EXISTS (SELECT 1 FROM done)) OR (c.name = ?::text AND EXISTS (SELECT 1 FROM go))) RETURNING 1)"
-        + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
-        + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
-        + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
-        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence, j.timeout_micros,"
+        + " SELECT " + DONE_COLS + ","
         + " (SELECT count(*) FROM ended) AS ended, NULL::boolean AS go, NULL::bigint AS leased,"
         + " NULL::bigint AS picked, 0 AS part, 0 AS ord"
         + " FROM done j"
         + " UNION ALL"
-        + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
-        + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
-        + " j.last_error, j.created_at, j.finished_at, j.attempt, j.token, (SELECT expiry FROM t), ?::text, false,"
-        + " j.collector_tag, j.gpus, j.estimate_micros, '{}'::int[], j.cadence, j.timeout_micros, NULL::bigint,"
+        + " SELECT " + CLAIMED_COLS + ", NULL::bigint,"
         + " EXISTS (SELECT 1 FROM go), (SELECT count(*) FROM leased), (SELECT count(*) FROM picked), 1, j.pass"
         + " FROM (SELECT 1) one LEFT JOIN (SELECT c.*, p.pass FROM claimed c JOIN picked p ON p.id = c.id) j"
         + " ON true ORDER BY part, ord, id";
@@ -501,10 +494,7 @@ final class QueueSql {
         + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = " + NOW + " FROM (SELECT DISTINCT"
         + " l.collector FROM l JOIN done ON done.id = l.job_id) h WHERE c.name = h.collector"
         + " AND c.last_heartbeat_at < " + NOW + " RETURNING 1)"
-        + " SELECT j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state, j.attempt,"
-        + " j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail, j.failure_at,"
-        + " j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz, NULL::text,"
-        + " NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence, j.timeout_micros,"
+        + " SELECT " + DONE_COLS + ","
         + " (SELECT count(*) FROM ended)"
         + " FROM done j";
   }
