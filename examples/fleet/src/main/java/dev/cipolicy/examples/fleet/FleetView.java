@@ -37,6 +37,7 @@ import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.RequestState;
+import dev.cipolicy.queue.spi.WaitReason;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -51,6 +52,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,6 +63,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FleetView {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** The host in the sentence of a {@code RESERVED_FOR_IT} wait reason ("...; host h200-1 reserved for it, ..."). */
+  private static final Pattern RESERVED_HOST = Pattern.compile("host (\\S+) reserved for it");
 
   private final JobQueue queue;
   private final QueueStore store;
@@ -333,6 +338,23 @@ public final class FleetView {
     return st.state().documentName();
   }
 
+  /**
+   * The reservation the store keeps for a pool, as its wait reasons name it: the job waiting with
+   * {@code RESERVED_FOR_IT} and the host its sentence names; null when none. Placing with it shows the host
+   * panel the reservation the next claim honours, not one recomputed from the queue's order.
+   */
+  private DevicePlacement.@Nullable KeptReservation keptReservation(String pool) {
+    for (JobWait w : store.waitingJobs(pool, queue.settings().collectorTimeout())) {
+      if (w.reason().kind() == WaitReason.Kind.RESERVED_FOR_IT) {
+        Matcher m = RESERVED_HOST.matcher(w.reason().sentence());
+        if (m.find()) {
+          return new DevicePlacement.KeptReservation(w.job().id(), m.group(1));
+        }
+      }
+    }
+    return null;
+  }
+
   private List<HostDto> hosts(Snapshot s) {
     Map<String, List<DevicePlacement.Host>> byPool = new TreeMap<>();
     Map<String, Collector> gpuHosts = new TreeMap<>();
@@ -368,7 +390,8 @@ public final class FleetView {
       List<DevicePlacement.Candidate> candidates = queued.values().stream()
           .filter(j -> j.spec().pool().equals(e.getKey()))
           .map(j -> new DevicePlacement.Candidate(j.id(), j.spec().gpus(), j.spec().estimate())).toList();
-      DevicePlacement.reservation(e.getValue(), candidates, s.now).ifPresent(r -> reservations.put(r.host(), r));
+      DevicePlacement.reservation(e.getValue(), candidates, s.now, keptReservation(e.getKey()))
+          .ifPresent(r -> reservations.put(r.host(), r));
     }
     List<HostDto> out = new ArrayList<>();
     for (Collector c : gpuHosts.values()) {
