@@ -4,10 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The floor of a one-job-at-a-time queue: the least work any fenced, first-in-first-out queue on PostgreSQL can
@@ -112,73 +109,40 @@ final class FloorRun {
       CountingDataSource counting = new CountingDataSource(pool);
       BenchDatabase.ServerStats serverBefore = db.stats(schema);
       double loadBefore = Load.now();
-      CountDownLatch start = new CountDownLatch(1);
       Window window = new Window(lead, total, counting);
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      List<Thread> workers = new ArrayList<>(threads);
-      for (int t = 0; t < threads; t++) {
+      @Nullable Throwable failure = StoreRun.drain(threads, "floor", window, t -> {
         String name = "c" + t;
-        Thread worker = new Thread(() -> {
-          try {
-            start.await();
-            long job = -1;
-            long token = -1;
-            while (true) {
-              try (Connection c = counting.getConnection(); PreparedStatement st = c.prepareStatement(sql)) {
-                st.setLong(1, job);
-                st.setLong(2, token);
-                st.setString(3, TAG);
-                st.setString(4, name);
-                try (ResultSet rs = st.executeQuery()) {
-                  rs.next();
-                  long completed = rs.getLong(1);
-                  if (job >= 0 && completed != 1) {
-                    throw new IllegalStateException("completing job " + job + " changed " + completed + " rows");
-                  }
-                  if (job >= 0) {
-                    window.completed(1);
-                  }
-                  job = rs.getLong(2);
-                  if (rs.wasNull()) {
-                    return;
-                  }
-                  token = rs.getLong(3);
-                }
+        long job = -1;
+        long token = -1;
+        while (true) {
+          try (Connection c = counting.getConnection(); PreparedStatement st = c.prepareStatement(sql)) {
+            st.setLong(1, job);
+            st.setLong(2, token);
+            st.setString(3, TAG);
+            st.setString(4, name);
+            try (ResultSet rs = st.executeQuery()) {
+              rs.next();
+              long completed = rs.getLong(1);
+              if (job >= 0 && completed != 1) {
+                throw new IllegalStateException("completing job " + job + " changed " + completed + " rows");
               }
+              if (job >= 0) {
+                window.completed(1);
+              }
+              job = rs.getLong(2);
+              if (rs.wasNull()) {
+                return;
+              }
+              token = rs.getLong(3);
             }
-          } catch (Throwable e) {
-            failure.compareAndSet(null, e);
           }
-        }, "floor-" + t);
-        worker.start();
-        workers.add(worker);
-      }
-      Thread site = new Thread(() -> {
-        try {
-          start.await();
-          while (!Thread.currentThread().isInterrupted()) {
-            db.exec("VACUUM " + churned);
-            Thread.sleep(StoreRun.SITE_TICK_MILLIS);
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-          failure.compareAndSet(null, e);
         }
-      }, "floor-site");
-      site.start();
-      window.open();
-      start.countDown();
-      for (Thread worker : workers) {
-        StoreRun.join(worker);
-      }
-      site.interrupt();
-      StoreRun.join(site);
+      }, () -> db.exec("VACUUM " + churned));
       double loadAfter = Load.now();
       db.closeAndAwaitGone(pool);
       BenchDatabase.ServerStats server = db.stats(schema).minus(serverBefore);
-      if (failure.get() != null) {
-        throw new IllegalStateException(system + " failed: " + failure.get(), failure.get());
+      if (failure != null) {
+        throw new IllegalStateException(system + " failed: " + failure, failure);
       }
       long succeeded = db.queryLong("SELECT count(*) FROM " + jobsTable + " WHERE state = 'SUCCEEDED'");
       if (window.count() != total || succeeded != total) {

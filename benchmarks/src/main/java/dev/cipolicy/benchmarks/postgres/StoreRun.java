@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Drains {@code PostgresQueueStore}: one request of lead + N queued jobs is started (outside the measurement); then
@@ -95,78 +96,58 @@ final class StoreRun {
           .withTimeouts(timeouts)), settings);
       BenchDatabase.ServerStats serverBefore = db.stats(schema);
       double loadBefore = Load.now();
-      CountDownLatch start = new CountDownLatch(1);
       Window window = new Window(lead, total, counting);
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      List<Thread> workers = new ArrayList<>(threads);
-      for (int t = 0; t < threads; t++) {
+      @Nullable Throwable failure = drain(threads, "collector", window, t -> {
         String name = collector(t);
-        Thread worker = new Thread(() -> {
-          try {
-            start.await();
-            if (andClaim) {
-              List<Claim> next = queue.claim(name, 1).claims();
-              while (!next.isEmpty()) {
-                CompleteAndClaimResult done = queue.completeAndClaim(next.get(0).lease(), 1);
-                if (done.completion().status() != LeaseStatus.OK) {
-                  throw new IllegalStateException("complete of " + next.get(0).lease() + ": "
-                      + done.completion().status());
-                }
-                window.completed(1);
-                next = done.claims();
-              }
-              return;
+        if (andClaim) {
+          List<Claim> next = queue.claim(name, 1).claims();
+          while (!next.isEmpty()) {
+            CompleteAndClaimResult done = queue.completeAndClaim(next.get(0).lease(), 1);
+            if (done.completion().status() != LeaseStatus.OK) {
+              throw new IllegalStateException("complete of " + next.get(0).lease() + ": "
+                  + done.completion().status());
             }
-            while (true) {
-              ClaimResult claimed = queue.claim(name, limit);
-              if (claimed.status() != ClaimResult.Status.OK) {
-                throw new IllegalStateException("claim by " + name + ": " + claimed.status());
-              }
-              if (claimed.claims().isEmpty()) {
-                return;
-              }
-              if (completeBatch) {
-                List<Lease> leases = new ArrayList<>(claimed.claims().size());
-                for (Claim claim : claimed.claims()) {
-                  leases.add(claim.lease());
-                }
-                List<LeaseResult> done = queue.completeAll(leases);
-                for (int i = 0; i < done.size(); i++) {
-                  if (done.get(i).status() != LeaseStatus.OK) {
-                    throw new IllegalStateException("complete of " + leases.get(i) + ": " + done.get(i).status());
-                  }
-                }
-                window.completed(done.size());
-                continue;
-              }
-              for (Claim claim : claimed.claims()) {
-                LeaseResult done = queue.complete(claim.lease());
-                if (done.status() != LeaseStatus.OK) {
-                  throw new IllegalStateException("complete of " + claim.lease() + ": " + done.status());
-                }
-                window.completed(1);
-              }
-            }
-          } catch (Throwable e) {
-            failure.compareAndSet(null, e);
+            window.completed(1);
+            next = done.claims();
           }
-        }, "collector-" + t);
-        worker.start();
-        workers.add(worker);
-      }
-      Thread site = startSite(queue, start, failure);
-      window.open();
-      start.countDown();
-      for (Thread worker : workers) {
-        join(worker);
-      }
-      site.interrupt();
-      join(site);
+          return;
+        }
+        while (true) {
+          ClaimResult claimed = queue.claim(name, limit);
+          if (claimed.status() != ClaimResult.Status.OK) {
+            throw new IllegalStateException("claim by " + name + ": " + claimed.status());
+          }
+          if (claimed.claims().isEmpty()) {
+            return;
+          }
+          if (completeBatch) {
+            List<Lease> leases = new ArrayList<>(claimed.claims().size());
+            for (Claim claim : claimed.claims()) {
+              leases.add(claim.lease());
+            }
+            List<LeaseResult> done = queue.completeAll(leases);
+            for (int i = 0; i < done.size(); i++) {
+              if (done.get(i).status() != LeaseStatus.OK) {
+                throw new IllegalStateException("complete of " + leases.get(i) + ": " + done.get(i).status());
+              }
+            }
+            window.completed(done.size());
+            continue;
+          }
+          for (Claim claim : claimed.claims()) {
+            LeaseResult done = queue.complete(claim.lease());
+            if (done.status() != LeaseStatus.OK) {
+              throw new IllegalStateException("complete of " + claim.lease() + ": " + done.status());
+            }
+            window.completed(1);
+          }
+        }
+      }, queue::tick);
       double loadAfter = Load.now();
       db.closeAndAwaitGone(pool);
       BenchDatabase.ServerStats server = db.stats(schema).minus(serverBefore);
-      if (failure.get() != null) {
-        throw new IllegalStateException(system + " failed: " + failure.get(), failure.get());
+      if (failure != null) {
+        throw new IllegalStateException(system + " failed: " + failure, failure);
       }
       long succeeded = db.queryLong("SELECT count(*) FROM " + schema + ".queue_jobs WHERE state = 'SUCCEEDED'");
       long leases = db.queryLong("SELECT count(*) FROM " + schema + ".queue_leases");
@@ -186,17 +167,68 @@ final class StoreRun {
   }
 
 
+  /** One collector thread of a drain: claims and completes until nothing is left. */
+  @FunctionalInterface
+  interface DrainWorker {
+    void run(int index) throws Exception;
+  }
+
+  /** One step of a drain's site, run every {@link #SITE_TICK_MILLIS}. */
+  @FunctionalInterface
+  interface SiteStep {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs a drain: {@code threads} worker threads ({@code <name>-<index>}) and a site thread doing {@code step}
+   * every {@link #SITE_TICK_MILLIS}, all released together once {@code window} is open; returns when every
+   * worker has ended and the site has stopped, with the first failure of any of them, or null.
+   */
+  static @Nullable Throwable drain(int threads, String name, Window window, DrainWorker worker, SiteStep step) {
+    CountDownLatch start = new CountDownLatch(1);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    List<Thread> workers = new ArrayList<>(threads);
+    for (int t = 0; t < threads; t++) {
+      int index = t;
+      Thread thread = new Thread(() -> {
+        try {
+          start.await();
+          worker.run(index);
+        } catch (Throwable e) {
+          failure.compareAndSet(null, e);
+        }
+      }, name + "-" + t);
+      thread.start();
+      workers.add(thread);
+    }
+    Thread site = startSite(name + "-site", step, start, failure);
+    window.open();
+    start.countDown();
+    for (Thread thread : workers) {
+      join(thread);
+    }
+    site.interrupt();
+    join(site);
+    return failure.get();
+  }
+
   /**
    * Starts the site of a run: once {@code start} opens, it ticks the queue every {@link #SITE_TICK_MILLIS}
    * until interrupted, as a real deployment's site does while collectors work (its tick is also where the
    * store vacuums the tables claims and completions churn). A failure is recorded in {@code failure}.
    */
   static Thread startSite(JobQueue queue, CountDownLatch start, AtomicReference<Throwable> failure) {
+    return startSite("site", queue::tick, start, failure);
+  }
+
+  /** Starts a site thread that runs {@code step} every {@link #SITE_TICK_MILLIS} once {@code start} opens. */
+  private static Thread startSite(String name, SiteStep step, CountDownLatch start,
+      AtomicReference<Throwable> failure) {
     Thread site = new Thread(() -> {
       try {
         start.await();
         while (!Thread.currentThread().isInterrupted()) {
-          queue.tick();
+          step.run();
           Thread.sleep(SITE_TICK_MILLIS);
         }
       } catch (InterruptedException e) {
@@ -204,10 +236,11 @@ final class StoreRun {
       } catch (Throwable e) {
         failure.compareAndSet(null, e);
       }
-    }, "site");
+    }, name);
     site.start();
     return site;
   }
+
   static void join(Thread thread) {
     try {
       thread.join();
