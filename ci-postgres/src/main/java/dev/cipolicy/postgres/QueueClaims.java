@@ -445,14 +445,14 @@ final class QueueClaims {
         }
       }
       KnownJob holder = kept == null ? null : known.get(kept.job());
-      if (holder != null && !candidates.contains(holder.candidate())
-          && (shares == null || ledger == null || ledger.admits(shares, shareSpec(tag, holder.candidate().gpus(),
-              holder.cadence())))) {
+      boolean heldBack = holder != null && shares != null && ledger != null
+          && !ledger.admits(shares, shareSpec(tag, holder.candidate().gpus(), holder.cadence()));
+      if (holder != null && !heldBack && !candidates.contains(holder.candidate())) {
         candidates.add(holder.candidate());
       }
-      // The reservation as it stands before each placement, and after the last one: what the pool keeps.
-      kept = DevicePlacement.reservation(hosts, candidates, now, kept).map(DevicePlacement.Reservation::kept)
-          .orElse(null);
+      // The reservation as it stands before each placement, and after the last one: what the pool keeps (a
+      // reservation whose job its share now refuses stays kept, dormant).
+      kept = DevicePlacement.keep(kept, heldBack, DevicePlacement.reservation(hosts, candidates, now, kept));
       if (claims.size() >= command.limit()) {
         break;
       }

@@ -230,7 +230,9 @@ public final class FleetSimulation {
     }
     row(sb, "8-GPU heads past the reservation bound", os, o -> o == r.a() ? "— (no reservations)"
         : o.boundViolations + " of " + o.boundChecks + (o.boundViolations > 0 ? ", worst " + min(o.worstOverBound)
-        + " over" : "") + (o.shareHeldViolations > 0 ? "; plus " + o.shareHeldViolations + " their own share refused or admitted only by borrowing" : ""));
+        + " over" : "") + (o.shareHeldViolations > 0 ? "; plus " + o.shareHeldViolations + " their own share refused or admitted only by borrowing" : "")
+        + (o.provisionalViolations > 0 ? "; plus " + o.provisionalViolations + " reserved for only while a job its share held"
+            + " back kept its reservation dormant" : ""));
     row(sb, "... past it with the holders' actual ends", os, o -> o == r.a() ? "—"
         : o.actualBoundViolations + " of " + o.boundChecks);
     row(sb, "devices leased twice", os, o -> o == r.a() ? "—" : Integer.toString(o.doubleBookings));

@@ -29,10 +29,16 @@ final class Outcome {
   int actualBoundViolations;
   /**
    * Heads past their bound that their own share refused while they waited, or admitted only by borrowing beyond
-   * it (a refusal takes their reservation away). An older job that a share held back and admits again no longer
-   * takes a head's reserved host, so it is no reason to count a head apart.
+   * it (a refusal leaves their reservation dormant, and the head among the others is reserved for claim by
+   * claim meanwhile).
    */
   int shareHeldViolations;
+  /**
+   * Heads past their bound that were reserved for only while another job's share held that job back and it kept
+   * its reservation dormant: it takes the reservation back when admitted again, so such a head has no bound
+   * until it holds the pool's reservation itself (it is then given a new one).
+   */
+  int provisionalViolations;
   long worstOverBound;
 
   Outcome(String setup, int tests) {

@@ -37,7 +37,7 @@ import java.util.TreeSet;
  *
  * <p>Checked on the way: no device of a host is leased to two running jobs, and every 8-GPU job starts by the
  * reservation bound computed when it first becomes the head of its pool (the job its wait reason shows a host
- * reserved for): the soonest instant some host's holders are estimated to be done (the longest remaining
+ * reserved for): the instant the reserved host's holders are estimated to be done (the longest remaining
  * estimate of that host's holders) plus one claim interval.
  */
 final class QueueFleet {
@@ -69,6 +69,9 @@ final class QueueFleet {
   private final Map<String, List<String>> hostsOfPool = new TreeMap<>();
   private final Map<Long, Workload.Test> testOfJob = new HashMap<>();
   private final Map<String, TreeSet<Long>> queuedOfPool = new HashMap<>();
+  /** The host named by a {@link WaitReason.Kind#RESERVED_FOR_IT} sentence. */
+  private static final java.util.regex.Pattern RESERVED_HOST = java.util.regex.Pattern.compile(
+      "host (\\S+) reserved for it");
   private final Map<Long, Long> boundOf = new HashMap<>();
   private final Map<Long, Long> actualBoundOf = new HashMap<>();
   /**
@@ -77,6 +80,8 @@ final class QueueFleet {
    * it loses its reservation and is legitimately not the head then.
    */
   private final java.util.Set<Long> shareHeld = new java.util.HashSet<>();
+  /** Heads given their bound while a dormant reservation (of a job its share held back) was kept. */
+  private final java.util.Set<Long> provisional = new java.util.HashSet<>();
   private final FleetShares shares;
   private final PriorityQueue<End> ends = new PriorityQueue<>((a, b) -> a.at != b.at ? Long.compare(a.at, b.at)
       : Long.compare(a.seq, b.seq));
@@ -231,11 +236,14 @@ final class QueueFleet {
             out.boundChecks++;
             if (clock.millis > bound && shareHeld.contains(c.job().id().value())) {
               out.shareHeldViolations++;
+            } else if (clock.millis > bound && provisional.contains(c.job().id().value())) {
+              out.provisionalViolations++;
             } else if (clock.millis > bound) {
               out.boundViolations++;
               out.worstOverBound = Math.max(out.worstOverBound, clock.millis - bound);
             }
-            if (clock.millis > actualBoundOf.get(c.job().id().value()) && !shareHeld.contains(c.job().id().value())) {
+            if (clock.millis > actualBoundOf.get(c.job().id().value()) && !shareHeld.contains(c.job().id().value())
+                && !provisional.contains(c.job().id().value())) {
               out.actualBoundViolations++;
             }
           }
@@ -285,8 +293,11 @@ final class QueueFleet {
   /**
    * Gives the bound to each 8-GPU job the first time it is the head of its pool and still waits: the job the
    * store's wait reasons show as {@link WaitReason.Kind#RESERVED_FOR_IT}, which keeps its reservation until it
-   * starts (an older job that becomes eligible later, such as one its share held back, does not take it). A
-   * head that its own share refuses afterwards loses its reservation; it is counted apart.
+   * starts (an older job that becomes eligible later does not take it). A head that its own share refuses
+   * afterwards keeps its reservation only dormant; it is counted apart. A head reserved for while another job
+   * keeps a dormant reservation (its wait reason, {@link WaitReason.Kind#SHARE_FULL}, says so) holds it only
+   * until that job is admitted again: it is counted apart too, unless it is still the head once no reservation
+   * is dormant, when it is given a new bound.
    */
   private void checkHeads() {
     for (Map.Entry<String, TreeSet<Long>> e : queuedOfPool.entrySet()) {
@@ -300,8 +311,17 @@ final class QueueFleet {
       if (!eight) {
         continue;
       }
-      for (JobWait w : store.waitingJobs(e.getKey(), COLLECTOR_TIMEOUT)) {
+      List<JobWait> waits = store.waitingJobs(e.getKey(), COLLECTOR_TIMEOUT);
+      boolean dormant = false;
+      for (JobWait w : waits) {
+        dormant |= w.reason().kind() == WaitReason.Kind.SHARE_FULL
+            && w.reason().sentence().endsWith(" for when its share admits it");
+      }
+      for (JobWait w : waits) {
         long head = w.job().id().value();
+        if (!dormant && w.reason().kind() == WaitReason.Kind.RESERVED_FOR_IT && provisional.remove(head)) {
+          boundOf.remove(head); // it holds the pool's reservation itself now: a new bound from here
+        }
         if (boundOf.containsKey(head) && (w.reason().kind() == WaitReason.Kind.SHARE_FULL
             || beyondShare(e.getKey(), w.job().spec()))) {
           shareHeld.add(head); // its own share refused it, or may at any claim, after it was given its bound
@@ -310,21 +330,24 @@ final class QueueFleet {
             || boundOf.containsKey(head)) {
           continue;
         }
-        long soonest = Long.MAX_VALUE;
-        long soonestActual = Long.MAX_VALUE;
-        for (String host : hostsOfPool.get(e.getKey())) {
-          long free = clock.millis;
-          long freeActual = clock.millis;
-          for (Holding h : holdings.get(host)) {
-            free = Math.max(free, h.from() + h.test().estimate());
-            freeActual = Math.max(freeActual, h.from() + h.test().actual());
-          }
-          soonest = Math.min(soonest, free);
-          soonestActual = Math.min(soonestActual, freeActual);
+        // The bound from the reserved host's holders (the host the wait reason names): the longest remaining
+        // estimate among them, plus one claim interval.
+        java.util.regex.Matcher m = RESERVED_HOST.matcher(w.reason().sentence());
+        if (!m.find()) {
+          throw new IllegalStateException("no reserved host in " + w.reason().sentence());
         }
-        boundOf.put(head, soonest + interval);
+        long free = clock.millis;
+        long freeActual = clock.millis;
+        for (Holding h : holdings.get(m.group(1))) {
+          free = Math.max(free, h.from() + h.test().estimate());
+          freeActual = Math.max(freeActual, h.from() + h.test().actual());
+        }
+        boundOf.put(head, free + interval);
+        if (dormant) {
+          provisional.add(head);
+        }
         // The same bound with the holders' actual ends: what the head could expect had their estimates held.
-        actualBoundOf.put(head, Math.max(soonest, soonestActual) + interval);
+        actualBoundOf.put(head, Math.max(free, freeActual) + interval);
       }
     }
   }

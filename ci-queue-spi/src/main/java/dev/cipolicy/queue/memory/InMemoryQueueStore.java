@@ -443,8 +443,8 @@ public final class InMemoryQueueStore implements QueueStore {
       addKept(pool, rows, candidates, capped);
       List<DevicePlacement.Host> hosts = hosts(pool, collector, now, command.collectorTimeout());
       // The reservation as it stands before each placement, and after the last one: what the pool keeps.
-      pool.kept = DevicePlacement.reservation(hosts, candidates, now, pool.kept)
-          .map(DevicePlacement.Reservation::kept).orElse(null);
+      pool.kept = DevicePlacement.keep(pool.kept, capped && keptHeldBack(pool),
+          DevicePlacement.reservation(hosts, candidates, now, pool.kept));
       Optional<DevicePlacement.Placement> placement = claims.size() < command.limit()
           ? DevicePlacement.place(hosts, collector.name, candidates, now, pool.kept) : Optional.empty();
       if (placement.isEmpty()) {
@@ -543,6 +543,16 @@ public final class InMemoryQueueStore implements QueueStore {
     JobSpec spec = row.job.spec();
     candidates.add(new DevicePlacement.Candidate(row.job.id(), spec.gpus(), spec.estimate()));
     rows.put(row.job.id(), row);
+  }
+
+  /** Whether the job of the pool's kept reservation is still queued and its share refuses it now. */
+  private boolean keptHeldBack(Pool pool) {
+    DevicePlacement.KeptReservation kept = pool.kept;
+    if (kept == null) {
+      return false;
+    }
+    JobRow row = row(kept.job());
+    return row != null && row.job.state() == JobState.QUEUED && !pool.ledger.admits(shares, row.job.spec());
   }
 
   /** Puts rows a capped claim passed back in their queues (they stay queued and counted). */

@@ -35,12 +35,20 @@ import org.jspecify.annotations.Nullable;
  * frees enough devices soonest is reserved instead), even when it fits somewhere now and even when an older
  * job becomes eligible meanwhile (released, rescued, or admitted again by its share): that older job may run
  * on any other host, or backfill, and waits for the next reservation otherwise. A job that its own share
- * refuses is not offered, so it loses its reservation.
+ * refuses is not offered, but keeps its reservation dormant ({@link #keep}): meanwhile the head among the
+ * offered jobs is reserved for claim by claim, and when the share admits the job again it takes its
+ * reservation back.
  *
  * <p><b>Choice.</b> The claimer takes the oldest candidate (by job id) that fits its free devices and the
  * reservation; {@link #choose} picks the devices.
  */
 public final class DevicePlacement {
+
+  /** What the wait reason of a job that keeps a dormant reservation adds, before the host's name. */
+  static final String DORMANT_PREFIX = "; keeps the reservation of host ";
+
+  /** What the wait reason of a job that keeps a dormant reservation adds, after the host's name. */
+  static final String DORMANT_SUFFIX = " for when its share admits it";
 
   private DevicePlacement() {}
 
@@ -181,6 +189,29 @@ public final class DevicePlacement {
       Checks.present(job, "kept reservation job");
       Checks.token(host, "kept reservation host");
     }
+  }
+
+  /**
+   * What a pool keeps after a placement: the reservation as it then stands ({@code reservation}, or none),
+   * except that a kept reservation whose job is still queued but refused by its own fleet share stays kept,
+   * dormant. A dormant reservation restricts nothing: its job is no candidate, so the placements and the
+   * reservation of the head among the offered jobs ignore it (that head's reservation is recomputed on every
+   * claim, not kept). When the job's share admits it again it is offered again and takes its reservation back,
+   * ahead of the head that was reserved for meanwhile. So a job that held the reservation of its pool does not
+   * lose its turn to a younger job because its cadence was at its share for a while.
+   *
+   * @param before the reservation the pool kept from its last claim, or null
+   * @param heldBack whether {@code before}'s job is still queued and its share refuses it now
+   * @param reservation the pool's reservation as it stands now ({@link #reservation(List, List, Instant,
+   *     KeptReservation)} given {@code before})
+   * @return what the pool keeps, or null
+   */
+  public static @Nullable KeptReservation keep(@Nullable KeptReservation before, boolean heldBack,
+      Optional<Reservation> reservation) {
+    if (before != null && heldBack) {
+      return before;
+    }
+    return reservation.map(Reservation::kept).orElse(null);
   }
 
   /**
@@ -451,9 +482,10 @@ public final class DevicePlacement {
 
   /**
    * Why each queued job of a pool waits, under fleet shares: a job its share refuses waits with
-   * {@link WaitReason.Kind#SHARE_FULL}; the others are placed as {@link #waits(String, List, List, int,
-   * Instant, KeptReservation)} places them among themselves, since a claim never offers a refused job (so a
-   * refused job neither reserves a host, nor keeps its reservation, nor puts others behind it).
+   * {@link WaitReason.Kind#SHARE_FULL} (the job of the kept reservation adding that it keeps the reservation of
+   * its host for when its share admits it: it is dormant, {@link #keep}); the others are placed as {@link
+   * #waits(String, List, List, int, Instant, KeptReservation)} places them among themselves, since a claim never
+   * offers a refused job (so a refused job neither reserves a host nor puts others behind it).
    *
    * @param pool the pool (collector tag)
    * @param queued the queued jobs of the pool, in any order
@@ -474,7 +506,10 @@ public final class DevicePlacement {
     java.util.Map<JobId, JobWait> out = new java.util.TreeMap<>();
     for (Job j : queued) {
       Optional<WaitReason> refused = ledger.refusal(shares, j.spec());
-      if (refused.isPresent()) {
+      if (refused.isPresent() && kept != null && j.id().equals(kept.job())) {
+        out.put(j.id(), new JobWait(j, new WaitReason(refused.get().kind(), refused.get().sentence()
+            + DORMANT_PREFIX + kept.host() + DORMANT_SUFFIX)));
+      } else if (refused.isPresent()) {
         out.put(j.id(), new JobWait(j, refused.get()));
       } else {
         admitted.add(j);

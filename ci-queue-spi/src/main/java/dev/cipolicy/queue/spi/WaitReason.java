@@ -23,12 +23,16 @@ public record WaitReason(Kind kind, String sentence) {
     NO_FREE_DEVICES,
     /**
      * Its cadence's fleet share of the pool is full: its live leases hold too much of the pool to take this
-     * job (or it borrows and another cadence waits). It is claimed once enough of them end.
+     * job (or it borrows and another cadence waits). It is claimed once enough of them end. A job that held its
+     * pool's reservation when its share refused it keeps that reservation, dormant, and its sentence ends with
+     * "keeps the reservation of host H for when its share admits it".
      */
     SHARE_FULL,
     /**
      * It holds its pool's reservation: a host is reserved for it until enough devices free up, and stays
-     * reserved for it until it starts (a job that becomes eligible later, even an older one, does not take it).
+     * reserved for it until it starts (a job that becomes eligible later, even an older one, does not take it,
+     * except the job that held the reservation before its share refused it: while that job waits for its share,
+     * the head among the others is reserved for claim by claim and gives the host back when that job returns).
      */
     RESERVED_FOR_IT,
     /** Devices are free on a host reserved for another job, and this job would end after the reservation. */

@@ -306,9 +306,10 @@ public final class ReferenceQueueStore implements QueueStore {
       List<DevicePlacement.Host> hosts = hosts(me.tag(), me.name(), now, command.collectorTimeout());
       List<DevicePlacement.Candidate> candidates = gpuCandidates(me.tag(), now);
       DevicePlacement.KeptReservation before = kept.get(me.tag());
-      Optional<DevicePlacement.Reservation> reservation = DevicePlacement.reservation(hosts, candidates, now, before);
-      if (reservation.isPresent()) {
-        kept.put(me.tag(), reservation.get().kept());
+      DevicePlacement.KeptReservation after = DevicePlacement.keep(before, heldBack(before, me.tag(), now),
+          DevicePlacement.reservation(hosts, candidates, now, before));
+      if (after != null) {
+        kept.put(me.tag(), after);
       } else {
         kept.remove(me.tag());
       }
@@ -375,6 +376,15 @@ public final class ReferenceQueueStore implements QueueStore {
       }
     }
     return ShareLedger.of(tag, live, queued);
+  }
+
+  /** Whether the job of a pool's kept reservation is still queued and its share refuses it now. */
+  private boolean heldBack(DevicePlacement.@org.jspecify.annotations.Nullable KeptReservation reservation, String tag, Instant now) {
+    if (reservation == null) {
+      return false;
+    }
+    Job j = jobs.get(reservation.job().value());
+    return j != null && j.state() == JobState.QUEUED && !ledger(tag, now).admits(shares, j.spec());
   }
 
   /**

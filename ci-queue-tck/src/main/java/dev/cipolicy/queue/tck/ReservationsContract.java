@@ -241,9 +241,9 @@ abstract class ReservationsContract extends GpuKitGroup {
   }
 
   @Test
-  @DisplayName("a reserved job that its own share refuses gives its reservation up, and does not take it back"
-      + " once admitted again")
-  void refusedJobGivesItsReservationUp() {
+  @DisplayName("a reserved job that its own share refuses keeps its reservation dormant: the head among the others"
+      + " is reserved for meanwhile, and the job takes its reservation back once admitted again")
+  void refusedJobKeepsItsReservationDormant() {
     host("h0", Devices.count(8));
     store.setShares(FleetShares.of(FleetShares.Share.gpus("weekly", "gpu", 4)));
     Job holder = gpuJobs(Duration.ofMinutes(30), 6).get(0);
@@ -251,24 +251,54 @@ abstract class ReservationsContract extends GpuKitGroup {
     Job weekly = gpuJobs("weekly", Duration.ofHours(1), 4).get(0);
     assertThat(claim("h0", 4)).isEmpty();
     assertThat(reasonOf(weekly).kind()).isEqualTo(WaitReason.Kind.RESERVED_FOR_IT);
-    // A short weekly job backfills: the weekly share (4 GPUs) now refuses the reserved weekly job.
+    // A short weekly job backfills: the weekly share (4 GPUs) now refuses the reserved weekly job, which keeps
+    // its reservation, dormant; meanwhile the 8-GPU job is the head among the others and h0 is reserved for it.
     Job shortWeekly = gpuJobs("weekly", Duration.ofMinutes(10), 2).get(0);
     Job head = gpuJobs(Duration.ofHours(1), 8).get(0);
     assertThat(claimDevices("h0", shortWeekly)).containsExactly(6, 7);
     assertThat(reasonOf(weekly).kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
+    assertThat(reasonOf(weekly).sentence()).endsWith("; keeps the reservation of host h0 for when its share"
+        + " admits it");
     assertThat(claim("h0", 4)).isEmpty();
+    assertThat(reasonOf(weekly).sentence()).endsWith("; keeps the reservation of host h0 for when its share"
+        + " admits it");
     assertThat(reasonOf(head).sentence()).isEqualTo("needs 8 GPUs; host h0 reserved for it, 0 of 8 free,"
         + " expected free at " + START.plus(Duration.ofMinutes(30)));
     clock.advance(Duration.ofMinutes(10));
     complete(shortWeekly);
-    // Admitted again and older, the weekly job waits: the reservation stays with the 8-GPU job.
+    // Admitted again, the weekly job holds its reservation again, before and after the next claim.
+    Instant until = START.plus(Duration.ofMinutes(30));
+    assertThat(reasonOf(weekly).sentence()).isEqualTo("needs 4 GPUs; host h0 reserved for it, 2 of 8 free,"
+        + " expected free at " + until);
+    assertThat(reasonOf(head).kind()).isEqualTo(WaitReason.Kind.NO_FREE_DEVICES);
     assertThat(claim("h0", 4)).isEmpty();
-    assertThat(reasonOf(weekly).sentence()).isEqualTo("needs 4 GPUs; no host of pool gpu has 4 free devices (the"
-        + " most free on one host: 2); the reservation of host h0 stays with job " + head.id().value()
-        + " until it starts");
+    assertThat(reasonOf(weekly).kind()).isEqualTo(WaitReason.Kind.RESERVED_FOR_IT);
     clock.advance(Duration.ofMinutes(20));
     complete(holder);
-    assertThat(claimDevices("h0", head)).hasSize(8);
-    assertThat(reload(weekly).state()).isEqualTo(JobState.QUEUED);
+    assertThat(claimDevices("h0", weekly)).hasSize(4);
+    assertThat(reload(head).state()).isEqualTo(JobState.QUEUED);
+    assertThat(reasonOf(head).kind()).isEqualTo(WaitReason.Kind.RESERVED_FOR_IT);
+  }
+
+  @Test
+  @DisplayName("a dormant reservation restricts nothing: while its job waits for its share, another job may take"
+      + " the host's free devices")
+  void dormantReservationRestrictsNothing() {
+    host("h0", Devices.count(8));
+    store.setShares(FleetShares.of(FleetShares.Share.gpus("weekly", "gpu", 4)));
+    Job holder = gpuJobs(Duration.ofMinutes(30), 6).get(0);
+    assertThat(claimDevices("h0", holder)).containsExactly(0, 1, 2, 3, 4, 5);
+    Job weekly = gpuJobs("weekly", Duration.ofHours(1), 4).get(0);
+    assertThat(claim("h0", 4)).isEmpty();
+    Job shortWeekly = gpuJobs("weekly", Duration.ofMinutes(10), 2).get(0);
+    assertThat(claimDevices("h0", shortWeekly)).containsExactly(6, 7);
+    clock.advance(Duration.ofMinutes(30));
+    complete(holder);
+    // Six devices free, the weekly job still refused: a 6-GPU job without an estimate takes them.
+    Job unknown = gpuJobs(Duration.ZERO, 6).get(0);
+    assertThat(reasonOf(weekly).kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
+    assertThat(claimDevices("h0", unknown)).hasSize(6);
+    assertThat(reasonOf(weekly).sentence()).endsWith("; keeps the reservation of host h0 for when its share"
+        + " admits it");
   }
 }

@@ -60,7 +60,10 @@ import org.quicktheories.core.Gen;
  * takes a job with an estimate that ends by the reservation's instant, and takes the reserved job when its
  * devices are free; and a reservation is sticky: the job reserved after a claim of the GPU pool (one that took
  * only GPU jobs) still holds its host after the next one, as long as it is queued, its share (none, or one that
- * does not borrow) admits it, and its host is live.
+ * does not borrow) admits it, and its host is live; when its share refuses it, it keeps the reservation
+ * dormant (its {@link WaitReason.Kind#SHARE_FULL} sentence names the host), and once admitted again it holds
+ * it again. The reservation shown beside a dormant one is the head's among the others, claim by claim, and is
+ * not checked for stickiness.
  */
 final class ShareModelCheck {
 
@@ -120,6 +123,10 @@ final class ShareModelCheck {
   private static final Pattern RESERVED = Pattern.compile(
       "needs \\d+ GPUs?; host (\\S+) reserved for it, (\\d+) of (\\d+) free, expected free at (\\S+)");
 
+  /** The end of a {@link WaitReason.Kind#SHARE_FULL} sentence of a job that keeps a dormant reservation. */
+  private static final Pattern DORMANT = Pattern.compile(
+      ".*; keeps the reservation of host (\\S+) for when its share admits it");
+
   /** A reservation as the wait reasons of the GPU pool show it. */
   record Shown(Job job, String host, int free, Instant until) {}
 
@@ -173,6 +180,8 @@ final class ShareModelCheck {
     private int step;
     /** The reservation the GPU pool showed after its last claim, if any. */
     private @org.jspecify.annotations.Nullable Shown kept;
+    /** The dormant reservation the GPU pool showed after its last claim (a job and its host), if any. */
+    private @org.jspecify.annotations.Nullable Shown dormant;
 
     Run(Scenario scenario) {
       this.scenario = scenario;
@@ -323,6 +332,25 @@ final class ShareModelCheck {
       return true;
     }
 
+    /**
+     * The dormant reservation the GPU pool's wait reasons show now (its job, refused by its share, and the host
+     * it keeps; free count and instant unused), if any (at most one).
+     */
+    private @org.jspecify.annotations.Nullable Shown shownDormant() {
+      Shown found = null;
+      for (JobWait w : real.waitingJobs("g", LEASE)) {
+        Matcher m = DORMANT.matcher(w.reason().sentence());
+        if (!m.matches()) {
+          continue;
+        }
+        assertThat(w.reason().kind()).as("kind of dormant %s", w.reason().sentence())
+            .isEqualTo(WaitReason.Kind.SHARE_FULL);
+        assertThat(found).as("a second dormant reservation in pool g").isNull();
+        found = new Shown(w.job(), m.group(1), 0, real.now());
+      }
+      return found;
+    }
+
     /** The reservation the GPU pool's wait reasons show now, if any (at most one). */
     private @org.jspecify.annotations.Nullable Shown shown() {
       Shown found = null;
@@ -365,10 +393,19 @@ final class ShareModelCheck {
         }
       }
       Shown after = shown();
+      Shown afterDormant = shownDormant();
       Shown previous = kept;
+      Shown previousDormant = dormant;
       // The pool records its reservation after the claim's GPU jobs; jobs that need no GPU, claimed after them,
       // may change what the shares admit, so the reasons read now show the recorded one only without them.
-      kept = claimed.claims().stream().allMatch(c -> c.job().spec().gpus() > 0) ? after : null;
+      boolean gpuOnly = claimed.claims().stream().allMatch(c -> c.job().spec().gpus() > 0);
+      kept = gpuOnly ? after : null;
+      dormant = gpuOnly ? afterDormant : null;
+      if (previousDormant != null) {
+        // The reservation shown beside a dormant one was the head's among the others, for that claim only;
+        // the dormant one stays its job's while the share refuses it and is its job's again once admitted.
+        previous = previousDormant;
+      }
       if (previous == null) {
         return;
       }
@@ -376,11 +413,6 @@ final class ShareModelCheck {
       var share = shares.share(job.spec().cadence(), "g");
       if (job.state() != JobState.QUEUED || (share.isPresent() && share.get().borrow())) {
         return;
-      }
-      for (JobWait w : real.waitingJobs("g", LEASE)) {
-        if (w.job().id().equals(job.id()) && w.reason().kind() == WaitReason.Kind.SHARE_FULL) {
-          return;
-        }
       }
       int largest = 0;
       boolean hostLive = false;
@@ -395,6 +427,20 @@ final class ShareModelCheck {
         return;
       }
       String context = render(claimed) + "\n" + waits(real.waitingJobs("g", LEASE), true);
+      for (JobWait w : real.waitingJobs("g", LEASE)) {
+        if (w.job().id().equals(job.id()) && w.reason().kind() == WaitReason.Kind.SHARE_FULL) {
+          // Refused by its own share: it keeps its reservation, dormant, on the same host.
+          assertThat(afterDormant).as("the dormant reservation of job %s refused by its share after a claim of"
+              + " %s: %s", job.id(), claimer, context).isNotNull();
+          assertThat(afterDormant.job().id()).as("the job of the dormant reservation: %s", context)
+              .isEqualTo(job.id());
+          if (hostLive) {
+            assertThat(afterDormant.host()).as("the host of job %s's dormant reservation", job.id())
+                .isEqualTo(previous.host());
+          }
+          return;
+        }
+      }
       assertThat(after).as("the reservation of job %s on %s after a claim of %s: %s", job.id(), previous.host(),
           claimer, context).isNotNull();
       assertThat(after.job().id()).as("the job holding the reservation kept on %s: %s", previous.host(), context)
