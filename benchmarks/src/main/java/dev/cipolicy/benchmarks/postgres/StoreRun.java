@@ -57,6 +57,23 @@ final class StoreRun {
    * One run of collectors that run one job at a time through {@link JobQueue#completeAndClaim}: one claim
    * to start, then each completion claims the next job in the same store call (one commit per job).
    */
+  /**
+   * For attribution runs only: the SQL of the system property {@value #ALTER_PROPERTY} (statements separated by
+   * {@code ;}, {@code {schema}} standing for the run's schema), run on the store's schema after its jobs are
+   * enqueued and before it is measured, such as dropping a constraint to see what it costs. Never set in the
+   * figures of the store itself.
+   */
+  static final String ALTER_PROPERTY = "cipolicy.bench.alter";
+
+  private static void alterForAttribution(BenchDatabase db, String schema) {
+    String alter = System.getProperty(ALTER_PROPERTY, "");
+    for (String statement : alter.split(";")) {
+      if (!statement.isBlank()) {
+        db.exec(statement.replace("{schema}", schema));
+      }
+    }
+  }
+
   static RunResult runCompleteAndClaim(BenchDatabase db, String system, int threads, PostgresTimeouts timeouts,
       int lead, int jobs, int round) {
     return run(db, system, threads, 1, false, true, timeouts, lead, jobs, round);
@@ -90,6 +107,7 @@ final class StoreRun {
         }
         db.closeAndAwaitGone(setup);
       }
+      alterForAttribution(db, schema);
       HikariDataSource pool = db.pool("store", threads + 2);
       CountingDataSource counting = new CountingDataSource(pool);
       JobQueue queue = JobQueue.of(PostgresQueueStore.attach(counting, PostgresQueueOptions.inSchema(schema)
