@@ -440,10 +440,14 @@ public final class InMemoryQueueStore implements QueueStore {
       Map<JobId, JobRow> rows = new HashMap<>();
       List<DevicePlacement.Candidate> candidates = capped ? admittedCandidates(pool, rows, aside)
           : candidates(pool, rows);
-      addKept(pool, rows, candidates, capped);
+      boolean heldBack = capped && keptHeldBack(pool);
+      if (!heldBack) {
+        addKept(pool, rows, candidates);
+      }
       List<DevicePlacement.Host> hosts = hosts(pool, collector, now, command.collectorTimeout());
-      // The reservation as it stands before each placement, and after the last one: what the pool keeps.
-      pool.kept = DevicePlacement.keep(pool.kept, capped && keptHeldBack(pool),
+      // The reservation as it stands before each placement, and after the last one: what the pool keeps (a
+      // reservation whose job its share now refuses stays kept, dormant).
+      pool.kept = DevicePlacement.keep(pool.kept, heldBack,
           DevicePlacement.reservation(hosts, candidates, now, pool.kept));
       Optional<DevicePlacement.Placement> placement = claims.size() < command.limit()
           ? DevicePlacement.place(hosts, collector.name, candidates, now, pool.kept) : Optional.empty();
@@ -527,17 +531,16 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   /**
-   * Adds the job that holds the pool's kept reservation to the candidates when it is still queued (and, under
-   * fleet shares, admitted) but not already the oldest of its GPU count.
+   * Adds the job that holds the pool's kept reservation to the candidates when it is still queued but not
+   * already the oldest of its GPU count (the caller has checked that its share, if any, admits it).
    */
-  private void addKept(Pool pool, Map<JobId, JobRow> rows, List<DevicePlacement.Candidate> candidates,
-      boolean capped) {
+  private void addKept(Pool pool, Map<JobId, JobRow> rows, List<DevicePlacement.Candidate> candidates) {
     DevicePlacement.KeptReservation kept = pool.kept;
     if (kept == null || rows.containsKey(kept.job())) {
       return;
     }
     JobRow row = row(kept.job());
-    if (row == null || row.job.state() != JobState.QUEUED || (capped && !pool.ledger.admits(shares, row.job.spec()))) {
+    if (row == null || row.job.state() != JobState.QUEUED) {
       return;
     }
     JobSpec spec = row.job.spec();
