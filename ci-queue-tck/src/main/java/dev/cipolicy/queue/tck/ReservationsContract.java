@@ -240,10 +240,10 @@ abstract class ReservationsContract extends GpuKitGroup {
     assertThat(claimDevices("h0", older)).hasSize(8);
   }
 
-  @Test
-  @DisplayName("a reserved job that its own share refuses keeps its reservation dormant: the head among the others"
-      + " is reserved for meanwhile, and the job takes its reservation back once admitted again")
-  void refusedJobKeepsItsReservationDormant() {
+  /** The 6-GPU holder of host h0 and the 4-GPU weekly job reserved for h0 beside it (weekly share: 4 GPUs). */
+  private record ReservedWeekly(Job holder, Job weekly) {}
+
+  private ReservedWeekly reservedWeekly() {
     host("h0", Devices.count(8));
     store.setShares(FleetShares.of(FleetShares.Share.gpus("weekly", "gpu", 4)));
     Job holder = gpuJobs(Duration.ofMinutes(30), 6).get(0);
@@ -251,6 +251,16 @@ abstract class ReservationsContract extends GpuKitGroup {
     Job weekly = gpuJobs("weekly", Duration.ofHours(1), 4).get(0);
     assertThat(claim("h0", 4)).isEmpty();
     assertThat(reasonOf(weekly).kind()).isEqualTo(WaitReason.Kind.RESERVED_FOR_IT);
+    return new ReservedWeekly(holder, weekly);
+  }
+
+  @Test
+  @DisplayName("a reserved job that its own share refuses keeps its reservation dormant: the head among the others"
+      + " is reserved for meanwhile, and the job takes its reservation back once admitted again")
+  void refusedJobKeepsItsReservationDormant() {
+    ReservedWeekly r = reservedWeekly();
+    Job holder = r.holder();
+    Job weekly = r.weekly();
     // A short weekly job backfills: the weekly share (4 GPUs) now refuses the reserved weekly job, which keeps
     // its reservation, dormant; meanwhile the 8-GPU job is the head among the others and h0 is reserved for it.
     Job shortWeekly = gpuJobs("weekly", Duration.ofMinutes(10), 2).get(0);
@@ -284,12 +294,9 @@ abstract class ReservationsContract extends GpuKitGroup {
   @DisplayName("a dormant reservation restricts nothing: while its job waits for its share, another job may take"
       + " the host's free devices")
   void dormantReservationRestrictsNothing() {
-    host("h0", Devices.count(8));
-    store.setShares(FleetShares.of(FleetShares.Share.gpus("weekly", "gpu", 4)));
-    Job holder = gpuJobs(Duration.ofMinutes(30), 6).get(0);
-    assertThat(claimDevices("h0", holder)).containsExactly(0, 1, 2, 3, 4, 5);
-    Job weekly = gpuJobs("weekly", Duration.ofHours(1), 4).get(0);
-    assertThat(claim("h0", 4)).isEmpty();
+    ReservedWeekly r = reservedWeekly();
+    Job holder = r.holder();
+    Job weekly = r.weekly();
     Job shortWeekly = gpuJobs("weekly", Duration.ofMinutes(10), 2).get(0);
     assertThat(claimDevices("h0", shortWeekly)).containsExactly(6, 7);
     clock.advance(Duration.ofMinutes(30));
