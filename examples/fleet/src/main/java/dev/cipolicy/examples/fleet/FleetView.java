@@ -343,8 +343,8 @@ public final class FleetView {
    * {@code RESERVED_FOR_IT} and the host its sentence names; null when none. Placing with it shows the host
    * panel the reservation the next claim honours, not one recomputed from the queue's order.
    */
-  private DevicePlacement.@Nullable KeptReservation keptReservation(String pool) {
-    for (JobWait w : store.waitingJobs(pool, queue.settings().collectorTimeout())) {
+  private static DevicePlacement.@Nullable KeptReservation keptReservation(List<JobWait> waits) {
+    for (JobWait w : waits) {
       if (w.reason().kind() == WaitReason.Kind.RESERVED_FOR_IT) {
         Matcher m = RESERVED_HOST.matcher(w.reason().sentence());
         if (m.find()) {
@@ -353,6 +353,20 @@ public final class FleetView {
       }
     }
     return null;
+  }
+
+  /**
+   * The queued jobs of a pool that its fleet shares refuse now ({@code SHARE_FULL}): a claim does not offer
+   * them, so they reserve no host (a refused job that held the reservation keeps it only dormant).
+   */
+  private static Set<JobId> refused(List<JobWait> waits) {
+    Set<JobId> out = new HashSet<>();
+    for (JobWait w : waits) {
+      if (w.reason().kind() == WaitReason.Kind.SHARE_FULL) {
+        out.add(w.job().id());
+      }
+    }
+    return out;
   }
 
   private List<HostDto> hosts(Snapshot s) {
@@ -387,10 +401,12 @@ public final class FleetView {
       }
     }
     for (Map.Entry<String, List<DevicePlacement.Host>> e : byPool.entrySet()) {
+      List<JobWait> waits = store.waitingJobs(e.getKey(), timeout);
+      Set<JobId> refused = refused(waits);
       List<DevicePlacement.Candidate> candidates = queued.values().stream()
-          .filter(j -> j.spec().pool().equals(e.getKey()))
+          .filter(j -> j.spec().pool().equals(e.getKey()) && !refused.contains(j.id()))
           .map(j -> new DevicePlacement.Candidate(j.id(), j.spec().gpus(), j.spec().estimate())).toList();
-      DevicePlacement.reservation(e.getValue(), candidates, s.now, keptReservation(e.getKey()))
+      DevicePlacement.reservation(e.getValue(), candidates, s.now, keptReservation(waits))
           .ifPresent(r -> reservations.put(r.host(), r));
     }
     List<HostDto> out = new ArrayList<>();

@@ -8,6 +8,7 @@ import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.Devices;
+import dev.cipolicy.queue.spi.FleetShares;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.LeaseRef;
@@ -21,16 +22,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
  * The host panel shows the reservation the store keeps: after an older job of the same GPU count is released
  * back to the queue, the host stays reserved for the younger job that holds the reservation (the next claim
- * takes it), not for the older job a placement from the queue's order alone would pick.
+ * takes it), not for the older job a placement from the queue's order alone would pick; and a job its fleet
+ * share refuses reserves no host there.
  */
 class HostReservationViewTest {
 
   private static final Duration LEASE = QueueSettings.withoutJobs().leaseDuration();
+  private static final Duration HOUR = Duration.ofHours(1);
 
   @Test
   void theHostPanelShowsTheReservationTheStoreKeeps() {
@@ -58,6 +62,34 @@ class HostReservationViewTest {
     // The store agrees: h0's next claim takes the younger job.
     assertThat(store.claim(new ClaimCommand("h0", LEASE, LEASE, 1, 1)).claims())
         .extracting(c -> c.job().id()).containsExactly(younger.id());
+  }
+
+  @Test
+  void aJobItsShareRefusesReservesNoHostOnThePanel() {
+    AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-01-05T09:00:00Z"));
+    JobQueue queue = JobQueue.inMemory(now::get, QueueSettings.withoutJobs());
+    QueueStore store = queue.store();
+    store.registerCollector("h0", "gpu", true, Devices.count(8));
+    store.setShares(FleetShares.of(FleetShares.Share.gpus("weekly", "gpu", 4)));
+    start(store, "holder", JobSpec.required("holder", "gpu").withGpus(6, Duration.ofMinutes(30)));
+    assertThat(store.claim(new ClaimCommand("h0", HOUR, HOUR, 1, 1)).claims()).hasSize(1);
+    Job weekly = start(store, "weekly", JobSpec.required("weekly", "gpu").withGpus(4, Duration.ofHours(1))
+        .withCadence("weekly"));
+    assertThat(store.claim(new ClaimCommand("h0", HOUR, HOUR, 1, 1)).claims()).isEmpty();
+    assertThat(new FleetView(queue, List.of(), false).overview().hosts().get(0).reservation().jobId())
+        .isEqualTo(weekly.id().value());
+    // A short weekly job backfills the two free devices: the share refuses the reserved job, which keeps its
+    // reservation only dormant, so the panel shows no host reserved for it.
+    start(store, "short", JobSpec.required("short", "gpu").withGpus(2, Duration.ofMinutes(10)).withCadence("weekly"));
+    List<Claim> backfill = store.claim(new ClaimCommand("h0", HOUR, HOUR, 1, 1)).claims();
+    assertThat(backfill).extracting(c -> c.job().spec().benchmarkGroup()).containsExactly("short");
+    assertThat(new FleetView(queue, List.of(), false).overview().hosts().get(0).reservation()).isNull();
+    // Admitted again once the short job ends, it holds the reservation again.
+    now.set(now.get().plus(Duration.ofMinutes(10)));
+    assertThat(store.complete(LeaseRef.of(backfill.get(0).lease())).status()).isEqualTo(LeaseStatus.OK);
+    assertThat(store.claim(new ClaimCommand("h0", HOUR, HOUR, 1, 1)).claims()).isEmpty();
+    assertThat(new FleetView(queue, List.of(), false).overview().hosts().get(0).reservation().jobId())
+        .isEqualTo(weekly.id().value());
   }
 
   private static Job start(QueueStore store, String tag, JobSpec spec) {
