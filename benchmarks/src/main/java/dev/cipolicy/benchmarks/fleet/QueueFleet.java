@@ -77,7 +77,7 @@ final class QueueFleet {
   /**
    * Bounded heads that their own share refused while they waited, or that could start only by borrowing beyond
    * their share (which lets them go whenever another cadence waits): a refused job is not offered to claims, so
-   * it loses its reservation and is legitimately not the head then.
+   * while refused it keeps its reservation only dormant and is legitimately not the head.
    */
   private final java.util.Set<Long> shareHeld = new java.util.HashSet<>();
   /** Heads given their bound while a dormant reservation (of a job its share held back) was kept. */
