@@ -54,10 +54,6 @@ final class StoreRun {
   }
 
   /**
-   * One run of collectors that run one job at a time through {@link JobQueue#completeAndClaim}: one claim
-   * to start, then each completion claims the next job in the same store call (one commit per job).
-   */
-  /**
    * For attribution runs only: the SQL of the system property {@value #ALTER_PROPERTY} (statements separated by
    * {@code ;}, {@code {schema}} standing for the run's schema), run on the store's schema after its jobs are
    * enqueued and before it is measured, such as dropping a constraint to see what it costs. Never set in the
@@ -74,6 +70,10 @@ final class StoreRun {
     }
   }
 
+  /**
+   * One run of collectors that run one job at a time through {@link JobQueue#completeAndClaim}: one claim
+   * to start, then each completion claims the next job in the same store call (one commit per job).
+   */
   static RunResult runCompleteAndClaim(BenchDatabase db, String system, int threads, PostgresTimeouts timeouts,
       int lead, int jobs, int round) {
     return run(db, system, threads, 1, false, true, timeouts, lead, jobs, round);
