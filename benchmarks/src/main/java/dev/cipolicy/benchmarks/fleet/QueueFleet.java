@@ -4,6 +4,7 @@ import dev.cipolicy.queue.memory.InMemoryQueueStore;
 import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.Devices;
+import dev.cipolicy.queue.spi.DevicePlacement;
 import dev.cipolicy.queue.spi.FleetShares;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobWait;
@@ -314,8 +315,7 @@ final class QueueFleet {
       List<JobWait> waits = store.waitingJobs(e.getKey(), COLLECTOR_TIMEOUT);
       boolean dormant = false;
       for (JobWait w : waits) {
-        dormant |= w.reason().kind() == WaitReason.Kind.SHARE_FULL
-            && w.reason().sentence().endsWith(" for when its share admits it");
+        dormant |= DevicePlacement.dormantHost(w.reason()).isPresent();
       }
       for (JobWait w : waits) {
         long head = w.job().id().value();

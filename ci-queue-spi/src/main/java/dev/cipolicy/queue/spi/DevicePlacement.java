@@ -215,6 +215,24 @@ public final class DevicePlacement {
   }
 
   /**
+   * The host of the dormant reservation a wait reason says its job keeps ({@link #keep}): present when the
+   * reason is {@link WaitReason.Kind#SHARE_FULL} and ends "keeps the reservation of host H for when its share
+   * admits it".
+   *
+   * @param reason a queued job's wait reason
+   * @return the host it keeps reserved, or empty
+   */
+  public static Optional<String> dormantHost(WaitReason reason) {
+    String sentence = reason.sentence();
+    int at = sentence.lastIndexOf(DORMANT_PREFIX);
+    if (reason.kind() != WaitReason.Kind.SHARE_FULL || at < 0 || !sentence.endsWith(DORMANT_SUFFIX)
+        || at + DORMANT_PREFIX.length() > sentence.length() - DORMANT_SUFFIX.length()) {
+      return Optional.empty();
+    }
+    return Optional.of(sentence.substring(at + DORMANT_PREFIX.length(), sentence.length() - DORMANT_SUFFIX.length()));
+  }
+
+  /**
    * When a lease is expected to end: its claim plus the job's estimate, or, for a job without an estimate,
    * the expiry the claim gave it.
    *
