@@ -24,7 +24,8 @@ public final class PostgresMigrations {
       List.of("V1__queue.sql", "V2__row_checks.sql", "V3__claim_affinity_index.sql",
           "V4__queued_table.sql", "V5__queued_notify.sql", "V6__churn_autovacuum.sql", "V7__job_results.sql",
           "V8__history_and_purge.sql", "V9__devices.sql", "V10__fleet_shares.sql",
-          "V11__kept_reservations.sql", "V12__job_timeouts.sql");
+          "V11__kept_reservations.sql", "V12__job_timeouts.sql",
+          "V13__constant_column_domains.sql");
 
   /**
    * The advisory lock key prefix, followed by the schema name; the history migrations take the same key, so

@@ -61,7 +61,11 @@ class ImpossibleRowTest {
       db.exec("DO $$ DECLARE c record; BEGIN FOR c IN SELECT conrelid::regclass AS t, conname FROM pg_constraint"
           + " WHERE contype = 'c' AND connamespace = '" + db.schema + "'::regnamespace"
           + " AND conrelid::regclass::text LIKE '%loose_%' LOOP"
-          + " EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', c.t, c.conname); END LOOP; END $$");
+          + " EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', c.t, c.conname); END LOOP;"
+          // ... and without the rules of its domains (schema v13: the columns that never change).
+          + " FOR c IN SELECT contypid::regtype AS d, conname FROM pg_constraint WHERE contype = 'c'"
+          + " AND connamespace = '" + db.schema + "'::regnamespace AND contypid::regtype::text LIKE '%loose_%' LOOP"
+          + " EXECUTE format('ALTER DOMAIN %s DROP CONSTRAINT %I', c.d, c.conname); END LOOP; END $$");
     }
     for (String prefix : List.of("queue_", "loose_")) {
       String t = db.schema + "." + prefix;
@@ -100,7 +104,9 @@ class ImpossibleRowTest {
     refused.put(jobs + "state = 'FAILED', finished_at = now(), failure_reason = 'BOOM', failure_detail = 'x',"
         + " failure_at = now() WHERE id = " + job, "job_failure_reason_known");
     refused.put(jobs + "attempt = 0 WHERE id = " + job, "job_leased_was_claimed");
-    refused.put(jobs + "collector_tag = 'x 86' WHERE id = " + job, "job_names_plain");
+    refused.put(jobs + "collector_tag = 'x 86' WHERE id = " + job, "name_plain");
+    refused.put(jobs + "gpus = 300 WHERE id = " + job, "gpu_count_range");
+    refused.put(jobs + "estimate_micros = -1 WHERE id = " + job, "micros_range");
     refused.put(reqs + "state = 'COMPLETED', finished_at = now() WHERE id = " + master.id().value(),
         "request_outcome_iff_completed");
     refused.put(reqs + "started_at = NULL WHERE id = " + master.id().value(), "request_started_at");
@@ -109,8 +115,8 @@ class ImpossibleRowTest {
     refused.put(reqs + "pr = 7 WHERE id = " + release.id().value(), "request_release_has_no_parent_or_pr");
     refused.put(reqs + "benchmark_groups = ARRAY['compile', NULL] WHERE id = " + release.id().value(),
         "request_groups_plain");
-    refused.put("UPDATE " + s + ".queue_leases SET attempt = 0 WHERE job_id = " + job, "queue_leases_attempt_check");
-    refused.put("UPDATE " + s + ".queue_collectors SET name = '' WHERE name = 'c1'", "collector_names_plain");
+    refused.put("UPDATE " + s + ".queue_leases SET attempt = 0 WHERE job_id = " + job, "lease_attempt_positive");
+    refused.put("UPDATE " + s + ".queue_collectors SET name = '' WHERE name = 'c1'", "name_plain");
     for (Map.Entry<String, String> e : refused.entrySet()) {
       assertThatThrownBy(() -> db.exec(e.getKey())).as(e.getKey())
           .hasMessageContaining("violates check constraint \"" + e.getValue() + "\"");
