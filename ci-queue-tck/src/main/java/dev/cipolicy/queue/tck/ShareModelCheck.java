@@ -156,12 +156,14 @@ final class ShareModelCheck {
         (op, a, b, c) -> new Command(Op.pick(op), a, b, c));
     Gen<Scenario> scenarios = lists().of(command).ofSize(SCENARIO_LENGTH)
         .zip(integers().between(0, SHARE_SETS.size() - 1), (cmds, s) -> new Scenario(s, cmds));
-    // QuickTheories may run fewer examples than asked (seen: 9,999 of 10,001), so the check goes on with
-    // the scenarios still missing until the count is reached; every run executes at least one scenario.
+    // QuickTheories may run fewer examples than asked (seen: 9,999 of 10,000), so the check goes on with
+    // the scenarios still missing until the count is reached; a run that executes none fails the check
+    // rather than looping.
     while (executed.get() < operations) {
-      long left = operations - executed.get();
-      int examples = (int) Math.max(1, (left + SCENARIO_LENGTH - 1) / SCENARIO_LENGTH + 1);
+      long before = executed.get();
+      int examples = (int) Math.max(1, (operations - before + SCENARIO_LENGTH - 1) / SCENARIO_LENGTH);
       qt().withExamples(examples).withShrinkCycles(200).forAll(scenarios).checkAssert(s -> new Run(s).execute());
+      assertThat(executed.get()).as("operations run by a batch of %d scenarios", examples).isGreaterThan(before);
     }
     return executed.get();
   }
