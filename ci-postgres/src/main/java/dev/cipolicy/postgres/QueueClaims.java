@@ -428,8 +428,9 @@ final class QueueClaims {
             holdings.getOrDefault(names.get(i), List.of())));
       }
       List<DevicePlacement.Candidate> candidates = new ArrayList<>();
+      int mostFree = DevicePlacement.mostFree(hosts);
       if (shares != null && ledger != null) {
-        admittedGpuCandidates(c, tag, largest, shares, ledger, candidates, known);
+        admittedGpuCandidates(c, tag, largest, mostFree, shares, ledger, candidates, known);
       } else {
         try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuCandidates)) {
           st.setInt(1, largest);
@@ -446,7 +447,7 @@ final class QueueClaims {
       }
       KnownJob holder = kept == null ? null : known.get(kept.job());
       boolean heldBack = holder != null && shares != null && ledger != null
-          && !ledger.admits(shares, shareSpec(tag, holder.candidate().gpus(), holder.cadence()));
+          && !ledger.admits(shares, shareSpec(tag, holder.candidate().gpus(), holder.cadence()), mostFree);
       if (holder != null && !heldBack && !candidates.contains(holder.candidate())) {
         candidates.add(holder.candidate());
       }
@@ -538,7 +539,8 @@ final class QueueClaims {
    * The oldest queued job of each GPU count (up to the largest host) that the shares admit; every queued GPU
    * job read goes into {@code known}.
    */
-  private void admittedGpuCandidates(Connection c, String tag, int largest, FleetShares shares, ShareLedger ledger,
+  private void admittedGpuCandidates(Connection c, String tag, int largest, int mostFree, FleetShares shares,
+      ShareLedger ledger,
       List<DevicePlacement.Candidate> out, Map<JobId, KnownJob> known) throws SQLException {
     java.util.TreeMap<Integer, DevicePlacement.Candidate> oldest = new java.util.TreeMap<>();
     try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuQueuedOfTag)) {
@@ -553,7 +555,7 @@ final class QueueClaims {
           DevicePlacement.Candidate candidate = new DevicePlacement.Candidate(JobId.of(rs.getLong(2)),
               gpus, Duration.ofNanos(rs.getLong(3) * 1_000));
           known.put(candidate.job(), new KnownJob(candidate, cadence == null ? "" : cadence));
-          if (gpus > largest || oldest.containsKey(gpus) || !ledger.admits(shares, shareSpec(tag, gpus, cadence))) {
+          if (gpus > largest || oldest.containsKey(gpus) || !ledger.admits(shares, shareSpec(tag, gpus, cadence), mostFree)) {
             continue;
           }
           oldest.put(gpus, candidate);

@@ -438,13 +438,14 @@ public final class InMemoryQueueStore implements QueueStore {
     List<JobRow> aside = new ArrayList<>();
     while (true) {
       Map<JobId, JobRow> rows = new HashMap<>();
-      List<DevicePlacement.Candidate> candidates = capped ? admittedCandidates(pool, rows, aside)
+      List<DevicePlacement.Host> hosts = hosts(pool, collector, now, command.collectorTimeout());
+      int mostFree = DevicePlacement.mostFree(hosts);
+      List<DevicePlacement.Candidate> candidates = capped ? admittedCandidates(pool, rows, aside, mostFree)
           : candidates(pool, rows);
-      boolean heldBack = capped && keptHeldBack(pool);
+      boolean heldBack = capped && keptHeldBack(pool, mostFree);
       if (!heldBack) {
         addKept(pool, rows, candidates);
       }
-      List<DevicePlacement.Host> hosts = hosts(pool, collector, now, command.collectorTimeout());
       // The reservation as it stands before each placement, and after the last one: what the pool keeps (a
       // reservation whose job its share now refuses stays kept, dormant).
       pool.kept = DevicePlacement.keep(pool.kept, heldBack,
@@ -512,11 +513,11 @@ public final class InMemoryQueueStore implements QueueStore {
    * refused rows before them are taken out of their queues into {@code aside}, to be put back.
    */
   private List<DevicePlacement.Candidate> admittedCandidates(Pool pool, Map<JobId, JobRow> rows,
-      List<JobRow> aside) {
+      List<JobRow> aside, int mostFree) {
     List<DevicePlacement.Candidate> out = new ArrayList<>(pool.gpuQueues.size());
     for (ClaimQueue queue : pool.gpuQueues.values()) {
       JobRow row = peekQueued(queue);
-      while (row != null && !pool.ledger.admits(shares, row.job.spec())) {
+      while (row != null && !pool.ledger.admits(shares, row.job.spec(), mostFree)) {
         queue.poll();
         aside.add(row);
         row = peekQueued(queue);
@@ -549,13 +550,14 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   /** Whether the job of the pool's kept reservation is still queued and its share refuses it now. */
-  private boolean keptHeldBack(Pool pool) {
+  private boolean keptHeldBack(Pool pool, int mostFree) {
     DevicePlacement.KeptReservation kept = pool.kept;
     if (kept == null) {
       return false;
     }
     JobRow row = row(kept.job());
-    return row != null && row.job.state() == JobState.QUEUED && !pool.ledger.admits(shares, row.job.spec());
+    return row != null && row.job.state() == JobState.QUEUED
+        && !pool.ledger.admits(shares, row.job.spec(), mostFree);
   }
 
   /** Puts rows a capped claim passed back in their queues (they stay queued and counted). */

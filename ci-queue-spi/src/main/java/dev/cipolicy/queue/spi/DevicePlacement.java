@@ -260,6 +260,21 @@ public final class DevicePlacement {
   }
 
   /**
+   * The free devices of the roomiest of the hosts now: what a waiting job can use at most without waiting
+   * for a host to drain ({@link ShareLedger#admits(FleetShares, JobSpec, int)} reads it to decide borrowing).
+   *
+   * @param hosts the live hosts of the pool
+   * @return the most free devices one host has, 0 when none
+   */
+  public static int mostFree(List<Host> hosts) {
+    int max = 0;
+    for (Host h : hosts) {
+      max = Math.max(max, h.free());
+    }
+    return max;
+  }
+
+  /**
    * The reservation of a pool without a kept one: present when its head (the oldest candidate some host is
    * large enough for) fits on no host's free devices now.
    *
@@ -522,8 +537,9 @@ public final class DevicePlacement {
     }
     List<Job> admitted = new ArrayList<>(queued.size());
     java.util.Map<JobId, JobWait> out = new java.util.TreeMap<>();
+    int mostFree = mostFree(hosts);
     for (Job j : queued) {
-      Optional<WaitReason> refused = ledger.refusal(shares, j.spec());
+      Optional<WaitReason> refused = ledger.refusal(shares, j.spec(), mostFree);
       if (refused.isPresent() && kept != null && j.id().equals(kept.job())) {
         out.put(j.id(), new JobWait(j, new WaitReason(refused.get().kind(), refused.get().sentence()
             + DORMANT_PREFIX + kept.host() + DORMANT_SUFFIX)));

@@ -26,6 +26,13 @@ import java.util.Optional;
  *       is back within it. Leases are never taken away.
  * </ul>
  * Any other job (no cadence, or no share of the pool) is always admitted.
+ *
+ * <p><b>Borrowing devices.</b> For a job that needs GPUs, a queued job of another cadence counts as waiting
+ * only when it could use idle devices now: it needs no GPU, or no more than the free devices of the pool's
+ * roomiest live host ({@code mostFree}, which the store passes from the hosts its placement reads). A job
+ * that fits on no host's free devices waits for a host to drain, not for idle devices; the pool's reservation
+ * ({@link DevicePlacement}) is what keeps a host draining for it, and borrowing jobs backfill around that
+ * reservation like any other. For a job that needs no GPU every waiting job of another cadence counts.
  */
 public final class ShareLedger {
 
@@ -34,6 +41,8 @@ public final class ShareLedger {
   private final Map<String, int[]> held = new HashMap<>();
   /** Per cadence, the empty one for none: queued jobs. */
   private final Map<String, Integer> queued = new HashMap<>();
+  /** Per cadence, the empty one for none: queued jobs by the GPUs they need (index 0 to MAX_GPUS). */
+  private final Map<String, int[]> queuedByGpus = new HashMap<>();
 
   /**
    * An empty ledger.
@@ -110,6 +119,7 @@ public final class ShareLedger {
    */
   public void queued(JobSpec spec) {
     queued.merge(spec.cadence(), 1, Integer::sum);
+    queuedByGpus.computeIfAbsent(spec.cadence(), c -> new int[JobSpec.MAX_GPUS + 1])[spec.gpus()]++;
   }
 
   /**
@@ -118,7 +128,14 @@ public final class ShareLedger {
    * @param spec the job
    */
   public void unqueued(JobSpec spec) {
-    queued.computeIfPresent(spec.cadence(), (c, n) -> n <= 1 ? null : n - 1);
+    if (queued.computeIfPresent(spec.cadence(), (c, n) -> n <= 1 ? null : n - 1) == null) {
+      queuedByGpus.remove(spec.cadence());
+    } else {
+      int[] byGpus = queuedByGpus.get(spec.cadence());
+      if (byGpus != null && byGpus[spec.gpus()] > 0) {
+        byGpus[spec.gpus()]--;
+      }
+    }
   }
 
   /**
@@ -155,6 +172,19 @@ public final class ShareLedger {
   }
 
   /**
+   * Whether the shares admit a lease on the job now, a job that needs GPUs borrowing only devices no other
+   * cadence's waiting job could use (see the class comment).
+   *
+   * @param shares the store's shares
+   * @param spec a queued job of the pool
+   * @param mostFree the free devices of the pool's roomiest live host now (0 when it has none)
+   * @return true when it may be claimed
+   */
+  public boolean admits(FleetShares shares, JobSpec spec, int mostFree) {
+    return refusal(shares, spec, mostFree).isEmpty();
+  }
+
+  /**
    * Why the shares refuse the job, if they do: {@link WaitReason.Kind#SHARE_FULL} with a sentence such as
    * "cadence weekly holds 1 of 1 runner of pool h200".
    *
@@ -163,6 +193,21 @@ public final class ShareLedger {
    * @return the reason, or empty when it is admitted
    */
   public Optional<WaitReason> refusal(FleetShares shares, JobSpec spec) {
+    return refusal(shares, spec, Integer.MAX_VALUE);
+  }
+
+  /**
+   * Why the shares refuse the job, if they do, a job that needs GPUs borrowing only devices no other
+   * cadence's waiting job could use: the waiting jobs of other cadences that need more than {@code mostFree}
+   * GPUs do not stop it from borrowing (see the class comment).
+   *
+   * @param shares the store's shares
+   * @param spec a queued job of the pool
+   * @param mostFree the free devices of the pool's roomiest live host now (0 when it has none); ignored for a
+   *     job that needs no GPU
+   * @return the reason, or empty when it is admitted
+   */
+  public Optional<WaitReason> refusal(FleetShares shares, JobSpec spec, int mostFree) {
     if (!spec.hasCadence()) {
       return Optional.empty();
     }
@@ -176,8 +221,7 @@ public final class ShareLedger {
     if ((long) have + cost <= s.amount()) {
       return Optional.empty();
     }
-    boolean othersWait = othersWaiting(shares, s.cadence());
-    if (s.borrow() && !othersWait) {
+    if (s.borrow() && !othersWaiting(shares, s.cadence(), spec.gpus() == 0 ? Integer.MAX_VALUE : mostFree)) {
       return Optional.empty();
     }
     String sentence = "cadence " + s.cadence() + " holds " + have + " of " + s.amount() + " "
@@ -196,9 +240,24 @@ public final class ShareLedger {
    * @return true when borrowing is refused
    */
   public boolean othersWaiting(FleetShares shares, String cadence) {
+    return othersWaiting(shares, cadence, Integer.MAX_VALUE);
+  }
+
+  /**
+   * Whether another cadence waits for idle devices of the pool: some queued job of the pool that needs no GPU,
+   * or no more than {@code mostFree}, has another cadence (or none) that holds less than its own amount, or
+   * has no share of the pool.
+   *
+   * @param shares the store's shares
+   * @param cadence the cadence that would borrow
+   * @param mostFree the free devices of the pool's roomiest live host now; {@link Integer#MAX_VALUE} to count
+   *     every waiting job
+   * @return true when borrowing is refused
+   */
+  public boolean othersWaiting(FleetShares shares, String cadence, int mostFree) {
     for (Map.Entry<String, Integer> e : queued.entrySet()) {
       String other = e.getKey();
-      if (other.equals(cadence) || e.getValue() <= 0) {
+      if (other.equals(cadence) || e.getValue() <= 0 || !anyFits(other, mostFree)) {
         continue;
       }
       if (other.isEmpty()) {
@@ -206,6 +265,20 @@ public final class ShareLedger {
       }
       Optional<FleetShares.Share> theirs = shares.share(other, pool);
       if (theirs.isEmpty() || held(other, theirs.get().unit()) < theirs.get().amount()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether a queued job of the cadence needs no more than {@code mostFree} GPUs. */
+  private boolean anyFits(String cadence, int mostFree) {
+    int[] byGpus = queuedByGpus.get(cadence);
+    if (byGpus == null) {
+      return false;
+    }
+    for (int g = 0, top = Math.min(JobSpec.MAX_GPUS, Math.max(0, mostFree)); g <= top; g++) {
+      if (byGpus[g] > 0) {
         return true;
       }
     }

@@ -304,9 +304,10 @@ public final class ReferenceQueueStore implements QueueStore {
     while (!me.devices().isEmpty()) {
       // The reservation as it stands before each placement, and after the last one: what the pool keeps.
       List<DevicePlacement.Host> hosts = hosts(me.tag(), me.name(), now, command.collectorTimeout());
-      List<DevicePlacement.Candidate> candidates = gpuCandidates(me.tag(), now);
+      int mostFree = DevicePlacement.mostFree(hosts);
+      List<DevicePlacement.Candidate> candidates = gpuCandidates(me.tag(), now, mostFree);
       DevicePlacement.KeptReservation before = kept.get(me.tag());
-      DevicePlacement.KeptReservation after = DevicePlacement.keep(before, heldBack(before, me.tag(), now),
+      DevicePlacement.KeptReservation after = DevicePlacement.keep(before, heldBack(before, me.tag(), now, mostFree),
           DevicePlacement.reservation(hosts, candidates, now, before));
       if (after != null) {
         kept.put(me.tag(), after);
@@ -379,26 +380,27 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   /** Whether the job of a pool's kept reservation is still queued and its share refuses it now. */
-  private boolean heldBack(DevicePlacement.@org.jspecify.annotations.Nullable KeptReservation reservation, String tag, Instant now) {
+  private boolean heldBack(DevicePlacement.@org.jspecify.annotations.Nullable KeptReservation reservation, String tag, Instant now,
+      int mostFree) {
     if (reservation == null) {
       return false;
     }
     Job j = jobs.get(reservation.job().value());
-    return j != null && j.state() == JobState.QUEUED && !ledger(tag, now).admits(shares, j.spec());
+    return j != null && j.state() == JobState.QUEUED && !ledger(tag, now).admits(shares, j.spec(), mostFree);
   }
 
   /**
    * The oldest queued job of each GPU count of a tag that the shares admit, and the job that holds the pool's
    * kept reservation when it is queued and admitted too.
    */
-  private List<DevicePlacement.Candidate> gpuCandidates(String tag, Instant now) {
+  private List<DevicePlacement.Candidate> gpuCandidates(String tag, Instant now, int mostFree) {
     TreeMap<Integer, Job> oldest = new TreeMap<>();
     ShareLedger ledger = ledger(tag, now);
     DevicePlacement.KeptReservation reserved = kept.get(tag);
     Job holder = null;
     for (Job j : jobs.values()) {
       if (j.state() == JobState.QUEUED && j.spec().collectorTag().equals(tag) && j.spec().gpus() > 0
-          && ledger.admits(shares, j.spec())) {
+          && ledger.admits(shares, j.spec(), mostFree)) {
         oldest.putIfAbsent(j.spec().gpus(), j);
         if (reserved != null && j.id().equals(reserved.job())) {
           holder = j;

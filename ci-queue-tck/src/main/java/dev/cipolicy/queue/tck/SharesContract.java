@@ -233,6 +233,33 @@ abstract class SharesContract extends GpuKitGroup {
   }
 
   @Test
+  @DisplayName("a borrowing cadence takes idle devices that no other cadence's waiting job fits, and stops once"
+      + " one fits")
+  void borrowDevicesNobodyElseFits() {
+    host("h0", Devices.count(8));
+    store.setShares(FleetShares.of(Share.gpus("nightly", "gpu", 4).borrowing()));
+    List<Job> nightly = gpuJobsOf("nightly", 4, 2);
+    List<Job> wide = gpuJobsOf("pr", 8);
+    // After the first nightly job four devices are free: the pull request's 8-GPU job fits on none of them,
+    // so it does not stop the nightly from borrowing them.
+    assertThat(claim("h0", 10)).extracting(c -> c.job().id()).containsExactly(nightly.get(0).id(),
+        nightly.get(1).id());
+    assertThat(reasonOf("gpu", wide.get(0)).kind()).isNotEqualTo(WaitReason.Kind.SHARE_FULL);
+    List<Job> more = gpuJobsOf("nightly", 2);
+    List<Job> narrow = gpuJobsOf("pr", 2, 2);
+    complete(nightly.get(1));
+    // Four devices are free and pull requests' jobs fit on them: the nightly, holding 4 of 4, gives them back.
+    WaitReason reason = reasonOf("gpu", more.get(0));
+    assertThat(reason.kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
+    assertThat(reason.sentence()).isEqualTo("cadence nightly holds 4 of 4 GPUs of pool gpu; this job needs 2; it"
+        + " borrows no more while another cadence waits for the pool");
+    assertThat(claim("h0", 10)).extracting(c -> c.job().id()).containsExactly(narrow.get(0).id(),
+        narrow.get(1).id());
+    assertThat(reload(more.get(0)).state()).isEqualTo(JobState.QUEUED);
+    assertThat(reload(wide.get(0)).state()).isEqualTo(JobState.QUEUED);
+  }
+
+  @Test
   @DisplayName("lowering a share takes no lease away; the cadence waits until it is back under")
   void loweredShare() {
     runners(3);
