@@ -536,12 +536,12 @@ final class QueueClaims {
   }
 
   /**
-   * The oldest queued job of each GPU count (up to the largest host) that the shares admit; every queued GPU
-   * job read goes into {@code known}.
+   * The oldest queued job of each GPU count (up to the largest host) that the shares admit, borrowing judged
+   * against {@code mostFree}, the free devices of the roomiest host; every queued GPU job read goes into
+   * {@code known}.
    */
   private void admittedGpuCandidates(Connection c, String tag, int largest, int mostFree, FleetShares shares,
-      ShareLedger ledger,
-      List<DevicePlacement.Candidate> out, Map<JobId, KnownJob> known) throws SQLException {
+      ShareLedger ledger, List<DevicePlacement.Candidate> out, Map<JobId, KnownJob> known) throws SQLException {
     java.util.TreeMap<Integer, DevicePlacement.Candidate> oldest = new java.util.TreeMap<>();
     try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuQueuedOfTag)) {
       st.setString(1, tag);
@@ -555,7 +555,8 @@ final class QueueClaims {
           DevicePlacement.Candidate candidate = new DevicePlacement.Candidate(JobId.of(rs.getLong(2)),
               gpus, Duration.ofNanos(rs.getLong(3) * 1_000));
           known.put(candidate.job(), new KnownJob(candidate, cadence == null ? "" : cadence));
-          if (gpus > largest || oldest.containsKey(gpus) || !ledger.admits(shares, shareSpec(tag, gpus, cadence), mostFree)) {
+          if (gpus > largest || oldest.containsKey(gpus)
+              || !ledger.admits(shares, shareSpec(tag, gpus, cadence), mostFree)) {
             continue;
           }
           oldest.put(gpus, candidate);
