@@ -667,24 +667,21 @@ public final class QueueOrder {
       if (headLabel == null) {
         headLabel = p.request().label();
         reason = running.size() >= maxInProgress
-            ? new WaitReason(WaitReason.Kind.CAP_REACHED, "cap of " + maxInProgress + " request"
-                + (maxInProgress == 1 ? "" : "s") + " in progress reached (" + String.join(", ", running)
-                + "); starts when one completes")
-            : new WaitReason(WaitReason.Kind.NEXT_TO_START, "next to start, at the site's next tick");
+            ? WaitReason.builder().kind(WaitReason.Kind.CAP_REACHED).cap(maxInProgress).inProgress(running).build()
+            : WaitReason.builder().kind(WaitReason.Kind.NEXT_TO_START).build();
       } else if (p.basis() == Basis.AFTER_PARENT) {
-        reason = new WaitReason(WaitReason.Kind.WAITING_FOR_PARENT, "waiting for its parent "
-            + p.request().parentSha().orElse("?") + ", a ready request placed before it (level " + p.level()
-            + "); " + ahead + " ahead");
+        reason = WaitReason.builder().kind(WaitReason.Kind.WAITING_FOR_PARENT)
+            .parentSha(p.request().parentSha().orElse("?")).level(p.level()).ahead(ahead).build();
       } else {
-        reason = new WaitReason(WaitReason.Kind.BEHIND_OLDER_REQUEST, "behind " + ahead + " ready request"
-            + (ahead == 1 ? "" : "s") + " (next to start: " + headLabel + ")");
+        reason = WaitReason.builder().kind(WaitReason.Kind.BEHIND_OLDER_REQUEST).ahead(ahead).nextToStart(headLabel)
+            .build();
       }
       out.add(new RequestWait(p.request(), reason));
       ahead++;
     }
     for (Placed p : waiting) {
-      out.add(new RequestWait(p.request(), new WaitReason(WaitReason.Kind.WAITING_FOR_ARTIFACTS,
-          "waiting for its artifacts (" + p.request().label() + ")")));
+      out.add(new RequestWait(p.request(), WaitReason.builder().kind(WaitReason.Kind.WAITING_FOR_ARTIFACTS)
+          .label(p.request().label()).build()));
     }
     return out;
   }

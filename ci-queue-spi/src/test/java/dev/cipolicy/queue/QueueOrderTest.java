@@ -128,12 +128,13 @@ class QueueOrderTest {
     assertThat(capped).extracting(w -> w.reason().kind()).containsExactly(WaitReason.Kind.CAP_REACHED,
         WaitReason.Kind.BEHIND_OLDER_REQUEST, WaitReason.Kind.WAITING_FOR_PARENT,
         WaitReason.Kind.WAITING_FOR_ARTIFACTS);
-    assertThat(capped).extracting(w -> w.reason().sentence()).containsExactly(
-        "cap of 1 request in progress reached (" + running.label() + "); starts when one completes",
-        "behind 1 ready request (next to start: " + release.label() + ")",
-        "waiting for its parent m1, a ready request placed before it (level 1); 2 ahead",
-        "waiting for its artifacts (" + waiting.label() + ")");
-    assertThat(order.waitReasons(2).get(0).reason()).isEqualTo(new WaitReason(WaitReason.Kind.NEXT_TO_START,
-        "next to start, at the site's next tick"));
+    assertThat(capped).extracting(RequestWait::reason).containsExactly(
+        WaitReason.builder().kind(WaitReason.Kind.CAP_REACHED).cap(1).addInProgress(running.label()).build(),
+        WaitReason.builder().kind(WaitReason.Kind.BEHIND_OLDER_REQUEST).ahead(1).nextToStart(release.label())
+            .build(),
+        WaitReason.builder().kind(WaitReason.Kind.WAITING_FOR_PARENT).parentSha("m1").level(1).ahead(2).build(),
+        WaitReason.builder().kind(WaitReason.Kind.WAITING_FOR_ARTIFACTS).label(waiting.label()).build());
+    assertThat(order.waitReasons(2).get(0).reason())
+        .isEqualTo(WaitReason.builder().kind(WaitReason.Kind.NEXT_TO_START).build());
   }
 }

@@ -70,9 +70,6 @@ final class QueueFleet {
   private final Map<String, List<String>> hostsOfPool = new TreeMap<>();
   private final Map<Long, Workload.Test> testOfJob = new HashMap<>();
   private final Map<String, TreeSet<Long>> queuedOfPool = new HashMap<>();
-  /** The host named by a {@link WaitReason.Kind#RESERVED_FOR_IT} sentence. */
-  private static final java.util.regex.Pattern RESERVED_HOST = java.util.regex.Pattern.compile(
-      "host (\\S+) reserved for it");
   private final Map<Long, Long> boundOf = new HashMap<>();
   private final Map<Long, Long> actualBoundOf = new HashMap<>();
   /**
@@ -315,7 +312,7 @@ final class QueueFleet {
       List<JobWait> waits = store.waitingJobs(e.getKey(), COLLECTOR_TIMEOUT);
       boolean dormant = false;
       for (JobWait w : waits) {
-        dormant |= DevicePlacement.dormantHost(w.reason()).isPresent();
+        dormant |= w.reason().dormant();
       }
       for (JobWait w : waits) {
         long head = w.job().id().value();
@@ -332,13 +329,9 @@ final class QueueFleet {
         }
         // The bound from the reserved host's holders (the host the wait reason names): the longest remaining
         // estimate among them, plus one claim interval.
-        java.util.regex.Matcher m = RESERVED_HOST.matcher(w.reason().sentence());
-        if (!m.find()) {
-          throw new IllegalStateException("no reserved host in " + w.reason().sentence());
-        }
         long free = clock.millis;
         long freeActual = clock.millis;
-        for (Holding h : holdings.get(m.group(1))) {
+        for (Holding h : holdings.get(w.reason().host().orElseThrow())) {
           free = Math.max(free, h.from() + h.test().estimate());
           freeActual = Math.max(freeActual, h.from() + h.test().actual());
         }

@@ -44,12 +44,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DevicePlacement {
 
-  /** What the wait reason of a job that keeps a dormant reservation adds, before the host's name. */
-  static final String DORMANT_PREFIX = "; keeps the reservation of host ";
-
-  /** What the wait reason of a job that keeps a dormant reservation adds, after the host's name. */
-  static final String DORMANT_SUFFIX = " for when its share admits it";
-
   private DevicePlacement() {}
 
   /**
@@ -212,24 +206,6 @@ public final class DevicePlacement {
       return before;
     }
     return reservation.map(Reservation::kept).orElse(null);
-  }
-
-  /**
-   * The host of the dormant reservation a wait reason says its job keeps ({@link #keep}): present when the
-   * reason is {@link WaitReason.Kind#SHARE_FULL} and ends "keeps the reservation of host H for when its share
-   * admits it".
-   *
-   * @param reason a queued job's wait reason
-   * @return the host it keeps reserved, or empty
-   */
-  public static Optional<String> dormantHost(WaitReason reason) {
-    String sentence = reason.sentence();
-    int at = sentence.lastIndexOf(DORMANT_PREFIX);
-    if (reason.kind() != WaitReason.Kind.SHARE_FULL || at < 0 || !sentence.endsWith(DORMANT_SUFFIX)
-        || at + DORMANT_PREFIX.length() > sentence.length() - DORMANT_SUFFIX.length()) {
-      return Optional.empty();
-    }
-    return Optional.of(sentence.substring(at + DORMANT_PREFIX.length(), sentence.length() - DORMANT_SUFFIX.length()));
   }
 
   /**
@@ -541,8 +517,8 @@ public final class DevicePlacement {
     for (Job j : queued) {
       Optional<WaitReason> refused = ledger.refusal(shares, j.spec(), mostFree);
       if (refused.isPresent() && kept != null && j.id().equals(kept.job())) {
-        out.put(j.id(), new JobWait(j, new WaitReason(refused.get().kind(), refused.get().sentence()
-            + DORMANT_PREFIX + kept.host() + DORMANT_SUFFIX)));
+        out.put(j.id(), new JobWait(j, WaitReason.builder().from(refused.get()).host(kept.host()).dormant(true)
+            .build()));
       } else if (refused.isPresent()) {
         out.put(j.id(), new JobWait(j, refused.get()));
       } else {
@@ -560,29 +536,23 @@ public final class DevicePlacement {
     int n = job.spec().gpus();
     if (n == 0) {
       return liveCollectors > 0
-          ? new WaitReason(WaitReason.Kind.CLAIMABLE, "claimable by the " + liveCollectors + " live collector"
-              + (liveCollectors == 1 ? "" : "s") + " of pool " + pool + "; waits for the next claim")
-          : new WaitReason(WaitReason.Kind.NO_LIVE_COLLECTOR, "no live collector of pool " + pool);
+          ? WaitReason.of(WaitReason.Kind.CLAIMABLE, pool, 0).liveCollectors(liveCollectors).build()
+          : WaitReason.of(WaitReason.Kind.NO_LIVE_COLLECTOR, pool, 0).build();
     }
-    String needs = "needs " + n + " GPU" + (n == 1 ? "" : "s") + "; ";
     if (hosts.isEmpty()) {
-      return new WaitReason(WaitReason.Kind.NO_LIVE_COLLECTOR, needs + "no live collector of pool " + pool
-          + " advertises devices");
+      return WaitReason.of(WaitReason.Kind.NO_LIVE_COLLECTOR, pool, n).build();
     }
     int largest = largestHost(hosts);
     if (n > largest) {
-      return new WaitReason(WaitReason.Kind.NO_HOST_LARGE_ENOUGH, needs + "no live host of pool " + pool
-          + " has that many devices (the largest has " + largest + ")");
+      return WaitReason.of(WaitReason.Kind.NO_HOST_LARGE_ENOUGH, pool, n).largestHost(largest).build();
     }
     if (reserved != null && reserved.job().equals(job.id())) {
-      return new WaitReason(WaitReason.Kind.RESERVED_FOR_IT, needs + "host " + reserved.host()
-          + " reserved for it, " + reserved.free() + " of " + reserved.size() + " free, expected free at "
-          + reserved.until());
+      return WaitReason.of(WaitReason.Kind.RESERVED_FOR_IT, pool, n).host(reserved.host()).free(reserved.free())
+          .size(reserved.size()).expectedFree(reserved.until()).build();
     }
     Candidate first = oldest.get(n);
     if (first != null && !first.job().equals(job.id())) {
-      return new WaitReason(WaitReason.Kind.BEHIND_OLDER_JOB, needs + "waits behind job " + first.job().value()
-          + ", the oldest " + n + "-GPU job of pool " + pool);
+      return WaitReason.of(WaitReason.Kind.BEHIND_OLDER_JOB, pool, n).otherJob(first.job()).build();
     }
     boolean blockedByReservation = false;
     int mostFree = 0;
@@ -597,18 +567,18 @@ public final class DevicePlacement {
         blockedByReservation = true;
         continue;
       }
-      return new WaitReason(WaitReason.Kind.CLAIMABLE, needs + "host " + h.name() + " has " + free + " of "
-          + h.devices().size() + " free; waits for its next claim");
+      return WaitReason.of(WaitReason.Kind.CLAIMABLE, pool, n).host(h.name()).free(free).size(h.devices().size())
+          .build();
     }
     if (blockedByReservation && reserved != null) {
-      return new WaitReason(WaitReason.Kind.HOST_RESERVED, needs + "host " + reserved.host() + " reserved for job "
-          + reserved.job().value() + " until " + reserved.until() + (job.spec().estimate().isZero()
-              ? ", and this job has no estimate" : ", and this job would end after that"));
+      return WaitReason.of(WaitReason.Kind.HOST_RESERVED, pool, n).host(reserved.host()).otherJob(reserved.job())
+          .expectedFree(reserved.until()).noEstimate(job.spec().estimate().isZero()).build();
     }
-    String kept = reserved != null && job.id().compareTo(reserved.job()) < 0 ? "; the reservation of host "
-        + reserved.host() + " stays with job " + reserved.job().value() + " until it starts" : "";
-    return new WaitReason(WaitReason.Kind.NO_FREE_DEVICES, needs + "no host of pool " + pool + " has " + n
-        + " free devices (the most free on one host: " + mostFree + ")" + kept);
+    WaitReason.Builder none = WaitReason.of(WaitReason.Kind.NO_FREE_DEVICES, pool, n).mostFree(mostFree);
+    if (reserved != null && job.id().compareTo(reserved.job()) < 0) {
+      none.host(reserved.host()).otherJob(reserved.job());
+    }
+    return none.build();
   }
 
   /**

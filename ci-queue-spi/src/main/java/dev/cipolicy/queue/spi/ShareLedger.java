@@ -224,11 +224,7 @@ public final class ShareLedger {
     if (s.borrow() && !othersWaiting(shares, s.cadence(), spec.gpus() == 0 ? Integer.MAX_VALUE : mostFree)) {
       return Optional.empty();
     }
-    String sentence = "cadence " + s.cadence() + " holds " + have + " of " + s.amount() + " "
-        + FleetShares.unitName(s.unit(), s.amount()) + " of pool " + pool
-        + (s.unit() == FleetShares.Unit.GPUS ? "; this job needs " + cost : "")
-        + (s.borrow() ? "; it borrows no more while another cadence waits for the pool" : "");
-    return Optional.of(new WaitReason(WaitReason.Kind.SHARE_FULL, sentence));
+    return Optional.of(WaitReason.of(WaitReason.Kind.SHARE_FULL, pool, spec.gpus()).share(s).held(have).build());
   }
 
   /**

@@ -38,17 +38,6 @@ class DormantReservationTest {
   }
 
   @Test
-  void aWaitReasonNamesTheHostOfItsDormantReservation() {
-    WaitReason dormant = new WaitReason(WaitReason.Kind.SHARE_FULL, "cadence weekly holds 4 of 4 GPUs of pool gpu;"
-        + " this job needs 4; keeps the reservation of host h0 for when its share admits it");
-    assertThat(DevicePlacement.dormantHost(dormant)).contains("h0");
-    assertThat(DevicePlacement.dormantHost(new WaitReason(WaitReason.Kind.SHARE_FULL,
-        "cadence weekly holds 1 of 1 runner of pool h200"))).isEmpty();
-    assertThat(DevicePlacement.dormantHost(new WaitReason(WaitReason.Kind.NO_FREE_DEVICES, dormant.sentence())))
-        .isEmpty();
-  }
-
-  @Test
   void aDormantReservationRestrictsNothing() {
     // h0 is kept for job 7, which its share holds back, so it is no candidate: job 8 (4 GPUs, no estimate) takes
     // h0's free devices, and the reservation, if any, is the head's among the offered jobs.

@@ -55,9 +55,10 @@ class FleetSharesTest {
     // Over its amount, but nobody else waits: it borrows.
     assertThat(ledger.admits(shares, job("weekly"))).isTrue();
     ledger.queued(job(""));
-    assertThat(ledger.refusal(shares, job("weekly")).orElseThrow().sentence())
-        .isEqualTo("cadence weekly holds 1 of 1 runner of pool r; it borrows no more while another cadence waits"
-            + " for the pool");
+    WaitReason refused = ledger.refusal(shares, job("weekly")).orElseThrow();
+    assertThat(refused.kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
+    assertThat(refused.share()).contains(shares.share("weekly", "r").orElseThrow());
+    assertThat(refused.held()).hasValue(1);
     ledger.unqueued(job(""));
     ledger.queued(job("nightly"));
     assertThat(ledger.admits(shares, job("weekly"))).as("nightly waits, under its share").isFalse();
@@ -80,8 +81,8 @@ class FleetSharesTest {
     assertThat(ledger.admits(shares, JobSpec.required("c", "g").withGpus(1, Duration.ZERO).withCadence("weekly")))
         .isTrue();
     assertThat(ledger.refusal(shares, JobSpec.required("c", "g").withGpus(2, Duration.ZERO).withCadence("weekly"))
-        .orElseThrow()).isEqualTo(new WaitReason(WaitReason.Kind.SHARE_FULL,
-            "cadence weekly holds 3 of 4 GPUs of pool g; this job needs 2"));
+        .orElseThrow()).isEqualTo(WaitReason.of(WaitReason.Kind.SHARE_FULL, "g", 2)
+            .share(Share.gpus("weekly", "g", 4)).held(3).build());
     assertThat(ledger.admits(shares, JobSpec.required("d", "g").withCadence("weekly"))).as("no GPU, no cost")
         .isTrue();
   }

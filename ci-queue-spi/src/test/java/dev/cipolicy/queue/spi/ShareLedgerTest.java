@@ -25,8 +25,8 @@ class ShareLedgerTest {
     assertThat(ledger.admits(NIGHTLY_BORROWS, next, 4)).isTrue();
     // A host with 8 free could run it: the nightly borrows no more.
     assertThat(ledger.admits(NIGHTLY_BORROWS, next, 8)).isFalse();
-    assertThat(ledger.refusal(NIGHTLY_BORROWS, next, 8).orElseThrow().sentence()).isEqualTo("cadence nightly holds"
-        + " 4 of 4 GPUs of pool g; this job needs 2; it borrows no more while another cadence waits for the pool");
+    assertThat(ledger.refusal(NIGHTLY_BORROWS, next, 8)).contains(WaitReason.of(WaitReason.Kind.SHARE_FULL, "g", 2)
+        .share(NIGHTLY_BORROWS.share("nightly", "g").orElseThrow()).held(4).build());
     // The two-argument forms count every waiting job, as before.
     assertThat(ledger.admits(NIGHTLY_BORROWS, next)).isFalse();
     assertThat(ledger.othersWaiting(NIGHTLY_BORROWS, "nightly")).isTrue();

@@ -162,14 +162,14 @@ abstract class ReservationsContract extends GpuKitGroup {
     // The weekly share holds the older 8-GPU job back: the nightly one is the head, and h0 is reserved for it.
     assertThat(claim("h0", 4)).isEmpty();
     assertThat(reasonOf(older).kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
-    assertThat(reasonOf(head).sentence()).isEqualTo("needs 8 GPUs; host h0 reserved for it, 6 of 8 free,"
-        + " expected free at " + START.plus(Duration.ofMinutes(30)));
+    assertThat(reasonOf(head)).isEqualTo(WaitReason.of(WaitReason.Kind.RESERVED_FOR_IT, "gpu", 8).host("h0")
+        .free(6).size(8).expectedFree(START.plus(Duration.ofMinutes(30))).build());
     clock.advance(Duration.ofMinutes(30));
     complete(weekly);
     // The weekly job is admitted again and is older, but the reservation stays with the nightly job.
     assertThat(reasonOf(head).kind()).isEqualTo(WaitReason.Kind.RESERVED_FOR_IT);
-    assertThat(reasonOf(older).sentence()).isEqualTo("needs 8 GPUs; host h0 reserved for job " + head.id().value()
-        + " until " + clock.instant() + ", and this job would end after that");
+    assertThat(reasonOf(older)).isEqualTo(WaitReason.of(WaitReason.Kind.HOST_RESERVED, "gpu", 8).host("h0")
+        .otherJob(head.id()).expectedFree(clock.instant()).build());
     assertThat(claimDevices("h0", head)).hasSize(8);
     assertThat(reload(older).state()).isEqualTo(JobState.QUEUED);
     // Now the older job holds the next reservation.
@@ -195,10 +195,10 @@ abstract class ReservationsContract extends GpuKitGroup {
     // Four devices are free and the released job is the oldest; it would end after the reservation, so h0
     // stays reserved for the 8-GPU job (until the 30-minute holder ends).
     Instant until = START.plus(Duration.ofMinutes(30));
-    assertThat(reasonOf(head).sentence()).isEqualTo("needs 8 GPUs; host h0 reserved for it, 4 of 8 free,"
-        + " expected free at " + until);
-    assertThat(reasonOf(older).sentence()).isEqualTo("needs 4 GPUs; host h0 reserved for job " + head.id().value()
-        + " until " + until + ", and this job would end after that");
+    assertThat(reasonOf(head)).isEqualTo(WaitReason.of(WaitReason.Kind.RESERVED_FOR_IT, "gpu", 8).host("h0")
+        .free(4).size(8).expectedFree(until).build());
+    assertThat(reasonOf(older)).isEqualTo(WaitReason.of(WaitReason.Kind.HOST_RESERVED, "gpu", 4).host("h0")
+        .otherJob(head.id()).expectedFree(until).build());
     assertThat(claim("h0", 4)).isEmpty();
     clock.advance(Duration.ofMinutes(30));
     complete(shorter);
@@ -223,14 +223,13 @@ abstract class ReservationsContract extends GpuKitGroup {
     Job head = gpuJobs(Duration.ofHours(1), 8).get(0);
     // h1 frees its devices in 40 minutes, h0 in 50: h1 is reserved for the head (the weekly job is held back).
     assertThat(claim("h1", 2)).isEmpty();
-    assertThat(reasonOf(head).sentence()).isEqualTo("needs 8 GPUs; host h1 reserved for it, 2 of 8 free,"
-        + " expected free at " + START.plus(Duration.ofMinutes(40)));
+    assertThat(reasonOf(head)).isEqualTo(WaitReason.of(WaitReason.Kind.RESERVED_FOR_IT, "gpu", 8).host("h1")
+        .free(2).size(8).expectedFree(START.plus(Duration.ofMinutes(40))).build());
     clock.advance(Duration.ofMinutes(20));
     complete(weekly);
     assertThat(claim("h0", 2)).isEmpty();
-    assertThat(reasonOf(older).sentence()).isEqualTo("needs 8 GPUs; no host of pool gpu has 8 free devices (the"
-        + " most free on one host: 2); the reservation of host h1 stays with job " + head.id().value()
-        + " until it starts");
+    assertThat(reasonOf(older)).isEqualTo(WaitReason.of(WaitReason.Kind.NO_FREE_DEVICES, "gpu", 8).mostFree(2)
+        .host("h1").otherJob(head.id()).build());
     assertThat(reasonOf(head).kind()).isEqualTo(WaitReason.Kind.RESERVED_FOR_IT);
     clock.advance(Duration.ofMinutes(20));
     complete(busy);
@@ -267,19 +266,17 @@ abstract class ReservationsContract extends GpuKitGroup {
     Job head = gpuJobs(Duration.ofHours(1), 8).get(0);
     assertThat(claimDevices("h0", shortWeekly)).containsExactly(6, 7);
     assertThat(reasonOf(weekly).kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
-    assertThat(reasonOf(weekly).sentence()).endsWith("; keeps the reservation of host h0 for when its share"
-        + " admits it");
+    assertDormant(reasonOf(weekly), "h0");
     assertThat(claim("h0", 4)).isEmpty();
-    assertThat(reasonOf(weekly).sentence()).endsWith("; keeps the reservation of host h0 for when its share"
-        + " admits it");
-    assertThat(reasonOf(head).sentence()).isEqualTo("needs 8 GPUs; host h0 reserved for it, 0 of 8 free,"
-        + " expected free at " + START.plus(Duration.ofMinutes(30)));
+    assertDormant(reasonOf(weekly), "h0");
+    assertThat(reasonOf(head)).isEqualTo(WaitReason.of(WaitReason.Kind.RESERVED_FOR_IT, "gpu", 8).host("h0")
+        .free(0).size(8).expectedFree(START.plus(Duration.ofMinutes(30))).build());
     clock.advance(Duration.ofMinutes(10));
     complete(shortWeekly);
     // Admitted again, the weekly job holds its reservation again, before and after the next claim.
     Instant until = START.plus(Duration.ofMinutes(30));
-    assertThat(reasonOf(weekly).sentence()).isEqualTo("needs 4 GPUs; host h0 reserved for it, 2 of 8 free,"
-        + " expected free at " + until);
+    assertThat(reasonOf(weekly)).isEqualTo(WaitReason.of(WaitReason.Kind.RESERVED_FOR_IT, "gpu", 4).host("h0")
+        .free(2).size(8).expectedFree(until).build());
     assertThat(reasonOf(head).kind()).isEqualTo(WaitReason.Kind.NO_FREE_DEVICES);
     assertThat(claim("h0", 4)).isEmpty();
     assertThat(reasonOf(weekly).kind()).isEqualTo(WaitReason.Kind.RESERVED_FOR_IT);
@@ -305,7 +302,13 @@ abstract class ReservationsContract extends GpuKitGroup {
     Job unknown = gpuJobs(Duration.ZERO, 6).get(0);
     assertThat(reasonOf(weekly).kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
     assertThat(claimDevices("h0", unknown)).hasSize(6);
-    assertThat(reasonOf(weekly).sentence()).endsWith("; keeps the reservation of host h0 for when its share"
-        + " admits it");
+    assertDormant(reasonOf(weekly), "h0");
+  }
+
+  /** Asserts that a job's share refuses it while it keeps the reservation of {@code host}, dormant. */
+  private static void assertDormant(WaitReason reason, String host) {
+    assertThat(reason.kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
+    assertThat(reason.dormant()).isTrue();
+    assertThat(reason.host()).contains(host);
   }
 }

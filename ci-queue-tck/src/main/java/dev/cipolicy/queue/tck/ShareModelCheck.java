@@ -37,8 +37,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.quicktheories.core.Gen;
 
@@ -118,14 +116,6 @@ final class ShareModelCheck {
       return "shares=" + shares + " " + commands;
     }
   }
-
-  /** The sentence of {@link WaitReason.Kind#RESERVED_FOR_IT}: host, free devices, size, expected instant. */
-  private static final Pattern RESERVED = Pattern.compile(
-      "needs \\d+ GPUs?; host (\\S+) reserved for it, (\\d+) of (\\d+) free, expected free at (\\S+)");
-
-  /** The end of a {@link WaitReason.Kind#SHARE_FULL} sentence of a job that keeps a dormant reservation. */
-  private static final Pattern DORMANT = Pattern.compile(
-      ".*; keeps the reservation of host (\\S+) for when its share admits it");
 
   /** A reservation as the wait reasons of the GPU pool show it. */
   record Shown(Job job, String host, int free, Instant until) {}
@@ -344,14 +334,13 @@ final class ShareModelCheck {
     private @org.jspecify.annotations.Nullable Shown shownDormant() {
       Shown found = null;
       for (JobWait w : real.waitingJobs("g", LEASE)) {
-        Matcher m = DORMANT.matcher(w.reason().sentence());
-        if (!m.matches()) {
+        if (!w.reason().dormant()) {
           continue;
         }
         assertThat(w.reason().kind()).as("kind of dormant %s", w.reason().sentence())
             .isEqualTo(WaitReason.Kind.SHARE_FULL);
         assertThat(found).as("a second dormant reservation in pool g").isNull();
-        found = new Shown(w.job(), m.group(1), 0, real.now());
+        found = new Shown(w.job(), w.reason().host().orElseThrow(), 0, real.now());
       }
       return found;
     }
@@ -363,10 +352,9 @@ final class ShareModelCheck {
         if (w.reason().kind() != WaitReason.Kind.RESERVED_FOR_IT) {
           continue;
         }
-        Matcher m = RESERVED.matcher(w.reason().sentence());
-        assertThat(m.matches()).as("reservation sentence %s", w.reason().sentence()).isTrue();
         assertThat(found).as("a second reservation in pool g").isNull();
-        found = new Shown(w.job(), m.group(1), Integer.parseInt(m.group(2)), Instant.parse(m.group(4)));
+        found = new Shown(w.job(), w.reason().host().orElseThrow(), w.reason().free().orElseThrow(),
+            w.reason().expectedFree().orElseThrow());
       }
       return found;
     }
@@ -522,7 +510,7 @@ final class ShareModelCheck {
     }
 
     private String waits(List<JobWait> waits, boolean isReal) {
-      return waits.stream().map(w -> render(w.job(), isReal) + " : " + w.reason().kind() + " " + w.reason().sentence())
+      return waits.stream().map(w -> render(w.job(), isReal) + " : " + w.reason())
           .collect(Collectors.joining("\n"));
     }
 

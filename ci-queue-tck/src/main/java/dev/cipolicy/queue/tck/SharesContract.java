@@ -93,6 +93,21 @@ abstract class SharesContract extends GpuKitGroup {
     return null;
   }
 
+  /** Asserts the facts of a {@link WaitReason.Kind#SHARE_FULL} reason: the share that refuses and what it holds. */
+  private static void assertRefused(WaitReason reason, String pool, String cadence, int held, int amount,
+      FleetShares.Unit unit, boolean borrow) {
+    assertThat(reason.kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
+    assertThat(reason.pool()).contains(pool);
+    assertThat(reason.held()).hasValue(held);
+    FleetShares.Share share = reason.share().orElseThrow();
+    assertThat(share.cadence()).isEqualTo(cadence);
+    assertThat(share.pool()).isEqualTo(pool);
+    assertThat(share.amount()).isEqualTo(amount);
+    assertThat(share.unit()).isEqualTo(unit);
+    assertThat(share.borrow()).isEqualTo(borrow);
+    assertThat(reason.dormant()).isFalse();
+  }
+
   private WaitReason reasonOf(String pool, Job job) {
     for (JobWait w : store.waitingJobs(pool, LEASE)) {
       if (w.job().id().equals(job.id())) {
@@ -132,7 +147,7 @@ abstract class SharesContract extends GpuKitGroup {
     assertThat(reload(jobs.get(1)).state()).isEqualTo(JobState.QUEUED);
     WaitReason reason = reasonOf("r", jobs.get(1));
     assertThat(reason.kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
-    assertThat(reason.sentence()).isEqualTo("cadence weekly holds 1 of 1 runner of pool r");
+    assertRefused(reason, "r", "weekly", 1, 1, FleetShares.Unit.RUNNERS, false);
     // The lease ends: the capped job is claimed at the very next claim.
     complete(jobs.get(0));
     assertThat(reasonOf("r", jobs.get(1)).kind()).isEqualTo(WaitReason.Kind.CLAIMABLE);
@@ -151,7 +166,7 @@ abstract class SharesContract extends GpuKitGroup {
     assertThat(claim("r0", 10)).isEmpty();
     for (Job j : second) {
       assertThat(reload(j).state()).isEqualTo(JobState.QUEUED);
-      assertThat(reasonOf("r", j).sentence()).isEqualTo("cadence weekly holds 2 of 2 runners of pool r");
+      assertRefused(reasonOf("r", j), "r", "weekly", 2, 2, FleetShares.Unit.RUNNERS, false);
     }
     assertThat(store.fail(ref(this, first.get(1)), dev.cipolicy.queue.spi.Failure.permanent("broken"), 2).status())
         .isEqualTo(LeaseStatus.OK);
@@ -189,7 +204,8 @@ abstract class SharesContract extends GpuKitGroup {
     assertThat(reload(weekly.get(2)).state()).isEqualTo(JobState.QUEUED);
     WaitReason reason = reasonOf("gpu", weekly.get(2));
     assertThat(reason.kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
-    assertThat(reason.sentence()).isEqualTo("cadence weekly holds 4 of 4 GPUs of pool gpu; this job needs 2");
+    assertRefused(reason, "gpu", "weekly", 4, 4, FleetShares.Unit.GPUS, false);
+    assertThat(reason.gpus()).isEqualTo(2);
     complete(nightly.get(0));
     // Four devices are free, but the weekly cadence still holds its four GPUs.
     assertThat(claim("h0", 10)).isEmpty();
@@ -211,8 +227,7 @@ abstract class SharesContract extends GpuKitGroup {
     // Weekly holds 1 of 1 and nightly waits: the idle runner goes to nightly, not to the older weekly job.
     WaitReason reason = reasonOf("r", weekly.get(2));
     assertThat(reason.kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
-    assertThat(reason.sentence()).isEqualTo("cadence weekly holds 1 of 1 runner of pool r; it borrows no more"
-        + " while another cadence waits for the pool");
+    assertRefused(reason, "r", "weekly", 1, 1, FleetShares.Unit.RUNNERS, true);
     assertThat(claimed("r0", 1)).extracting(Job::id).containsExactly(nightly.get(0).id());
     // Nobody waits any more: weekly borrows again.
     assertThat(claimed("r1", 5)).extracting(Job::id).containsExactly(weekly.get(2).id());
@@ -229,7 +244,7 @@ abstract class SharesContract extends GpuKitGroup {
     assertThat(claimed("r1", 1)).extracting(Job::id).containsExactly(weekly.get(0).id());
     // Nightly waits but holds its whole share: weekly borrows the third runner.
     assertThat(claimed("r2", 5)).extracting(Job::id).containsExactly(weekly.get(1).id());
-    assertThat(reasonOf("r", nightly.get(1)).sentence()).isEqualTo("cadence nightly holds 1 of 1 runner of pool r");
+    assertRefused(reasonOf("r", nightly.get(1)), "r", "nightly", 1, 1, FleetShares.Unit.RUNNERS, false);
   }
 
   @Test
@@ -251,8 +266,8 @@ abstract class SharesContract extends GpuKitGroup {
     // Four devices are free and pull requests' jobs fit on them: the nightly, holding 4 of 4, gives them back.
     WaitReason reason = reasonOf("gpu", more.get(0));
     assertThat(reason.kind()).isEqualTo(WaitReason.Kind.SHARE_FULL);
-    assertThat(reason.sentence()).isEqualTo("cadence nightly holds 4 of 4 GPUs of pool gpu; this job needs 2; it"
-        + " borrows no more while another cadence waits for the pool");
+    assertRefused(reason, "gpu", "nightly", 4, 4, FleetShares.Unit.GPUS, true);
+    assertThat(reason.gpus()).isEqualTo(2);
     assertThat(claim("h0", 10)).extracting(c -> c.job().id()).containsExactly(narrow.get(0).id(),
         narrow.get(1).id());
     assertThat(reload(more.get(0)).state()).isEqualTo(JobState.QUEUED);
@@ -269,7 +284,7 @@ abstract class SharesContract extends GpuKitGroup {
     store.setShares(FleetShares.of(Share.runners("weekly", "r", 1)));
     assertThat(claim("r1", 5)).isEmpty();
     assertThat(reload(weekly.get(0)).state()).isEqualTo(JobState.LEASED);
-    assertThat(reasonOf("r", weekly.get(2)).sentence()).isEqualTo("cadence weekly holds 2 of 1 runner of pool r");
+    assertRefused(reasonOf("r", weekly.get(2)), "r", "weekly", 2, 1, FleetShares.Unit.RUNNERS, false);
     complete(weekly.get(0));
     assertThat(claim("r1", 5)).isEmpty();
     complete(weekly.get(1));

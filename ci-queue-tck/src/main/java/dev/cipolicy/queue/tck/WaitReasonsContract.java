@@ -11,6 +11,7 @@ import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.WaitReason;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -54,14 +55,16 @@ abstract class WaitReasonsContract extends GpuKitGroup {
     assertThat(waits).extracting(w -> w.reason().kind()).containsExactly(WaitReason.Kind.RESERVED_FOR_IT,
         WaitReason.Kind.NO_HOST_LARGE_ENOUGH, WaitReason.Kind.HOST_RESERVED, WaitReason.Kind.BEHIND_OLDER_JOB,
         WaitReason.Kind.NO_FREE_DEVICES, WaitReason.Kind.CLAIMABLE);
-    assertThat(waits).extracting(w -> w.reason().sentence()).containsExactly(
-        "needs 8 GPUs; host h0 reserved for it, 2 of 8 free, expected free at " + START.plus(Duration.ofMinutes(30)),
-        "needs 16 GPUs; no live host of pool gpu has that many devices (the largest has 8)",
-        "needs 2 GPUs; host h0 reserved for job " + head.id().value() + " until " + START.plus(Duration.ofMinutes(30))
-            + ", and this job would end after that",
-        "needs 2 GPUs; waits behind job " + longer.id().value() + ", the oldest 2-GPU job of pool gpu",
-        "needs 4 GPUs; no host of pool gpu has 4 free devices (the most free on one host: 2)",
-        "needs 1 GPU; host h0 has 2 of 8 free; waits for its next claim");
+    Instant free = START.plus(Duration.ofMinutes(30));
+    assertThat(waits).extracting(JobWait::reason).containsExactly(
+        WaitReason.of(WaitReason.Kind.RESERVED_FOR_IT, "gpu", 8).host("h0").free(2).size(8).expectedFree(free)
+            .build(),
+        WaitReason.of(WaitReason.Kind.NO_HOST_LARGE_ENOUGH, "gpu", 16).largestHost(8).build(),
+        WaitReason.of(WaitReason.Kind.HOST_RESERVED, "gpu", 2).host("h0").otherJob(head.id()).expectedFree(free)
+            .build(),
+        WaitReason.of(WaitReason.Kind.BEHIND_OLDER_JOB, "gpu", 2).otherJob(longer.id()).build(),
+        WaitReason.of(WaitReason.Kind.NO_FREE_DEVICES, "gpu", 4).mostFree(2).build(),
+        WaitReason.of(WaitReason.Kind.CLAIMABLE, "gpu", 1).host("h0").free(2).size(8).build());
     assertThat(waits).allSatisfy(w -> assertThat(reload(w.job())).isEqualTo(w.job()));
     // Reading the reasons changes nothing: the claim takes what the reasons said was claimable.
     assertThat(claimDevices("h0", shorter)).containsExactly(6);
@@ -73,13 +76,14 @@ abstract class WaitReasonsContract extends GpuKitGroup {
     Request r = submit(NewRequest.master("w1", null));
     List<Job> jobs = store.startRequest(new StartCommand(r.id(), List.of(JobSpec.required("cpu", "gpu"),
         JobSpec.required("g2", "gpu").withGpus(2, Duration.ofMinutes(5))), false, 10)).jobs();
-    assertThat(waits()).extracting(w -> w.reason().sentence()).containsExactly("no live collector of pool gpu",
-        "needs 2 GPUs; no live collector of pool gpu advertises devices");
+    assertThat(waits()).extracting(JobWait::reason).containsExactly(
+        WaitReason.of(WaitReason.Kind.NO_LIVE_COLLECTOR, "gpu", 0).build(),
+        WaitReason.of(WaitReason.Kind.NO_LIVE_COLLECTOR, "gpu", 2).build());
     store.registerCollector("cpu", "gpu", true);
     assertThat(waits()).extracting(w -> w.reason().kind()).containsExactly(WaitReason.Kind.CLAIMABLE,
         WaitReason.Kind.NO_LIVE_COLLECTOR);
-    assertThat(waits().get(0).reason().sentence())
-        .isEqualTo("claimable by the 1 live collector of pool gpu; waits for the next claim");
+    assertThat(waits().get(0).reason())
+        .isEqualTo(WaitReason.of(WaitReason.Kind.CLAIMABLE, "gpu", 0).liveCollectors(1).build());
     host("h0", Devices.count(2));
     assertThat(waits()).extracting(w -> w.reason().kind()).containsExactly(WaitReason.Kind.CLAIMABLE,
         WaitReason.Kind.CLAIMABLE);

@@ -52,8 +52,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -63,8 +61,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FleetView {
   private static final ObjectMapper JSON = new ObjectMapper();
-  /** The host in the sentence of a {@code RESERVED_FOR_IT} wait reason ("...; host h200-1 reserved for it, ..."). */
-  private static final Pattern RESERVED_HOST = Pattern.compile("host (\\S+) reserved for it");
 
   private final JobQueue queue;
   private final QueueStore store;
@@ -340,16 +336,13 @@ public final class FleetView {
 
   /**
    * The reservation the store keeps for a pool, as its wait reasons name it: the job waiting with
-   * {@code RESERVED_FOR_IT} and the host its sentence names; null when none. Placing with it shows the host
+   * {@code RESERVED_FOR_IT} and the host its reason names; null when none. Placing with it shows the host
    * panel the reservation the next claim honours, not one recomputed from the queue's order.
    */
   private static DevicePlacement.@Nullable KeptReservation keptReservation(List<JobWait> waits) {
     for (JobWait w : waits) {
       if (w.reason().kind() == WaitReason.Kind.RESERVED_FOR_IT) {
-        Matcher m = RESERVED_HOST.matcher(w.reason().sentence());
-        if (m.find()) {
-          return new DevicePlacement.KeptReservation(w.job().id(), m.group(1));
-        }
+        return new DevicePlacement.KeptReservation(w.job().id(), w.reason().host().orElseThrow());
       }
     }
     return null;
