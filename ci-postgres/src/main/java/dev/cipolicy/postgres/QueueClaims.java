@@ -15,6 +15,7 @@ import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
+import dev.cipolicy.queue.spi.PoolClaimer;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.ShareLedger;
@@ -112,7 +113,7 @@ final class QueueClaims {
       return claimCapped(c, command, tag, now, hasDevices);
     }
     if (hasDevices) {
-      List<Claim> gpu = claimGpu(c, command, tag, now, null, null);
+      List<Claim> gpu = claimGpu(c, command, tag, now, FleetShares.none());
       if (!gpu.isEmpty()) {
         ClaimResult rest = gpu.size() == command.limit() ? null : claimQueued(c, new ClaimCommand(
             command.collector(), command.leaseDuration(), command.collectorTimeout(), command.maxCrashRescues(),
@@ -187,36 +188,6 @@ final class QueueClaims {
     return new FleetShares(out);
   }
 
-  /** The pool's live leases and queued jobs per cadence, read in the claim's transaction. */
-  private ShareLedger ledger(Connection c, String tag, Instant now) throws SQLException {
-    List<JobSpec> live = new ArrayList<>();
-    List<JobSpec> queued = new ArrayList<>();
-    try (PreparedStatement st = c.prepareStatement(ctx.sql.leasedSpecsOfTag)) {
-      st.setString(1, tag);
-      setInstant(st, 2, now);
-      specs(st, tag, live);
-    }
-    try (PreparedStatement st = c.prepareStatement(ctx.sql.queuedSpecsOfTag)) {
-      st.setString(1, tag);
-      specs(st, tag, queued);
-    }
-    return ShareLedger.of(tag, live, queued);
-  }
-
-  /** Reads (gpus, cadence) rows as the specs a ledger counts (their group does not matter to it). */
-  private static void specs(PreparedStatement st, String tag, List<JobSpec> out) throws SQLException {
-    try (ResultSet rs = st.executeQuery()) {
-      while (rs.next()) {
-        out.add(shareSpec(tag, rs.getInt(1), rs.getString(2)));
-      }
-    }
-  }
-
-  private static JobSpec shareSpec(String tag, int gpus, @Nullable String cadence) {
-    return new JobSpec("ledger", tag, false, Math.max(0, Math.min(gpus, JobSpec.MAX_GPUS)), Duration.ZERO,
-        cadence == null ? "" : cadence);
-  }
-
   /**
    * A claim of a pool with fleet shares, under the pool's lock with its expired leases processed: GPU jobs
    * first for a collector with devices (the oldest admitted job of each GPU count offered to the placement),
@@ -225,55 +196,18 @@ final class QueueClaims {
    */
   private ClaimResult claimCapped(Connection c, ClaimCommand command, String tag, Instant now, boolean hasDevices)
       throws SQLException {
-    FleetShares shares = shares(c, tag);
-    ShareLedger ledger = ledger(c, tag, now);
-    List<Claim> claims = new ArrayList<>(hasDevices ? claimGpu(c, command, tag, now, shares, ledger) : List.of());
-    if (claims.size() < command.limit()) {
-      List<long[]> order = new ArrayList<>();
-      List<String> cadences = new ArrayList<>();
-      try (PreparedStatement st = c.prepareStatement(ctx.sql.shareCandidates)) {
-        st.setString(1, tag);
-        st.setString(2, command.collector());
-        setInstant(st, 3, now.minus(command.collectorTimeout()));
-        st.setString(4, command.collector());
-        try (ResultSet rs = st.executeQuery()) {
-          while (rs.next()) {
-            order.add(new long[] {rs.getLong(1)});
-            cadences.add(java.util.Objects.requireNonNullElse(rs.getString(2), ""));
-          }
-        }
-      }
-      boolean[] gone = new boolean[order.size()];
-      Instant expiresAt = QueueStore.truncate(now.plus(command.leaseDuration()));
-      boolean progress = true;
-      while (progress && claims.size() < command.limit()) {
-        progress = false;
-        for (int i = 0; i < order.size(); i++) {
-          if (gone[i] || !ledger.admits(shares, shareSpec(tag, 0, cadences.get(i)))) {
-            continue;
-          }
-          gone[i] = true;
-          List<Job> locked = new ArrayList<>(1);
-          try (PreparedStatement st = c.prepareStatement(ctx.sql.lockQueuedJob)) {
-            st.setLong(1, order.get(i)[0]);
-            jobs.lockQueued(c, st, locked);
-          }
-          if (locked.isEmpty()) {
-            continue; // cancelled meanwhile, or an impossible row left for the site to report
-          }
-          Job job = locked.get(0);
-          Lease lease = job.nextLease(jobs.tokens(c, 1)[0], expiresAt, command.collector());
-          Job claimed = job.claimed(lease);
-          jobs.write(c, job, claimed);
-          ledger.claimed(claimed.spec());
-          claims.add(new Claim(claimed, lease));
-          progress = true;
-          break;
-        }
-      }
+    PgPoolTransaction tx = new PgPoolTransaction(ctx, jobs, c, tag, command.collector(), now,
+        command.collectorTimeout(), shares(c, tag));
+    Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
+    try {
+      List<Claim> claims = new ArrayList<>(hasDevices
+          ? PoolClaimer.claimGpu(tx, command.collector(), command.limit(), expiry) : List.of());
+      PoolClaimer.claimAdmitted(tx, command.limit(), expiry, claims);
+      collectors.touch(c, command.collector(), now);
+      return new ClaimResult(ClaimResult.Status.OK, claims);
+    } catch (PgPoolTransaction.Failed e) {
+      throw e.sql();
     }
-    collectors.touch(c, command.collector(), now);
-    return new ClaimResult(ClaimResult.Status.OK, claims);
   }
 
   /** Claims jobs that need no GPU, once the tag's expired leases are processed. */
@@ -346,9 +280,9 @@ final class QueueClaims {
           live = rs.getInt(1);
         }
       }
-      Map<String, List<DevicePlacement.Holding>> holdings = holdings(c, tag);
+      Map<String, List<DevicePlacement.Holding>> holdings = PgPoolTransaction.holdings(ctx, c, tag);
       FleetShares shares = shares(c, tag);
-      ShareLedger ledger = shares.isEmpty() ? new ShareLedger(tag) : ledger(c, tag, now);
+      ShareLedger ledger = shares.isEmpty() ? new ShareLedger(tag) : PgPoolTransaction.ledger(ctx, c, tag, now);
       List<DevicePlacement.Host> hosts = new ArrayList<>();
       try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHosts)) {
         st.setString(1, tag);
@@ -363,207 +297,29 @@ final class QueueClaims {
           }
         }
       }
-      return DevicePlacement.waits(tag, queued, hosts, live, now, shares, ledger,
-          keptReservation(c, tag, new HashMap<>()));
+      try {
+        return DevicePlacement.waits(tag, queued, hosts, live, now, shares, ledger, new PgPoolTransaction(ctx, jobs,
+            c, tag, "", now, collectorTimeout, shares).keptReservation());
+      } catch (PgPoolTransaction.Failed e) {
+        throw e.sql();
+      }
     });
   }
 
-  /** The live leases on the devices of a tag's collectors, by holder. */
-  private Map<String, List<DevicePlacement.Holding>> holdings(Connection c, String tag) throws SQLException {
-    Map<String, List<DevicePlacement.Holding>> holdings = new HashMap<>();
-    try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHoldings)) {
-      st.setString(1, tag);
-      try (ResultSet rs = st.executeQuery()) {
-        while (rs.next()) {
-          holdings.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(new DevicePlacement.Holding(
-              JobId.of(rs.getLong(2)), QueueRows.ints(rs.getArray(3)),
-              java.util.Objects.requireNonNull(PgValues.instant(rs, 4))));
-        }
-      }
-    }
-    return holdings;
-  }
-
   /**
-   * Claims GPU jobs for a collector with devices, as {@link DevicePlacement#place} decides, one at a time:
-   * each placement reads the pool's live hosts, their holdings and the oldest queued job of each GPU count,
-   * with the job that holds the pool's kept reservation, then leases the job and inserts one held-device row
-   * per device (whose primary key refuses a device held twice). After the last placement it records the
-   * pool's reservation as it then stands ({@link QueueSql#keepReservation}, or forgets it), so that the next
-   * claim keeps it for the same job. The caller holds the pool's advisory lock.
+   * Claims GPU jobs for a collector with devices of a pool without fleet shares, through the one claim loop
+   * ({@link PoolClaimer#claimGpu}). The caller holds the pool's advisory lock.
    */
-  private List<Claim> claimGpu(Connection c, ClaimCommand command, String tag, Instant now,
-      @Nullable FleetShares shares, @Nullable ShareLedger ledger) throws SQLException {
-    List<DevicePlacement.Host> hosts = new ArrayList<>();
-    List<String> names = new ArrayList<>();
-    List<Devices> inventories = new ArrayList<>();
-    try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHosts)) {
-      st.setString(1, tag);
-      try (ResultSet rs = st.executeQuery()) {
-        while (rs.next()) {
-          String name = rs.getString(1);
-          boolean live = rs.getBoolean(2) && now.isBefore(java.util.Objects.requireNonNull(PgValues.instant(rs, 3)).plus(command.collectorTimeout()));
-          if (name.equals(command.collector()) || live) {
-            names.add(name);
-            inventories.add(QueueRows.devices(QueueRows.ints(rs.getArray(4)), QueueRows.ints(rs.getArray(5))));
-          }
-        }
-      }
+  private List<Claim> claimGpu(Connection c, ClaimCommand command, String tag, Instant now, FleetShares shares)
+      throws SQLException {
+    PgPoolTransaction tx = new PgPoolTransaction(ctx, jobs, c, tag, command.collector(), now,
+        command.collectorTimeout(), shares);
+    try {
+      return PoolClaimer.claimGpu(tx, command.collector(), command.limit(),
+          QueueStore.truncate(now.plus(command.leaseDuration())));
+    } catch (PgPoolTransaction.Failed e) {
+      throw e.sql();
     }
-    Map<String, List<DevicePlacement.Holding>> holdings = holdings(c, tag);
-    int largest = 0;
-    for (Devices d : inventories) {
-      largest = Math.max(largest, d.size());
-    }
-    // The queued jobs this claim knows (the kept one and every candidate read), to offer the kept one again.
-    Map<JobId, KnownJob> known = new HashMap<>();
-    DevicePlacement.KeptReservation stored = keptReservation(c, tag, known);
-    DevicePlacement.KeptReservation kept = stored;
-    Instant expiresAt = QueueStore.truncate(now.plus(command.leaseDuration()));
-    List<Claim> claims = new ArrayList<>();
-    while (true) {
-      hosts.clear();
-      for (int i = 0; i < names.size(); i++) {
-        hosts.add(new DevicePlacement.Host(names.get(i), inventories.get(i),
-            holdings.getOrDefault(names.get(i), List.of())));
-      }
-      List<DevicePlacement.Candidate> candidates = new ArrayList<>();
-      int mostFree = DevicePlacement.mostFree(hosts);
-      if (shares != null && ledger != null) {
-        admittedGpuCandidates(c, tag, largest, mostFree, shares, ledger, candidates, known);
-      } else {
-        try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuCandidates)) {
-          st.setInt(1, largest);
-          st.setString(2, tag);
-          try (ResultSet rs = st.executeQuery()) {
-            while (rs.next()) {
-              DevicePlacement.Candidate candidate = new DevicePlacement.Candidate(JobId.of(rs.getLong(2)),
-                  rs.getInt(1), Duration.ofNanos(rs.getLong(3) * 1_000));
-              candidates.add(candidate);
-              known.putIfAbsent(candidate.job(), new KnownJob(candidate, ""));
-            }
-          }
-        }
-      }
-      KnownJob holder = kept == null ? null : known.get(kept.job());
-      boolean heldBack = holder != null && shares != null && ledger != null
-          && !ledger.admits(shares, shareSpec(tag, holder.candidate().gpus(), holder.cadence()), mostFree);
-      if (holder != null && !heldBack && !candidates.contains(holder.candidate())) {
-        candidates.add(holder.candidate());
-      }
-      // The reservation as it stands before each placement, and after the last one: what the pool keeps (a
-      // reservation whose job its share now refuses stays kept, dormant).
-      kept = DevicePlacement.keep(kept, heldBack, DevicePlacement.reservation(hosts, candidates, now, kept));
-      if (claims.size() >= command.limit()) {
-        break;
-      }
-      Optional<DevicePlacement.Placement> placement = DevicePlacement.place(hosts, command.collector(),
-          candidates, now, kept);
-      if (placement.isEmpty()) {
-        break;
-      }
-      JobId id = placement.get().job();
-      known.remove(id);
-      // The listing row first, then the job: the order cancellation takes, so the two never deadlock. A row
-      // or job that a concurrent cancellation took means the snapshot is stale: the claim runs again.
-      try (PreparedStatement st = c.prepareStatement(ctx.sql.unlistGpuJob)) {
-        st.setLong(1, id.value());
-        if (st.executeUpdate() != 1) {
-          throw PgTransactions.rerun();
-        }
-      }
-      Job job = jobs.load(c, id, true).orElseThrow(PgTransactions::rerun);
-      if (job.state() != dev.cipolicy.queue.spi.JobState.QUEUED) {
-        throw PgTransactions.rerun();
-      }
-      List<Integer> devices = placement.get().devices();
-      Lease lease = job.nextLease(jobs.tokens(c, 1)[0], expiresAt, command.collector(), devices);
-      Job claimed = job.claimed(lease);
-      jobs.write(c, job, claimed);
-      Instant end = DevicePlacement.estimatedEnd(now, job.spec().estimate(), expiresAt);
-      try (PreparedStatement st = c.prepareStatement(ctx.sql.insertHeldDevices)) {
-        st.setString(1, command.collector());
-        st.setArray(2, c.createArrayOf("int4", devices.toArray()));
-        st.setLong(3, id.value());
-        setInstant(st, 4, end);
-        st.executeUpdate();
-      }
-      holdings.computeIfAbsent(command.collector(), k -> new ArrayList<>())
-          .add(new DevicePlacement.Holding(id, devices, end));
-      if (ledger != null) {
-        ledger.claimed(claimed.spec());
-      }
-      claims.add(new Claim(claimed, lease));
-    }
-    if (!java.util.Objects.equals(kept, stored)) {
-      try (PreparedStatement st = c.prepareStatement(kept == null ? ctx.sql.forgetReservation
-          : ctx.sql.keepReservation)) {
-        st.setString(1, tag);
-        if (kept != null) {
-          st.setLong(2, kept.job().value());
-          st.setString(3, kept.host());
-        }
-        st.executeUpdate();
-      }
-    }
-    return claims;
-  }
-
-  /** A queued GPU job a claim read: as a candidate, with its cadence ("" when the claim did not need it). */
-  private record KnownJob(DevicePlacement.Candidate candidate, String cadence) {}
-
-  /**
-   * The reservation the pool kept, as its row says (null without one); its job goes into {@code known} when it
-   * is still queued.
-   */
-  private DevicePlacement.@Nullable KeptReservation keptReservation(Connection c, String tag,
-      Map<JobId, KnownJob> known) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement(ctx.sql.keptReservation)) {
-      st.setString(1, tag);
-      try (ResultSet rs = st.executeQuery()) {
-        if (!rs.next()) {
-          return null;
-        }
-        JobId job = JobId.of(rs.getLong(1));
-        int gpus = rs.getInt(3);
-        if (!rs.wasNull() && gpus >= 1) {
-          known.put(job, new KnownJob(new DevicePlacement.Candidate(job, gpus,
-              Duration.ofNanos(rs.getLong(4) * 1_000)), java.util.Objects.requireNonNullElse(rs.getString(5), "")));
-        }
-        return new DevicePlacement.KeptReservation(job, rs.getString(2));
-      }
-    }
-  }
-
-  /**
-   * The oldest queued job of each GPU count (up to the largest host) that the shares admit, borrowing judged
-   * against {@code mostFree}, the free devices of the roomiest host; every queued GPU job read goes into
-   * {@code known}.
-   */
-  private void admittedGpuCandidates(Connection c, String tag, int largest, int mostFree, FleetShares shares,
-      ShareLedger ledger, List<DevicePlacement.Candidate> out, Map<JobId, KnownJob> known) throws SQLException {
-    java.util.TreeMap<Integer, DevicePlacement.Candidate> oldest = new java.util.TreeMap<>();
-    try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuQueuedOfTag)) {
-      st.setString(1, tag);
-      try (ResultSet rs = st.executeQuery()) {
-        while (rs.next()) {
-          int gpus = rs.getInt(1);
-          if (gpus < 1) {
-            continue;
-          }
-          String cadence = rs.getString(4);
-          DevicePlacement.Candidate candidate = new DevicePlacement.Candidate(JobId.of(rs.getLong(2)),
-              gpus, Duration.ofNanos(rs.getLong(3) * 1_000));
-          known.put(candidate.job(), new KnownJob(candidate, cadence == null ? "" : cadence));
-          if (gpus > largest || oldest.containsKey(gpus)
-              || !ledger.admits(shares, shareSpec(tag, gpus, cadence), mostFree)) {
-            continue;
-          }
-          oldest.put(gpus, candidate);
-        }
-      }
-    }
-    out.addAll(oldest.values());
   }
 
   /**

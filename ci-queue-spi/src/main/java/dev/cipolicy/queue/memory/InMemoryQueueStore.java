@@ -31,6 +31,7 @@ import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.Outcome;
+import dev.cipolicy.queue.spi.PoolClaimer;
 import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.QueueStore;
@@ -406,19 +407,27 @@ public final class InMemoryQueueStore implements QueueStore {
       }
       expire(pool, now, command.maxCrashRescues(), null);
       Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
-      if (!collector.devices.isEmpty() && !pool.gpuQueues.isEmpty()) {
-        return claimWithDevices(pool, collector, now, expiry, command);
-      }
-      if (shares.covers(collector.tag)) {
-        return new ClaimResult(ClaimResult.Status.OK, claimCpu(pool, collector, now, expiry, command,
-            new ArrayList<>()));
-      }
-      if (command.limit() == 1) {
+      boolean gpu = !collector.devices.isEmpty() && !pool.gpuQueues.isEmpty();
+      boolean capped = shares.covers(collector.tag);
+      List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 16));
+      if (gpu || capped) {
+        MemoryPoolTransaction tx = new MemoryPoolTransaction(this, pool, collector, now,
+            command.collectorTimeout(), shares);
+        if (gpu) {
+          claims.addAll(PoolClaimer.claimGpu(tx, collector.name, command.limit(), expiry));
+        }
+        if (capped) {
+          PoolClaimer.claimAdmitted(tx, command.limit(), expiry, claims);
+        }
+        tx.putBack();
+        if (capped) {
+          return new ClaimResult(ClaimResult.Status.OK, claims);
+        }
+      } else if (command.limit() == 1) {
         JobRow row = next(pool, collector.name, now, command.collectorTimeout());
         return new ClaimResult(ClaimResult.Status.OK, row == null ? List.of()
             : List.of(lease(pool, row, collector.name, expiry)));
       }
-      List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 16));
       while (claims.size() < command.limit()) {
         JobRow row = next(pool, collector.name, now, command.collectorTimeout());
         if (row == null) {
@@ -430,163 +439,8 @@ public final class InMemoryQueueStore implements QueueStore {
     }
   }
 
-  /** A claim of a collector with devices: GPU jobs as placed by {@link DevicePlacement}, then the others. */
-  private ClaimResult claimWithDevices(Pool pool, CollectorRow collector, Instant now, Instant expiry,
-      ClaimCommand command) {
-    List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 16));
-    boolean capped = shares.covers(collector.tag);
-    List<JobRow> aside = new ArrayList<>();
-    while (true) {
-      Map<JobId, JobRow> rows = new HashMap<>();
-      List<DevicePlacement.Host> hosts = hosts(pool, collector, now, command.collectorTimeout());
-      int mostFree = DevicePlacement.mostFree(hosts);
-      List<DevicePlacement.Candidate> candidates = capped ? admittedCandidates(pool, rows, aside, mostFree)
-          : candidates(pool, rows);
-      boolean heldBack = capped && keptHeldBack(pool, mostFree);
-      if (!heldBack) {
-        addKept(pool, rows, candidates);
-      }
-      // The reservation as it stands before each placement, and after the last one: what the pool keeps (a
-      // reservation whose job its share now refuses stays kept, dormant).
-      pool.kept = DevicePlacement.keep(pool.kept, heldBack,
-          DevicePlacement.reservation(hosts, candidates, now, pool.kept));
-      Optional<DevicePlacement.Placement> placement = claims.size() < command.limit()
-          ? DevicePlacement.place(hosts, collector.name, candidates, now, pool.kept) : Optional.empty();
-      if (placement.isEmpty()) {
-        putBack(aside);
-        break;
-      }
-      JobRow row = java.util.Objects.requireNonNull(rows.get(placement.get().job()));
-      ClaimQueue queue = java.util.Objects.requireNonNull(pool.gpuQueues.get(row.job.spec().gpus()));
-      if (queue.peek() == row) {
-        queue.poll();
-      } // else the kept reservation's job, behind older ones: its entry is dropped once reached, as it is leased
-      putBack(aside);
-      Claim claim = lease(pool, row, collector.name, expiry, placement.get().devices());
-      row.host = collector;
-      row.estimatedEnd = DevicePlacement.estimatedEnd(now, row.job.spec().estimate(), expiry);
-      collector.holdings.put(row.id, row);
-      claims.add(claim);
-    }
-    if (capped) {
-      return new ClaimResult(ClaimResult.Status.OK, claimCpu(pool, collector, now, expiry, command, claims));
-    }
-    while (claims.size() < command.limit()) {
-      JobRow row = next(pool, collector.name, now, command.collectorTimeout());
-      if (row == null) {
-        break;
-      }
-      claims.add(lease(pool, row, collector.name, expiry));
-    }
-    return new ClaimResult(ClaimResult.Status.OK, claims);
-  }
-
-  /**
-   * Claims jobs that need no GPU in a pool that fleet shares cover, up to the limit: one at a time, each the
-   * first job in claim order that the shares admit given the leases taken so far; the refused jobs it passed
-   * go back to their queues in place.
-   */
-  private List<Claim> claimCpu(Pool pool, CollectorRow collector, Instant now, Instant expiry,
-      ClaimCommand command, List<Claim> claims) {
-    List<JobRow> aside = new ArrayList<>();
-    while (claims.size() < command.limit()) {
-      JobRow found = null;
-      while (true) {
-        JobRow row = next(pool, collector.name, now, command.collectorTimeout());
-        if (row == null || pool.ledger.admits(shares, row.job.spec())) {
-          found = row;
-          break;
-        }
-        aside.add(row);
-      }
-      putBack(aside);
-      if (found == null) {
-        break;
-      }
-      claims.add(lease(pool, found, collector.name, expiry));
-    }
-    return claims;
-  }
-
-  /**
-   * The oldest queued job of each GPU count of the pool that the shares admit, with their rows by id; the
-   * refused rows before them are taken out of their queues into {@code aside}, to be put back.
-   */
-  private List<DevicePlacement.Candidate> admittedCandidates(Pool pool, Map<JobId, JobRow> rows,
-      List<JobRow> aside, int mostFree) {
-    List<DevicePlacement.Candidate> out = new ArrayList<>(pool.gpuQueues.size());
-    for (ClaimQueue queue : pool.gpuQueues.values()) {
-      JobRow row = peekQueued(queue);
-      while (row != null && !pool.ledger.admits(shares, row.job.spec(), mostFree)) {
-        queue.poll();
-        aside.add(row);
-        row = peekQueued(queue);
-      }
-      if (row != null) {
-        JobSpec spec = row.job.spec();
-        out.add(new DevicePlacement.Candidate(row.job.id(), spec.gpus(), spec.estimate()));
-        rows.put(row.job.id(), row);
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Adds the job that holds the pool's kept reservation to the candidates when it is still queued but not
-   * already the oldest of its GPU count (the caller has checked that its share, if any, admits it).
-   */
-  private void addKept(Pool pool, Map<JobId, JobRow> rows, List<DevicePlacement.Candidate> candidates) {
-    DevicePlacement.KeptReservation kept = pool.kept;
-    if (kept == null || rows.containsKey(kept.job())) {
-      return;
-    }
-    JobRow row = row(kept.job());
-    if (row == null || row.job.state() != JobState.QUEUED) {
-      return;
-    }
-    JobSpec spec = row.job.spec();
-    candidates.add(new DevicePlacement.Candidate(row.job.id(), spec.gpus(), spec.estimate()));
-    rows.put(row.job.id(), row);
-  }
-
-  /** Whether the job of the pool's kept reservation is still queued and its share refuses it now. */
-  private boolean keptHeldBack(Pool pool, int mostFree) {
-    DevicePlacement.KeptReservation kept = pool.kept;
-    if (kept == null) {
-      return false;
-    }
-    JobRow row = row(kept.job());
-    return row != null && row.job.state() == JobState.QUEUED
-        && !pool.ledger.admits(shares, row.job.spec(), mostFree);
-  }
-
-  /** Puts rows a capped claim passed back in their queues (they stay queued and counted). */
-  private static void putBack(List<JobRow> aside) {
-    for (JobRow row : aside) {
-      place(row);
-    }
-    aside.clear();
-  }
-
-  /** The oldest queued job of each GPU count of the pool, with their rows by id. */
-  private static List<DevicePlacement.Candidate> candidates(Pool pool, Map<JobId, JobRow> rows) {
-    List<DevicePlacement.Candidate> out = new ArrayList<>(pool.gpuQueues.size());
-    var it = pool.gpuQueues.values().iterator();
-    while (it.hasNext()) {
-      JobRow row = peekQueued(it.next());
-      if (row == null) {
-        it.remove();
-        continue;
-      }
-      JobSpec spec = row.job.spec();
-      out.add(new DevicePlacement.Candidate(row.job.id(), spec.gpus(), spec.estimate()));
-      rows.put(row.job.id(), row);
-    }
-    return out;
-  }
-
   /** The live hosts of the pool (the claimer always among them) with their holdings. */
-  private static List<DevicePlacement.Host> hosts(Pool pool, @Nullable CollectorRow claimer, Instant now,
+  static List<DevicePlacement.Host> hosts(Pool pool, @Nullable CollectorRow claimer, Instant now,
       Duration timeout) {
     List<DevicePlacement.Host> out = new ArrayList<>(pool.hosts.size());
     for (CollectorRow host : pool.hosts.values()) {
@@ -611,7 +465,7 @@ public final class InMemoryQueueStore implements QueueStore {
     }
   }
 
-  private Claim lease(Pool pool, JobRow row, String collector, Instant expiry, List<Integer> devices) {
+  Claim lease(Pool pool, JobRow row, String collector, Instant expiry, List<Integer> devices) {
     Lease lease = row.job.nextLease(++lastToken, expiry, collector, devices);
     row.job = row.job.claimed(lease);
     pool.ledger.claimed(row.job.spec());
@@ -620,7 +474,7 @@ public final class InMemoryQueueStore implements QueueStore {
     return new Claim(row.job, lease);
   }
 
-  private Claim lease(Pool pool, JobRow row, String collector, Instant expiry) {
+  Claim lease(Pool pool, JobRow row, String collector, Instant expiry) {
     Lease lease = row.job.nextLease(++lastToken, expiry, collector);
     row.job = row.job.claimed(lease);
     pool.ledger.claimed(row.job.spec());
@@ -630,7 +484,7 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   /** Removes and returns the next job the collector may claim, or null. */
-  private @Nullable JobRow next(Pool pool, String collector, Instant now, Duration timeout) {
+  @Nullable JobRow next(Pool pool, String collector, Instant now, Duration timeout) {
     ClaimQueue own = pool.affine.get(collector);
     if (own != null) {
       JobRow row = peekQueued(own);
@@ -668,7 +522,7 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   /** The first still-queued row of a claim queue, dropping the cancelled rows before it. */
-  private static @Nullable JobRow peekQueued(ClaimQueue queue) {
+  static @Nullable JobRow peekQueued(ClaimQueue queue) {
     JobRow row = queue.peek();
     while (row != null && row.job.state() != JobState.QUEUED) {
       queue.poll();
@@ -683,7 +537,7 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   /** Puts a queued row in the claim queue its GPU count or affinity gives. */
-  private static void place(JobRow row) {
+  static void place(JobRow row) {
     Optional<String> affinity = row.job.affinity();
     int gpus = row.job.spec().gpus();
     if (gpus > 0) {
@@ -1073,7 +927,7 @@ public final class InMemoryQueueStore implements QueueStore {
     }
   }
 
-  private @Nullable JobRow row(JobId id) {
+  @Nullable JobRow row(JobId id) {
     long index = id.value() - 1;
     if (index >= jobs.size()) {
       return null;

@@ -102,7 +102,17 @@ public record FleetShares(List<Share> shares) {
      * @return the units
      */
     public int cost(JobSpec spec) {
-      return unit == Unit.RUNNERS ? 1 : spec.gpus();
+      return cost(spec.gpus());
+    }
+
+    /**
+     * What a lease on a job that needs {@code gpus} GPUs holds of this share: one runner, or its GPUs.
+     *
+     * @param gpus the GPUs the job needs
+     * @return the units it holds
+     */
+    public int cost(int gpus) {
+      return unit == Unit.RUNNERS ? 1 : gpus;
     }
 
     @Override

@@ -208,23 +208,38 @@ public final class ShareLedger {
    * @return the reason, or empty when it is admitted
    */
   public Optional<WaitReason> refusal(FleetShares shares, JobSpec spec, int mostFree) {
-    if (!spec.hasCadence()) {
+    return refusal(shares, spec.cadence(), spec.gpus(), mostFree);
+  }
+
+  /**
+   * Why the shares refuse a job of the pool with this cadence and GPU budget, if they do (the rule of this
+   * class; the forms that take a {@link JobSpec} read these two fields of it).
+   *
+   * @param shares the store's shares
+   * @param cadence the job's cadence, empty for none
+   * @param gpus the GPUs the job needs
+   * @param mostFree the free devices of the pool's roomiest live host now (0 when it has none); ignored for a
+   *     job that needs no GPU
+   * @return the reason, or empty when it is admitted
+   */
+  public Optional<WaitReason> refusal(FleetShares shares, String cadence, int gpus, int mostFree) {
+    if (cadence.isEmpty()) {
       return Optional.empty();
     }
-    Optional<FleetShares.Share> found = shares.share(spec.cadence(), pool);
+    Optional<FleetShares.Share> found = shares.share(cadence, pool);
     if (found.isEmpty()) {
       return Optional.empty();
     }
     FleetShares.Share s = found.get();
     int have = held(s.cadence(), s.unit());
-    int cost = s.cost(spec);
+    int cost = s.cost(gpus);
     if ((long) have + cost <= s.amount()) {
       return Optional.empty();
     }
-    if (s.borrow() && !othersWaiting(shares, s.cadence(), spec.gpus() == 0 ? Integer.MAX_VALUE : mostFree)) {
+    if (s.borrow() && !othersWaiting(shares, s.cadence(), gpus == 0 ? Integer.MAX_VALUE : mostFree)) {
       return Optional.empty();
     }
-    return Optional.of(WaitReason.of(WaitReason.Kind.SHARE_FULL, pool, spec.gpus()).share(s).held(have).build());
+    return Optional.of(WaitReason.of(WaitReason.Kind.SHARE_FULL, pool, gpus).share(s).held(have).build());
   }
 
   /**

@@ -302,7 +302,8 @@ public final class ReferenceQueueStore implements QueueStore {
     List<Claim> claims = new ArrayList<>();
     Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
     while (!me.devices().isEmpty()) {
-      // The reservation as it stands before each placement, and after the last one: what the pool keeps.
+      // Everything is read again from all the jobs before each placement (the naive way); the pool keeps the
+      // reservation computed last.
       List<DevicePlacement.Host> hosts = hosts(me.tag(), me.name(), now, command.collectorTimeout());
       int mostFree = DevicePlacement.mostFree(hosts);
       List<DevicePlacement.Candidate> candidates = gpuCandidates(me.tag(), now, mostFree);
