@@ -18,7 +18,7 @@ import java.util.Set;
  * <p>The default, {@link #groupsByTargets(List, List)}, gives one job per benchmark group and collector
  * target. A host with other rules (a group run on one collector tag only, an optional job beside a required
  * one on the same tag, a group that a kind of request never gets) writes its own and sets it with
- * {@link QueueSettings.Builder#planner(JobPlanner)}; see {@code docs/queue.md}.
+ * {@link QueueSettings.Builder#planner(JobPlanner)}; see {@code docs/queue-planner.md}.
  *
  * <p>A planner is a pure function of the request: every site sharing a store must plan the same jobs for the
  * same request, and a planner must not block, so it reads nothing but the request and its own configuration.

@@ -20,7 +20,7 @@ import java.util.List;
  *       release.
  * </ul>
  *
- * <p>It is the example of {@code docs/queue.md}; {@link JobPlannerTest} runs it through {@link JobQueue}.
+ * <p>It is the example of {@code docs/queue-planner.md}; {@link JobPlannerTest} runs it through {@link JobQueue}.
  */
 final class BenchmarkSetPlanner implements JobPlanner {
 
