@@ -20,10 +20,10 @@ import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobResult;
-import dev.cipolicy.queue.spi.JobWait;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.PoolView;
 import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.QueueStore;
@@ -468,8 +468,8 @@ public final class PostgresQueueStore implements QueueStore {
   }
 
   @Override
-  public List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {
-    return claims.waits(QueueNames.check(tag, "collector tag"), collectorTimeout);
+  public PoolView pool(String tag, Duration collectorTimeout) {
+    return claims.pool(QueueNames.check(tag, "collector tag"), collectorTimeout);
   }
 
   @Override

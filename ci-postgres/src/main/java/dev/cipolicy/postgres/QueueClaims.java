@@ -16,6 +16,7 @@ import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.PoolClaimer;
+import dev.cipolicy.queue.spi.PoolView;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.ShareLedger;
@@ -262,9 +263,9 @@ final class QueueClaims {
     return new ClaimResult(ClaimResult.Status.OK, claims);
   }
 
-  /** The queued jobs of a pool with their wait reasons, read in one transaction at the store's now. */
-  List<JobWait> waits(String tag, Duration collectorTimeout) {
-    return ctx.tx.inTransaction("waitingJobs", c -> {
+  /** The view of a pool with its queued jobs' wait reasons, read in one transaction at the store's now. */
+  PoolView pool(String tag, Duration collectorTimeout) {
+    return ctx.tx.inTransaction("pool", c -> {
       Instant now = ctx.now(c);
       List<Job> queued = new ArrayList<>();
       try (PreparedStatement st = c.prepareStatement(ctx.sql.queuedJobsOfTag)) {
@@ -298,7 +299,7 @@ final class QueueClaims {
         }
       }
       try {
-        return DevicePlacement.waits(tag, queued, hosts, live, now, shares, ledger, new PgPoolTransaction(ctx, jobs,
+        return DevicePlacement.view(tag, now, queued, hosts, live, shares, ledger, new PgPoolTransaction(ctx, jobs,
             c, tag, "", now, collectorTimeout, shares).keptReservation());
       } catch (PgPoolTransaction.Failed e) {
         throw e.sql();

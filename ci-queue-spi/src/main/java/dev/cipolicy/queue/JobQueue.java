@@ -9,8 +9,10 @@ import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompleteAndClaimResult;
 import dev.cipolicy.queue.spi.CompletionResult;
+import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
+import dev.cipolicy.queue.spi.FleetShares;
 import dev.cipolicy.queue.spi.HistoryCursor;
 import dev.cipolicy.queue.spi.HistoryPage;
 import dev.cipolicy.queue.spi.ImpossibleRow;
@@ -19,10 +21,12 @@ import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobResult;
 import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.spi.JobWait;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.PoolView;
 import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.QueueStore;
@@ -383,6 +387,60 @@ public final class JobQueue {
    */
   public RegisterResult registerCollector(String name, String tag, boolean active) {
     return store.registerCollector(token(name, "collector name"), token(tag, "collector tag"), active);
+  }
+
+  /**
+   * Registers a host: a collector that advertises devices and runs the GPU jobs of its pool; the same name
+   * with the same tag and devices again is a reported no-op.
+   *
+   * @param name its unique name
+   * @param tag the pool of the jobs it runs
+   * @param devices its devices (indices and optional groups)
+   * @return what happened
+   */
+  public RegisterResult registerHost(String name, String tag, Devices devices) {
+    return store.registerCollector(token(name, "collector name"), token(tag, "collector tag"), true,
+        java.util.Objects.requireNonNull(devices, "devices"));
+  }
+
+  /**
+   * Replaces the fleet shares the store enforces on every claim (see {@link FleetShares}).
+   *
+   * @param shares the shares; {@link FleetShares#none()} caps nothing
+   */
+  public void setShares(FleetShares shares) {
+    store.setShares(shares);
+  }
+
+  /**
+   * The fleet shares the store enforces.
+   *
+   * @return the shares
+   */
+  public FleetShares shares() {
+    return store.shares();
+  }
+
+  /**
+   * The view of a pool now: its live hosts with their leases, the reservation the next claim honours, a
+   * dormant reservation, and why each queued job waits (a collector is live while its heartbeat is younger
+   * than the settings' collector timeout).
+   *
+   * @param pool the pool (collector tag)
+   * @return the view
+   */
+  public PoolView pool(String pool) {
+    return store.pool(token(pool, "collector tag"), settings.collectorTimeout());
+  }
+
+  /**
+   * Why each queued job of a pool waits: the waits of {@link #pool(String)}.
+   *
+   * @param pool the pool (collector tag)
+   * @return the waiting jobs with their reasons, by job id
+   */
+  public List<JobWait> waitingJobs(String pool) {
+    return pool(pool).waits();
   }
 
   /**

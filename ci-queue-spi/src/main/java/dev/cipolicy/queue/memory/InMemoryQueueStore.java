@@ -32,6 +32,7 @@ import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.Outcome;
 import dev.cipolicy.queue.spi.PoolClaimer;
+import dev.cipolicy.queue.spi.PoolView;
 import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.QueueStore;
@@ -773,7 +774,7 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
-  public List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {
+  public PoolView pool(String tag, Duration collectorTimeout) {
     QueueNames.check(tag, "collector tag");
     synchronized (lock) {
       Instant now = now();
@@ -799,7 +800,7 @@ public final class InMemoryQueueStore implements QueueStore {
       }
       Pool pool = pools.get(tag);
       List<DevicePlacement.Host> hosts = pool == null ? List.of() : hosts(pool, null, now, collectorTimeout);
-      return DevicePlacement.waits(tag, queued, hosts, liveCollectors, now, shares,
+      return DevicePlacement.view(tag, now, queued, hosts, liveCollectors, shares,
           ShareLedger.of(tag, live, queuedSpecs), pool == null ? null : pool.kept);
     }
   }

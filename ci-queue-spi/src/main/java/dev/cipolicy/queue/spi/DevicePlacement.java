@@ -408,43 +408,53 @@ public final class DevicePlacement {
   }
 
   /**
-   * Why each queued job of a pool waits, from the same snapshot a claim places from, without a kept
-   * reservation: {@link #waits(String, List, List, int, Instant, KeptReservation)} with none.
+   * The view of a pool from one snapshot: its hosts, the reservation a claim would honour now, a dormant
+   * reservation, and why each queued job waits — from the same rules a claim places by (the candidates being
+   * the oldest queued job of each GPU count that the shares admit, and the kept reservation's job while it is
+   * queued and admitted).
+   *
+   * <p>A job its share refuses waits with {@link WaitReason.Kind#SHARE_FULL} (the job of the kept reservation
+   * keeping that reservation dormant, {@link #keep}); the others are placed among themselves, since a claim
+   * never offers a refused job. A job that needs no GPU is claimable when some collector of the pool is live.
+   * A GPU job, in order: no live host advertises devices; it needs more GPUs than the largest live host has; it
+   * holds the pool's reservation ({@link WaitReason.Kind#RESERVED_FOR_IT}); an older job with the same GPU count
+   * is placed first; a host has enough free devices for it (claimable, naming the first such host by name,
+   * skipping a reserved host it may not backfill); the only such host is reserved for the head; no host has
+   * enough free devices (naming the reservation too when the job is older than the job that holds it).
    *
    * @param pool the pool (collector tag)
+   * @param now the store's now
    * @param queued the queued jobs of the pool, in any order
    * @param hosts the live hosts of the pool with devices
    * @param liveCollectors how many collectors of the pool are live (with devices or not)
-   * @param now the store's now
-   * @return one wait per queued job, by job id
-   */
-  public static List<JobWait> waits(String pool, List<Job> queued, List<Host> hosts, int liveCollectors,
-      Instant now) {
-    return waits(pool, queued, hosts, liveCollectors, now, (KeptReservation) null);
-  }
-
-  /**
-   * Why each queued job of a pool waits, from the same snapshot a claim places from (the candidates being the
-   * oldest queued job of each GPU count and the kept reservation's job, when it is queued).
-   *
-   * <p>A job that needs no GPU is claimable when some collector of the pool is live. A GPU job, in order:
-   * no live host advertises devices; it needs more GPUs than the largest live host has; it holds the pool's
-   * reservation ({@link WaitReason.Kind#RESERVED_FOR_IT}); an older job with the same GPU count is placed
-   * first; a host has enough free devices for it (claimable, naming the first such host by name, skipping a
-   * reserved host it may not backfill); the only such host is reserved for the head; no host has enough free
-   * devices (naming the reservation too when the job is older than the job that holds it, which kept it).
-   *
-   * @param pool the pool (collector tag)
-   * @param queued the queued jobs of the pool, in any order
-   * @param hosts the live hosts of the pool with devices
-   * @param liveCollectors how many collectors of the pool are live (with devices or not)
-   * @param now the store's now
+   * @param shares the store's shares
+   * @param ledger the pool's live leases and queued jobs (read only when the shares cover the pool)
    * @param kept the reservation the pool kept from its last claim, or null
-   * @return one wait per queued job, by job id
+   * @return the view
    */
-  public static List<JobWait> waits(String pool, List<Job> queued, List<Host> hosts, int liveCollectors,
-      Instant now, @Nullable KeptReservation kept) {
-    List<Job> byId = new ArrayList<>(queued);
+  public static PoolView view(String pool, Instant now, List<Job> queued, List<Host> hosts, int liveCollectors,
+      FleetShares shares, ShareLedger ledger, @Nullable KeptReservation kept) {
+    List<Job> admitted = new ArrayList<>(queued.size());
+    java.util.Map<JobId, JobWait> out = new java.util.TreeMap<>();
+    KeptReservation dormant = null;
+    if (shares.covers(pool)) {
+      int mostFree = mostFree(hosts);
+      for (Job j : queued) {
+        Optional<WaitReason> refused = ledger.refusal(shares, j.spec(), mostFree);
+        if (refused.isPresent() && kept != null && j.id().equals(kept.job())) {
+          dormant = kept;
+          out.put(j.id(), new JobWait(j, WaitReason.builder().from(refused.get()).host(kept.host()).dormant(true)
+              .build()));
+        } else if (refused.isPresent()) {
+          out.put(j.id(), new JobWait(j, refused.get()));
+        } else {
+          admitted.add(j);
+        }
+      }
+    } else {
+      admitted.addAll(queued);
+    }
+    List<Job> byId = new ArrayList<>(admitted);
     byId.sort(Comparator.comparing(Job::id));
     java.util.TreeMap<Integer, Candidate> oldest = new java.util.TreeMap<>();
     Candidate keptJob = null;
@@ -464,71 +474,12 @@ public final class DevicePlacement {
     Reservation reserved = reservation(hosts, candidates, now, kept).orElse(null);
     List<Host> byName = new ArrayList<>(hosts);
     byName.sort(Comparator.comparing(Host::name));
-    List<JobWait> out = new ArrayList<>(byId.size());
     for (Job j : byId) {
-      out.add(new JobWait(j, reason(pool, j, byName, oldest, reserved, liveCollectors, now)));
+      out.put(j.id(), new JobWait(j, reason(pool, j, byName, oldest, reserved, liveCollectors, now)));
     }
-    return out;
-  }
-
-  /**
-   * Why each queued job of a pool waits, under fleet shares, without a kept reservation: {@link #waits(String,
-   * List, List, int, Instant, FleetShares, ShareLedger, KeptReservation)} with none.
-   *
-   * @param pool the pool (collector tag)
-   * @param queued the queued jobs of the pool, in any order
-   * @param hosts the live hosts of the pool with devices
-   * @param liveCollectors how many collectors of the pool are live
-   * @param now the store's now
-   * @param shares the store's shares
-   * @param ledger the pool's live leases and queued jobs
-   * @return one wait per queued job, by job id
-   */
-  public static List<JobWait> waits(String pool, List<Job> queued, List<Host> hosts, int liveCollectors,
-      Instant now, FleetShares shares, ShareLedger ledger) {
-    return waits(pool, queued, hosts, liveCollectors, now, shares, ledger, null);
-  }
-
-  /**
-   * Why each queued job of a pool waits, under fleet shares: a job its share refuses waits with
-   * {@link WaitReason.Kind#SHARE_FULL} (the job of the kept reservation adding that it keeps the reservation of
-   * its host for when its share admits it: it is dormant, {@link #keep}); the others are placed as {@link
-   * #waits(String, List, List, int, Instant, KeptReservation)} places them among themselves, since a claim never
-   * offers a refused job (so a refused job neither reserves a host nor puts others behind it).
-   *
-   * @param pool the pool (collector tag)
-   * @param queued the queued jobs of the pool, in any order
-   * @param hosts the live hosts of the pool with devices
-   * @param liveCollectors how many collectors of the pool are live
-   * @param now the store's now
-   * @param shares the store's shares
-   * @param ledger the pool's live leases and queued jobs
-   * @param kept the reservation the pool kept from its last claim, or null
-   * @return one wait per queued job, by job id
-   */
-  public static List<JobWait> waits(String pool, List<Job> queued, List<Host> hosts, int liveCollectors,
-      Instant now, FleetShares shares, ShareLedger ledger, @Nullable KeptReservation kept) {
-    if (!shares.covers(pool)) {
-      return waits(pool, queued, hosts, liveCollectors, now, kept);
-    }
-    List<Job> admitted = new ArrayList<>(queued.size());
-    java.util.Map<JobId, JobWait> out = new java.util.TreeMap<>();
-    int mostFree = mostFree(hosts);
-    for (Job j : queued) {
-      Optional<WaitReason> refused = ledger.refusal(shares, j.spec(), mostFree);
-      if (refused.isPresent() && kept != null && j.id().equals(kept.job())) {
-        out.put(j.id(), new JobWait(j, WaitReason.builder().from(refused.get()).host(kept.host()).dormant(true)
-            .build()));
-      } else if (refused.isPresent()) {
-        out.put(j.id(), new JobWait(j, refused.get()));
-      } else {
-        admitted.add(j);
-      }
-    }
-    for (JobWait w : waits(pool, admitted, hosts, liveCollectors, now, kept)) {
-      out.put(w.job().id(), w);
-    }
-    return List.copyOf(out.values());
+    return PoolView.builder().pool(pool).at(now).hosts(byName).liveCollectors(liveCollectors)
+        .reservation(Optional.ofNullable(reserved)).dormant(Optional.ofNullable(dormant)).waits(out.values())
+        .build();
   }
 
   private static WaitReason reason(String pool, Job job, List<Host> hosts, java.util.Map<Integer, Candidate> oldest,

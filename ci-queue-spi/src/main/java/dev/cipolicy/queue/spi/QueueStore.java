@@ -483,14 +483,25 @@ public interface QueueStore {
   }
 
   /**
-   * Every queued job of a pool (a collector tag), by id, with why it is not running, computed at the store's
-   * {@code now} by {@link DevicePlacement#waits} from the same snapshot a claim of the pool places from: the
-   * pool's live collectors (active, heartbeat younger than {@code collectorTimeout}), their devices and the
-   * leases on them, the store's fleet shares with the pool's live leases, and the reservation the pool kept
-   * from its last claim of a host (see {@link DevicePlacement#waits(String, List, List, int, Instant,
-   * FleetShares, ShareLedger, DevicePlacement.KeptReservation)}). Changes nothing.
+   * The view of a pool (a collector tag) at the store's {@code now}, computed by {@link DevicePlacement#view}
+   * from the same snapshot a claim of the pool places from: the pool's live collectors (active, heartbeat
+   * younger than {@code collectorTimeout}), their devices and the leases on them with their recorded estimated
+   * ends, the store's fleet shares with the pool's live leases, and the reservation the pool kept from its last
+   * claim of a host. Changes nothing.
    *
    * <p>The default refuses, for stores that keep no devices.
+   *
+   * @param tag the pool
+   * @param collectorTimeout the heartbeat age after which a collector is gone
+   * @return the pool's hosts, reservation and waiting jobs with their reasons
+   * @throws UnsupportedOperationException when the store does not report wait reasons
+   */
+  default PoolView pool(String tag, Duration collectorTimeout) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not report wait reasons");
+  }
+
+  /**
+   * Every queued job of a pool, by id, with why it is not running: the waits of {@link #pool}.
    *
    * @param tag the pool
    * @param collectorTimeout the heartbeat age after which a collector is gone
@@ -498,7 +509,7 @@ public interface QueueStore {
    * @throws UnsupportedOperationException when the store does not report wait reasons
    */
   default List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {
-    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not report wait reasons");
+    return pool(tag, collectorTimeout).waits();
   }
 
   /**

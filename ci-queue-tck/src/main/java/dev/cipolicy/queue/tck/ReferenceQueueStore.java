@@ -24,6 +24,7 @@ import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.JobWait;
+import dev.cipolicy.queue.spi.PoolView;
 import dev.cipolicy.queue.spi.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
@@ -588,7 +589,7 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
-  public synchronized List<JobWait> waitingJobs(String tag, Duration collectorTimeout) {
+  public synchronized PoolView pool(String tag, Duration collectorTimeout) {
     QueueNames.check(tag, "collector tag");
     Instant now = now();
     List<Job> queued = new ArrayList<>();
@@ -604,7 +605,7 @@ public final class ReferenceQueueStore implements QueueStore {
       }
     }
     // No claimer: only live hosts count ("" names no collector).
-    return DevicePlacement.waits(tag, queued, hosts(tag, "", now, collectorTimeout), live, now, shares,
+    return DevicePlacement.view(tag, now, queued, hosts(tag, "", now, collectorTimeout), live, shares,
         ledger(tag, now), kept.get(tag));
   }
 

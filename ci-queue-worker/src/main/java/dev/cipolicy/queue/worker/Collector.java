@@ -389,7 +389,7 @@ public final class Collector implements AutoCloseable {
 
   private Collector start(boolean register, Devices devices) {
     if (register) {
-      RegisterResult result = queue.store().registerCollector(name, tag, true, devices);
+      RegisterResult result = queue.registerHost(name, tag, devices);
       if (result.status() == RegisterResult.Status.NAME_TAKEN) {
         throw new InvalidQueueInputException("collector name " + name + " is taken by a collector of tag "
             + result.collector().tag() + "; expected tag " + tag + " or another name");

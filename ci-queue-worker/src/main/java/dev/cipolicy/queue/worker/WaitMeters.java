@@ -133,11 +133,10 @@ public final class WaitMeters {
    * @return how many jobs and requests wait, summed over the pools, per kind (kinds with none left out)
    */
   public Map<WaitReason.Kind, Integer> refresh() {
-    Duration timeout = queue.settings().collectorTimeout();
     Instant now = queue.store().now();
     Map<String, List<JobWait>> waits = new LinkedHashMap<>();
     for (String pool : jobCounts.keySet()) {
-      waits.put(pool, queue.store().waitingJobs(pool, timeout));
+      waits.put(pool, queue.waitingJobs(pool));
     }
     List<RequestWait> requests = queue.order().waitReasons(queue.settings().maxInProgress());
     // Every read is done: now set the gauges, so a failed read changes none of them.

@@ -106,7 +106,7 @@ public final class EtaErrorHarness {
     Map<String, Integer> busy = new HashMap<>();
     for (Host h : hosts) {
       if (h.gpus() > 0) {
-        queue.store().registerCollector(h.name(), h.pool(), true, Devices.count(h.gpus()));
+        queue.registerHost(h.name(), h.pool(), Devices.count(h.gpus()));
       } else {
         queue.registerCollector(h.name(), h.pool(), true);
       }

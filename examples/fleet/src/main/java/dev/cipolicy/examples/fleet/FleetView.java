@@ -32,6 +32,7 @@ import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobResult;
 import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.JobWait;
+import dev.cipolicy.queue.spi.PoolView;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.Request;
@@ -102,6 +103,12 @@ public final class FleetView {
     final Map<RequestId, List<Job>> jobsByRequest = new LinkedHashMap<>();
     final List<Job> leased = new ArrayList<>();
     final List<Collector> collectors = store.collectors();
+    /** The store's view of each pool, read once per snapshot, so every panel shows the same reservation. */
+    private final Map<String, PoolView> pools = new HashMap<>();
+
+    PoolView pool(String tag) {
+      return pools.computeIfAbsent(tag, queue::pool);
+    }
 
     Snapshot() {
       for (Request r : open) {
@@ -297,7 +304,7 @@ public final class FleetView {
     s.jobsByRequest.values().forEach(js -> js.forEach(j -> pools.add(j.spec().pool())));
     List<JobWaitDto> out = new ArrayList<>();
     for (String pool : pools) {
-      for (JobWait w : store.waitingJobs(pool, queue.settings().collectorTimeout())) {
+      for (JobWait w : s.pool(pool).waits()) {
         Job j = w.job();
         out.add(new JobWaitDto(j.id().value(), label(j), j.requestId().value(), pool, j.spec().gpus(),
             durations.expectedSeconds(j.spec()), wait(w.reason())));
@@ -334,34 +341,6 @@ public final class FleetView {
     return st.state().documentName();
   }
 
-  /**
-   * The reservation the store keeps for a pool, as its wait reasons name it: the job waiting with
-   * {@code RESERVED_FOR_IT} and the host its reason names; null when none. Placing with it shows the host
-   * panel the reservation the next claim honours, not one recomputed from the queue's order.
-   */
-  private static DevicePlacement.@Nullable KeptReservation keptReservation(List<JobWait> waits) {
-    for (JobWait w : waits) {
-      if (w.reason().kind() == WaitReason.Kind.RESERVED_FOR_IT) {
-        return new DevicePlacement.KeptReservation(w.job().id(), w.reason().host().orElseThrow());
-      }
-    }
-    return null;
-  }
-
-  /**
-   * The queued jobs of a pool that its fleet shares refuse now ({@code SHARE_FULL}): a claim does not offer
-   * them, so they reserve no host (a refused job that held the reservation keeps it only dormant).
-   */
-  private static Set<JobId> refused(List<JobWait> waits) {
-    Set<JobId> out = new HashSet<>();
-    for (JobWait w : waits) {
-      if (w.reason().kind() == WaitReason.Kind.SHARE_FULL) {
-        out.add(w.job().id());
-      }
-    }
-    return out;
-  }
-
   private List<HostDto> hosts(Snapshot s) {
     Map<String, List<DevicePlacement.Host>> byPool = new TreeMap<>();
     Map<String, Collector> gpuHosts = new TreeMap<>();
@@ -393,14 +372,8 @@ public final class FleetView {
         }
       }
     }
-    for (Map.Entry<String, List<DevicePlacement.Host>> e : byPool.entrySet()) {
-      List<JobWait> waits = store.waitingJobs(e.getKey(), timeout);
-      Set<JobId> refused = refused(waits);
-      List<DevicePlacement.Candidate> candidates = queued.values().stream()
-          .filter(j -> j.spec().pool().equals(e.getKey()) && !refused.contains(j.id()))
-          .map(j -> new DevicePlacement.Candidate(j.id(), j.spec().gpus(), j.spec().estimate())).toList();
-      DevicePlacement.reservation(e.getValue(), candidates, s.now, keptReservation(waits))
-          .ifPresent(r -> reservations.put(r.host(), r));
+    for (String pool : byPool.keySet()) {
+      s.pool(pool).reservation().ifPresent(r -> reservations.put(r.host(), r));
     }
     List<HostDto> out = new ArrayList<>();
     for (Collector c : gpuHosts.values()) {
