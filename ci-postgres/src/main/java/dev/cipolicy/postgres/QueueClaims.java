@@ -272,13 +272,14 @@ final class QueueClaims {
         st.setString(1, tag);
         jobs.read(st, queued);
       }
-      int live;
+      List<String> live = new ArrayList<>();
       try (PreparedStatement st = c.prepareStatement(ctx.sql.liveCollectorsOfTag)) {
         st.setString(1, tag);
         setInstant(st, 2, now.minus(collectorTimeout));
         try (ResultSet rs = st.executeQuery()) {
-          rs.next();
-          live = rs.getInt(1);
+          while (rs.next()) {
+            live.add(rs.getString(1));
+          }
         }
       }
       Map<String, List<DevicePlacement.Holding>> holdings = PgPoolTransaction.holdings(ctx, c, tag);

@@ -158,7 +158,7 @@ final class QueueSql {
   final String unlistGpuJob;
   /** The queued jobs of a tag with their (absent) leases, by id. */
   final String queuedJobsOfTag;
-  /** How many collectors of a tag are active with a heartbeat after a cut-off. */
+  /** The names of the collectors of a tag that are active with a heartbeat after a cut-off. */
   final String liveCollectorsOfTag;
   /** Inserts the held-device rows of a lease. */
   final String insertHeldDevices;
@@ -304,7 +304,7 @@ final class QueueSql {
         + " AND j.state = 'QUEUED' WHERE q.collector_tag = ? AND q.gpus = g.n ORDER BY q.job_id LIMIT 1) q";
     unlistGpuJob = "DELETE FROM " + gpuQueued + " WHERE job_id = ?";
     queuedJobsOfTag = "SELECT " + JOB_COLS + jobFrom + "WHERE j.collector_tag = ? AND j.state = 'QUEUED' ORDER BY j.id";
-    liveCollectorsOfTag = "SELECT count(*) FROM " + collectors + " WHERE tag = ? AND active AND last_heartbeat_at > ?";
+    liveCollectorsOfTag = "SELECT name FROM " + collectors + " WHERE tag = ? AND active AND last_heartbeat_at > ?";
     insertHeldDevices = "INSERT INTO " + heldDevices + " (collector, device, job_id, estimated_end)"
         + " SELECT ?, unnest(?::int[]), ?, ?";
     setCollectorActive = "UPDATE " + collectors + " SET active = ? WHERE name = ? AND active <> ?";

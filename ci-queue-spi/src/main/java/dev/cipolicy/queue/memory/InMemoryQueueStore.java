@@ -9,7 +9,6 @@ import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.Collector;
 import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
-import dev.cipolicy.queue.spi.DevicePlacement;
 import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.Failure;
@@ -24,7 +23,6 @@ import dev.cipolicy.queue.spi.JobId;
 import dev.cipolicy.queue.spi.JobResult;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.JobState;
-import dev.cipolicy.queue.spi.JobWait;
 import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
@@ -41,7 +39,6 @@ import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.RequestState;
 import dev.cipolicy.queue.spi.ResultPayload;
-import dev.cipolicy.queue.spi.ShareLedger;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
@@ -89,7 +86,7 @@ public final class InMemoryQueueStore implements QueueStore {
   /** Job rows by id: job {@code i} is at index {@code i - 1} (this store's ids are dense). */
   private final ArrayList<JobRow> jobs = new ArrayList<>();
   private final Map<String, Pool> pools = new HashMap<>();
-  private final Map<String, CollectorRow> collectors = new HashMap<>();
+  private final Collectors collectors = new Collectors();
 
   /** The results by job id. */
   private final Map<Long, JobResult> results = new HashMap<>();
@@ -362,7 +359,7 @@ public final class InMemoryQueueStore implements QueueStore {
         if (job.job.state() == JobState.QUEUED) {
           // The row stays in its claim queue; claims skip terminal rows.
           job.pool.ledger.unqueued(job.job.spec());
-          finish(job, job.job.cancelled(now));
+          job.finish(job.job.cancelled(now));
           cancelled++;
         } else if (job.job.state() == JobState.LEASED && !job.job.cancelRequested()) {
           job.job = job.job.flaggedForCancellation();
@@ -406,7 +403,7 @@ public final class InMemoryQueueStore implements QueueStore {
       if (pool == null) {
         return new ClaimResult(ClaimResult.Status.OK, List.of());
       }
-      expire(pool, now, command.maxCrashRescues(), null);
+      pool.expire(now, command.maxCrashRescues(), null);
       Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
       boolean gpu = !collector.devices.isEmpty() && !pool.gpuQueues.isEmpty();
       boolean capped = shares.covers(collector.tag);
@@ -425,174 +422,18 @@ public final class InMemoryQueueStore implements QueueStore {
           return new ClaimResult(ClaimResult.Status.OK, claims);
         }
       } else if (command.limit() == 1) {
-        JobRow row = next(pool, collector.name, now, command.collectorTimeout());
+        JobRow row = pool.next(collector.name, now, command.collectorTimeout(), collectors.byName);
         return new ClaimResult(ClaimResult.Status.OK, row == null ? List.of()
-            : List.of(lease(pool, row, collector.name, expiry)));
+            : List.of(pool.lease(row, ++lastToken, collector.name, expiry, List.of())));
       }
       while (claims.size() < command.limit()) {
-        JobRow row = next(pool, collector.name, now, command.collectorTimeout());
+        JobRow row = pool.next(collector.name, now, command.collectorTimeout(), collectors.byName);
         if (row == null) {
           break;
         }
-        claims.add(lease(pool, row, collector.name, expiry));
+        claims.add(pool.lease(row, ++lastToken, collector.name, expiry, List.of()));
       }
       return new ClaimResult(ClaimResult.Status.OK, claims);
-    }
-  }
-
-  /** The live hosts of the pool (the claimer always among them) with their holdings. */
-  static List<DevicePlacement.Host> hosts(Pool pool, @Nullable CollectorRow claimer, Instant now,
-      Duration timeout) {
-    List<DevicePlacement.Host> out = new ArrayList<>(pool.hosts.size());
-    for (CollectorRow host : pool.hosts.values()) {
-      if (host == claimer || host.isLiveAt(now, timeout)) {
-        List<DevicePlacement.Holding> holdings = new ArrayList<>(host.holdings.size());
-        for (JobRow held : host.holdings.values()) {
-          holdings.add(new DevicePlacement.Holding(held.job.id(), held.job.lease().orElseThrow().devices(),
-              held.estimatedEnd));
-        }
-        out.add(new DevicePlacement.Host(host.name, host.devices, holdings));
-      }
-    }
-    return out;
-  }
-
-  /** Frees the devices a row's lease holds, if any. */
-  private static void freeDevices(JobRow row) {
-    CollectorRow host = row.host;
-    if (host != null) {
-      host.holdings.remove(row.id);
-      row.host = null;
-    }
-  }
-
-  Claim lease(Pool pool, JobRow row, String collector, Instant expiry, List<Integer> devices) {
-    Lease lease = row.job.nextLease(++lastToken, expiry, collector, devices);
-    row.job = row.job.claimed(lease);
-    pool.ledger.claimed(row.job.spec());
-    row.leaseExpiry = expiry;
-    pool.leases.add(row);
-    return new Claim(row.job, lease);
-  }
-
-  Claim lease(Pool pool, JobRow row, String collector, Instant expiry) {
-    Lease lease = row.job.nextLease(++lastToken, expiry, collector);
-    row.job = row.job.claimed(lease);
-    pool.ledger.claimed(row.job.spec());
-    row.leaseExpiry = expiry;
-    pool.leases.add(row);
-    return new Claim(row.job, lease);
-  }
-
-  /** Removes and returns the next job the collector may claim, or null. */
-  @Nullable JobRow next(Pool pool, String collector, Instant now, Duration timeout) {
-    ClaimQueue own = pool.affine.get(collector);
-    if (own != null) {
-      JobRow row = peekQueued(own);
-      if (row != null) {
-        own.poll();
-        return row;
-      }
-      pool.affine.remove(collector);
-    }
-    ClaimQueue best = null;
-    JobRow bestRow = peekQueued(pool.free);
-    if (bestRow != null) {
-      best = pool.free;
-    }
-    for (Map.Entry<String, ClaimQueue> entry : pool.affine.entrySet()) {
-      ClaimQueue queue = entry.getValue();
-      if (queue.isEmpty()) {
-        continue;
-      }
-      CollectorRow other = collectors.get(entry.getKey());
-      if (other != null && other.isLiveAt(now, timeout)) {
-        continue;
-      }
-      JobRow row = peekQueued(queue);
-      if (row != null && (bestRow == null || row.id < bestRow.id)) {
-        best = queue;
-        bestRow = row;
-      }
-    }
-    if (best == null) {
-      return null;
-    }
-    best.poll();
-    return bestRow;
-  }
-
-  /** The first still-queued row of a claim queue, dropping the cancelled rows before it. */
-  static @Nullable JobRow peekQueued(ClaimQueue queue) {
-    JobRow row = queue.peek();
-    while (row != null && row.job.state() != JobState.QUEUED) {
-      queue.poll();
-      row = queue.peek();
-    }
-    return row;
-  }
-
-  private static void enqueue(JobRow row) {
-    row.pool.ledger.queued(row.job.spec());
-    place(row);
-  }
-
-  /** Puts a queued row in the claim queue its GPU count or affinity gives. */
-  static void place(JobRow row) {
-    Optional<String> affinity = row.job.affinity();
-    int gpus = row.job.spec().gpus();
-    if (gpus > 0) {
-      row.pool.gpuQueues.computeIfAbsent(gpus, n -> new ClaimQueue()).add(row);
-    } else if (affinity.isPresent()) {
-      row.pool.affine.computeIfAbsent(affinity.get(), c -> new ClaimQueue()).add(row);
-    } else {
-      row.pool.free.add(row);
-    }
-  }
-
-  /** Processes the expired leases of a pool; collects the changed jobs when {@code changes} is given. */
-  private void expire(Pool pool, Instant now, int maxCrashRescues, @Nullable List<List<Job>> changes) {
-    LeaseHeap heap = pool.leases;
-    while (!heap.isEmpty() && !heap.peek().leaseExpiry.isAfter(now)) {
-      JobRow row = heap.poll();
-      freeDevices(row);
-      pool.ledger.unleased(row.job.spec());
-      Job job = row.job;
-      Lease lease = job.lease().orElseThrow();
-      int list;
-      if (job.cancelRequested()) {
-        finish(row, job.cancelled(now));
-        list = 2;
-      } else if (job.crashRescues() < maxCrashRescues) {
-        row.job = job.rescued();
-        enqueue(row);
-        list = 0;
-      } else {
-        finish(row, job.failed(JobFailure.crashBudgetExhausted(lease.collector(), job.crashRescues(),
-            lease.expiresAt(), now)));
-        list = 1;
-      }
-      if (changes != null) {
-        changes.get(list).add(row.job);
-      }
-    }
-  }
-
-  /** Gives the row its terminal job value and updates the request's counters. */
-  private static void finish(JobRow row, Job terminal) {
-    row.job = terminal;
-    RequestRow request = row.request;
-    boolean required = !terminal.spec().optional();
-    if (required) {
-      request.requiredPending--;
-    }
-    if (terminal.state() == JobState.SUCCEEDED && required) {
-      request.requiredSucceeded++;
-    } else if (terminal.state() == JobState.FAILED) {
-      request.anyFailed++;
-      if (required) {
-        request.requiredFailed++;
-      }
     }
   }
 
@@ -608,7 +449,7 @@ public final class InMemoryQueueStore implements QueueStore {
       if (row == null) {
         return new LeaseResult(LeaseStatus.NOT_FOUND, Optional.empty());
       }
-      LeaseResult refused = fence(row, lease, now);
+      LeaseResult refused = row.fence(lease, now);
       if (refused != null) {
         return refused;
       }
@@ -635,7 +476,7 @@ public final class InMemoryQueueStore implements QueueStore {
   public LeaseResult complete(LeaseRef lease, @Nullable ResultPayload result) {
     return fenced(lease, (row, now) -> {
       Lease ended = endLease(row, now);
-      finish(row, row.job.succeeded(now));
+      row.finish(row.job.succeeded(now));
       if (result != null) {
         results.put(row.id, new JobResult(row.job.id(), row.job.requestId(), ended.attempt(), ended.collector(),
             now, result));
@@ -702,12 +543,12 @@ public final class InMemoryQueueStore implements QueueStore {
       Lease ended = endLease(row, now);
       Job current = row.job;
       if (failure.kind() == Failure.Kind.PERMANENT) {
-        finish(row, current.failed(JobFailure.permanent(ended.collector(), failure.detail(), now)));
+        row.finish(current.failed(JobFailure.permanent(ended.collector(), failure.detail(), now)));
       } else if (current.transientRetries() < maxTransientRetries) {
         row.job = current.retriedAfterTransientFailure(failure.detail());
-        enqueue(row);
+        Pool.enqueue(row);
       } else {
-        finish(row, current.failed(JobFailure.transientBudgetExhausted(ended.collector(),
+        row.finish(current.failed(JobFailure.transientBudgetExhausted(ended.collector(),
             current.transientRetries(), failure.detail(), now)));
       }
       return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
@@ -719,35 +560,22 @@ public final class InMemoryQueueStore implements QueueStore {
     return fenced(lease, (row, now) -> {
       endLease(row, now);
       row.job = row.job.released();
-      enqueue(row);
+      Pool.enqueue(row);
       return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
     });
   }
 
   /** Null when the row's job is leased under this live lease, else the refusal to return. */
-  private static @Nullable LeaseResult fence(@Nullable JobRow row, LeaseRef ref, Instant now) {
-    if (row == null) {
-      return new LeaseResult(LeaseStatus.NOT_FOUND, Optional.empty());
-    }
-    Optional<Lease> lease = row.job.lease();
-    if (lease.isEmpty() || !ref.matches(lease.get()) || !lease.get().isLiveAt(now)) {
-      return new LeaseResult(LeaseStatus.STALE_LEASE, Optional.of(row.job));
-    }
-    return null;
-  }
-
   private LeaseResult cancelFlagged(JobRow row, Instant now) {
     endLease(row, now);
-    finish(row, row.job.cancelled(now));
+    row.finish(row.job.cancelled(now));
     return new LeaseResult(LeaseStatus.CANCELLED, Optional.of(row.job));
   }
 
   /** Takes the row out of its lease heap and refreshes the holder's heartbeat; returns the ended lease. */
   private Lease endLease(JobRow row, Instant now) {
     Lease lease = row.job.lease().orElseThrow();
-    row.pool.leases.remove(row);
-    freeDevices(row);
-    row.pool.ledger.unleased(row.job.spec());
+    row.pool.endLease(row);
     holderHeartbeat(lease, now);
     return lease;
   }
@@ -765,7 +593,7 @@ public final class InMemoryQueueStore implements QueueStore {
       Instant now = now();
       List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
       for (Pool pool : pools.values()) {
-        expire(pool, now, maxCrashRescues, changes);
+        pool.expire(now, maxCrashRescues, changes);
       }
       Comparator<Job> byId = Comparator.comparing(Job::id);
       changes.forEach(list -> list.sort(byId));
@@ -778,30 +606,8 @@ public final class InMemoryQueueStore implements QueueStore {
     QueueNames.check(tag, "collector tag");
     synchronized (lock) {
       Instant now = now();
-      List<Job> queued = new ArrayList<>();
-      List<JobSpec> queuedSpecs = new ArrayList<>();
-      List<JobSpec> live = new ArrayList<>();
-      for (JobRow row : jobs) {
-        if (row.purged || !row.job.spec().collectorTag().equals(tag)) {
-          continue;
-        }
-        if (row.job.state() == JobState.QUEUED) {
-          queued.add(row.job);
-          queuedSpecs.add(row.job.spec());
-        } else if (row.job.state() == JobState.LEASED && row.job.lease().orElseThrow().isLiveAt(now)) {
-          live.add(row.job.spec());
-        }
-      }
-      int liveCollectors = 0;
-      for (CollectorRow c : collectors.values()) {
-        if (c.tag.equals(tag) && c.isLiveAt(now, collectorTimeout)) {
-          liveCollectors++;
-        }
-      }
-      Pool pool = pools.get(tag);
-      List<DevicePlacement.Host> hosts = pool == null ? List.of() : hosts(pool, null, now, collectorTimeout);
-      return DevicePlacement.view(tag, now, queued, hosts, liveCollectors, shares,
-          ShareLedger.of(tag, live, queuedSpecs), pool == null ? null : pool.kept);
+      return Pool.view(tag, pools.get(tag), jobs, now, collectors.live(tag, now, collectorTimeout), collectorTimeout,
+          shares);
     }
   }
 
@@ -861,19 +667,7 @@ public final class InMemoryQueueStore implements QueueStore {
     QueueNames.check(name, "collector name");
     QueueNames.check(tag, "collector tag");
     synchronized (lock) {
-      Instant now = now();
-      CollectorRow existing = collectors.get(name);
-      if (existing != null) {
-        return new RegisterResult(existing.tag.equals(tag) ? RegisterResult.Status.ALREADY_REGISTERED
-            : RegisterResult.Status.NAME_TAKEN, existing.toCollector());
-      }
-      CollectorRow row = new CollectorRow(name, tag, active, now, devices);
-      Collector collector = row.toCollector();
-      collectors.put(name, row);
-      if (!devices.isEmpty()) {
-        pools.computeIfAbsent(tag, Pool::new).hosts.put(name, row);
-      }
-      return new RegisterResult(RegisterResult.Status.REGISTERED, collector);
+      return collectors.register(name, tag, active, devices, now(), t -> pools.computeIfAbsent(t, Pool::new));
     }
   }
 
@@ -881,13 +675,7 @@ public final class InMemoryQueueStore implements QueueStore {
   public CollectorResult collectorHeartbeat(String name) {
     QueueNames.check(name, "collector name");
     synchronized (lock) {
-      Instant now = now();
-      CollectorRow row = collectors.get(name);
-      if (row == null) {
-        return new CollectorResult(CollectorResult.Status.NOT_FOUND, Optional.empty());
-      }
-      row.heartbeat(now);
-      return new CollectorResult(CollectorResult.Status.OK, Optional.of(row.toCollector()));
+      return collectors.heartbeat(name, now());
     }
   }
 
@@ -895,15 +683,7 @@ public final class InMemoryQueueStore implements QueueStore {
   public CollectorResult setCollectorActive(String name, boolean active) {
     QueueNames.check(name, "collector name");
     synchronized (lock) {
-      CollectorRow row = collectors.get(name);
-      if (row == null) {
-        return new CollectorResult(CollectorResult.Status.NOT_FOUND, Optional.empty());
-      }
-      if (row.active == active) {
-        return new CollectorResult(CollectorResult.Status.UNCHANGED, Optional.of(row.toCollector()));
-      }
-      row.active = active;
-      return new CollectorResult(CollectorResult.Status.OK, Optional.of(row.toCollector()));
+      return collectors.setActive(name, active);
     }
   }
 
@@ -911,21 +691,25 @@ public final class InMemoryQueueStore implements QueueStore {
   public Optional<Collector> collector(String name) {
     QueueNames.check(name, "collector name");
     synchronized (lock) {
-      CollectorRow row = collectors.get(name);
-      return row == null ? Optional.empty() : Optional.of(row.toCollector());
+      return collectors.collector(name);
     }
   }
 
   @Override
   public List<Collector> collectors() {
     synchronized (lock) {
-      List<Collector> out = new ArrayList<>(collectors.size());
-      for (CollectorRow row : collectors.values()) {
-        out.add(row.toCollector());
-      }
-      out.sort(Comparator.comparing(Collector::name));
-      return out;
+      return collectors.all();
     }
+  }
+
+  /** A fresh lease token (under the lock). */
+  long nextToken() {
+    return ++lastToken;
+  }
+
+  /** Removes and returns the next job without GPUs the collector may claim in the pool, or null. */
+  @Nullable JobRow next(Pool pool, String collector, Instant now, Duration timeout) {
+    return pool.next(collector, now, timeout, collectors.byName);
   }
 
   @Nullable JobRow row(JobId id) {

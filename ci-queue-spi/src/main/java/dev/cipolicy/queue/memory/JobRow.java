@@ -1,7 +1,13 @@
 package dev.cipolicy.queue.memory;
 
 import dev.cipolicy.queue.spi.Job;
+import dev.cipolicy.queue.spi.JobState;
+import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.spi.LeaseRef;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
 import java.time.Instant;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /** The in-memory row of one job: its current value and the bookkeeping of the claim queues and lease heap. */
@@ -26,5 +32,31 @@ final class JobRow {
     this.job = job;
     this.request = request;
     this.pool = pool;
+  }
+
+  /** Gives the row its terminal job value and updates its request's counters. */
+  void finish(Job terminal) {
+    job = terminal;
+    boolean required = !terminal.spec().optional();
+    if (required) {
+      request.requiredPending--;
+    }
+    if (terminal.state() == JobState.SUCCEEDED && required) {
+      request.requiredSucceeded++;
+    } else if (terminal.state() == JobState.FAILED) {
+      request.anyFailed++;
+      if (required) {
+        request.requiredFailed++;
+      }
+    }
+  }
+
+  /** The refusal of an operation on this row's lease, or null when the reference names its live lease. */
+  @Nullable LeaseResult fence(LeaseRef ref, Instant now) {
+    Optional<Lease> lease = job.lease();
+    if (lease.isEmpty() || !ref.matches(lease.get()) || !lease.get().isLiveAt(now)) {
+      return new LeaseResult(LeaseStatus.STALE_LEASE, Optional.of(job));
+    }
+    return null;
   }
 }

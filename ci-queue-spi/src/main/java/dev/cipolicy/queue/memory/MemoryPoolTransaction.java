@@ -61,7 +61,7 @@ final class MemoryPoolTransaction implements PoolTransaction {
 
   @Override
   public List<DevicePlacement.Host> hosts() {
-    return InMemoryQueueStore.hosts(pool, claimer, now, collectorTimeout);
+    return pool.hosts(claimer, now, collectorTimeout);
   }
 
   @Override
@@ -81,7 +81,7 @@ final class MemoryPoolTransaction implements PoolTransaction {
     var it = pool.gpuQueues.headMap(maxGpus, true).values().iterator();
     while (it.hasNext()) {
       ClaimQueue queue = it.next();
-      JobRow row = InMemoryQueueStore.peekQueued(queue);
+      JobRow row = Pool.peekQueued(queue);
       if (row == null) {
         it.remove();
         continue;
@@ -90,7 +90,7 @@ final class MemoryPoolTransaction implements PoolTransaction {
       while (!offered.test(job)) {
         queue.poll();
         aside.add(row);
-        row = InMemoryQueueStore.peekQueued(queue);
+        row = Pool.peekQueued(queue);
         if (row == null) {
           break;
         }
@@ -132,7 +132,7 @@ final class MemoryPoolTransaction implements PoolTransaction {
     if (queue != null && queue.peek() == row) {
       queue.poll();
     } // else the kept reservation's job, behind older ones: its entry is dropped once reached, as it is leased
-    Claim claim = store.lease(pool, row, claimer.name, expiry, devices);
+    Claim claim = pool.lease(row, store.nextToken(), claimer.name, expiry, devices);
     row.host = claimer;
     row.estimatedEnd = estimatedEnd;
     claimer.holdings.put(row.id, row);
@@ -179,13 +179,13 @@ final class MemoryPoolTransaction implements PoolTransaction {
     if (!aside.remove(row) || row.job.state() != JobState.QUEUED) {
       return Optional.empty();
     }
-    return Optional.of(store.lease(pool, row, claimer.name, expiry));
+    return Optional.of(pool.lease(row, store.nextToken(), claimer.name, expiry, List.of()));
   }
 
   /** Puts the rows this claim took out of their queues back in place (they stay queued and counted). */
   void putBack() {
     for (JobRow row : aside) {
-      InMemoryQueueStore.place(row);
+      Pool.place(row);
     }
     aside.clear();
   }

@@ -415,7 +415,9 @@ public final class DevicePlacement {
    *
    * <p>A job its share refuses waits with {@link WaitReason.Kind#SHARE_FULL} (the job of the kept reservation
    * keeping that reservation dormant, {@link #keep}); the others are placed among themselves, since a claim
-   * never offers a refused job. A job that needs no GPU is claimable when some collector of the pool is live.
+   * never offers a refused job. A job that needs no GPU is claimable when some collector of the pool is live;
+   * one requeued with an affinity to a collector that is still live is held for that collector, whose claims
+   * take it first (no other collector's claim takes it while that one is live).
    * A GPU job, in order: no live host advertises devices; it needs more GPUs than the largest live host has; it
    * holds the pool's reservation ({@link WaitReason.Kind#RESERVED_FOR_IT}); an older job with the same GPU count
    * is placed first; a host has enough free devices for it (claimable, naming the first such host by name,
@@ -426,14 +428,16 @@ public final class DevicePlacement {
    * @param now the store's now
    * @param queued the queued jobs of the pool, in any order
    * @param hosts the live hosts of the pool with devices
-   * @param liveCollectors how many collectors of the pool are live (with devices or not)
+   * @param liveCollectors the names of the pool's live collectors (with devices or not)
    * @param shares the store's shares
    * @param ledger the pool's live leases and queued jobs (read only when the shares cover the pool)
    * @param kept the reservation the pool kept from its last claim, or null
    * @return the view
    */
-  public static PoolView view(String pool, Instant now, List<Job> queued, List<Host> hosts, int liveCollectors,
-      FleetShares shares, ShareLedger ledger, @Nullable KeptReservation kept) {
+  public static PoolView view(String pool, Instant now, List<Job> queued, List<Host> hosts,
+      java.util.Collection<String> liveCollectors, FleetShares shares, ShareLedger ledger,
+      @Nullable KeptReservation kept) {
+    java.util.SortedSet<String> live = new java.util.TreeSet<>(liveCollectors);
     List<Job> admitted = new ArrayList<>(queued.size());
     java.util.Map<JobId, JobWait> out = new java.util.TreeMap<>();
     KeptReservation dormant = null;
@@ -475,20 +479,23 @@ public final class DevicePlacement {
     List<Host> byName = new ArrayList<>(hosts);
     byName.sort(Comparator.comparing(Host::name));
     for (Job j : byId) {
-      out.put(j.id(), new JobWait(j, reason(pool, j, byName, oldest, reserved, liveCollectors, now)));
+      out.put(j.id(), new JobWait(j, reason(pool, j, byName, oldest, reserved, live, now)));
     }
-    return PoolView.builder().pool(pool).at(now).hosts(byName).liveCollectors(liveCollectors)
+    return PoolView.builder().pool(pool).at(now).hosts(byName).liveCollectors(live)
         .reservation(Optional.ofNullable(reserved)).dormant(Optional.ofNullable(dormant)).waits(out.values())
         .build();
   }
 
   private static WaitReason reason(String pool, Job job, List<Host> hosts, java.util.Map<Integer, Candidate> oldest,
-      @Nullable Reservation reserved, int liveCollectors, Instant now) {
+      @Nullable Reservation reserved, java.util.Set<String> live, Instant now) {
     int n = job.spec().gpus();
     if (n == 0) {
-      return liveCollectors > 0
-          ? WaitReason.of(WaitReason.Kind.CLAIMABLE, pool, 0).liveCollectors(liveCollectors).build()
-          : WaitReason.of(WaitReason.Kind.NO_LIVE_COLLECTOR, pool, 0).build();
+      if (live.isEmpty()) {
+        return WaitReason.of(WaitReason.Kind.NO_LIVE_COLLECTOR, pool, 0).build();
+      }
+      WaitReason.Builder claimable = WaitReason.of(WaitReason.Kind.CLAIMABLE, pool, 0).liveCollectors(live.size());
+      job.affinity().filter(live::contains).ifPresent(claimable::host);
+      return claimable.build();
     }
     if (hosts.isEmpty()) {
       return WaitReason.of(WaitReason.Kind.NO_LIVE_COLLECTOR, pool, n).build();

@@ -39,11 +39,11 @@ public abstract class PoolView {
   public abstract List<DevicePlacement.Host> hosts();
 
   /**
-   * How many collectors of the pool are live, with devices or not.
+   * The live collectors of the pool, with devices or not.
    *
-   * @return the count
+   * @return their names, sorted
    */
-  public abstract int liveCollectors();
+  public abstract List<String> liveCollectors();
 
   /**
    * The host reserved for the head of the pool now, as the next claim honours it: its job, the host, when

@@ -20,8 +20,10 @@ import org.immutables.value.Value;
  * <p>Which fields each kind carries (the builder refuses a reason that lacks one):
  * <ul>
  *   <li>every job reason: {@link #pool()} and {@link #gpus()} (0 for a job that needs no GPU);
- *   <li>{@link Kind#CLAIMABLE}: for a job without GPUs {@link #liveCollectors()}; for a GPU job the
- *       {@link #host()} with enough free devices, its {@link #free()} and {@link #size()};
+ *   <li>{@link Kind#CLAIMABLE}: for a job without GPUs {@link #liveCollectors()}, and the {@link #host()} it
+ *       is held for when it was requeued with an affinity to a collector that is still live (only that
+ *       collector's claims take it); for a GPU job the {@link #host()} with enough free devices, its
+ *       {@link #free()} and {@link #size()};
  *   <li>{@link Kind#NO_HOST_LARGE_ENOUGH}: {@link #largestHost()};
  *   <li>{@link Kind#RESERVED_FOR_IT}: the reserved {@link #host()}, its {@link #free()} and {@link #size()},
  *       {@link #expectedFree()};
@@ -126,7 +128,8 @@ public abstract class WaitReason {
   public abstract OptionalInt liveCollectors();
 
   /**
-   * The host the reason names: the host with enough free devices ({@link Kind#CLAIMABLE}), the host reserved
+   * The host the reason names: the host with enough free devices, or the previous collector a requeued job
+   * without GPUs is held for while it is live ({@link Kind#CLAIMABLE}), the host reserved
    * for this job ({@link Kind#RESERVED_FOR_IT}) or for another ({@link Kind#HOST_RESERVED},
    * {@link Kind#NO_FREE_DEVICES}), or the host this job keeps reserved while its share refuses it
    * ({@link Kind#SHARE_FULL} with {@link #dormant()}).
@@ -333,9 +336,10 @@ public abstract class WaitReason {
     int n = gpus();
     String needs = n == 0 ? "" : "needs " + count(n, "GPU") + "; ";
     return switch (kind()) {
-      case CLAIMABLE -> n == 0
-          ? "claimable by the " + count(liveCollectors().orElseThrow(), "live collector") + " of pool " + pool
-              + "; waits for the next claim"
+      case CLAIMABLE -> n == 0 ? host().map(h -> "held for collector " + h + ", its previous one, while it is live"
+              + "; waits for its next claim")
+          .orElseGet(() -> "claimable by the " + count(liveCollectors().orElseThrow(), "live collector") + " of pool "
+              + pool + "; waits for the next claim")
           : needs + "host " + host().orElseThrow() + " has " + free().orElseThrow() + " of " + size().orElseThrow()
               + " free; waits for its next claim";
       case NO_LIVE_COLLECTOR -> needs + "no live collector of pool " + pool + (n == 0 ? "" : " advertises devices");

@@ -24,6 +24,8 @@ class WaitReasonTest {
             "claimable by the 2 live collectors of pool cpu; waits for the next claim"},
         new Object[] {WaitReason.of(Kind.CLAIMABLE, "cpu", 0).liveCollectors(1).build(),
             "claimable by the 1 live collector of pool cpu; waits for the next claim"},
+        new Object[] {WaitReason.of(Kind.CLAIMABLE, "cpu", 0).liveCollectors(2).host("c1").build(),
+            "held for collector c1, its previous one, while it is live; waits for its next claim"},
         new Object[] {WaitReason.of(Kind.CLAIMABLE, "gpu", 1).host("h0").free(2).size(8).build(),
             "needs 1 GPU; host h0 has 2 of 8 free; waits for its next claim"},
         new Object[] {WaitReason.of(Kind.NO_LIVE_COLLECTOR, "cpu", 0).build(), "no live collector of pool cpu"},

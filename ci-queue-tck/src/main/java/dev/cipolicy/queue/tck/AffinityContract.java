@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.CollectorResult;
+import dev.cipolicy.queue.spi.Devices;
 import dev.cipolicy.queue.spi.Failure;
 import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.spi.RegisterResult;
 import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.WaitReason;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,6 +47,39 @@ abstract class AffinityContract extends KitGroup {
     clock.advance(LEASE.minusSeconds(1));
     claimNothing("c2");
     assertThat(claimOne("c1").job().id()).isEqualTo(claim.job().id());
+  }
+
+  @Test
+  @DisplayName("the wait reason of a requeued job names the live previous collector it is held for, and no longer"
+      + " once that one is gone")
+  void waitReasonNamesThePreviousCollector() {
+    clock.advance(LEASE.minusSeconds(1));
+    queue.collectorHeartbeat("c2");
+    WaitReason held = store.waitingJobs("x86", LEASE).get(0).reason();
+    assertThat(held.kind()).isEqualTo(WaitReason.Kind.CLAIMABLE);
+    assertThat(held.host()).contains("c1");
+    assertThat(held.liveCollectors()).hasValue(2);
+    claimNothing("c2");
+    clock.advance(Duration.ofSeconds(2));
+    WaitReason free = store.waitingJobs("x86", LEASE).get(0).reason();
+    assertThat(free.host()).isEmpty();
+    assertThat(free.liveCollectors()).hasValue(1);
+    assertThat(claimOne("c2").job().id()).isEqualTo(claim.job().id());
+  }
+
+  @Test
+  @DisplayName("a GPU job requeued after a transient failure on one host is taken at once by another live host")
+  void gpuJobsIgnoreAffinity() {
+    assertThat(queue.registerHost("h1", "gpu", Devices.count(2)).status()).isEqualTo(RegisterResult.Status.REGISTERED);
+    assertThat(queue.registerHost("h2", "gpu", Devices.count(2)).status()).isEqualTo(RegisterResult.Status.REGISTERED);
+    Request r = submit(NewRequest.master("g1", null).withPr(7).withBenchmarkGroups("t"));
+    store.startRequest(new StartCommand(r.id(), List.of(JobSpec.required("t", "gpu").withGpus(2, Duration.ZERO)),
+        false, 5));
+    Claim first = claimOne("h1");
+    queue.fail(first.lease(), Failure.transientFailure("flaky"));
+    Claim again = claimOne("h2");
+    assertThat(again.job().id()).isEqualTo(first.job().id());
+    assertThat(again.lease().devices()).containsExactly(0, 1);
   }
 
   @Test

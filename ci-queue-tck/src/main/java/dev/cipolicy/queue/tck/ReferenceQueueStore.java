@@ -598,10 +598,10 @@ public final class ReferenceQueueStore implements QueueStore {
         queued.add(j);
       }
     }
-    int live = 0;
+    List<String> live = new ArrayList<>();
     for (Collector c : collectors.values()) {
       if (c.tag().equals(tag) && c.isLiveAt(now, collectorTimeout)) {
-        live++;
+        live.add(c.name());
       }
     }
     // No claimer: only live hosts count ("" names no collector).
