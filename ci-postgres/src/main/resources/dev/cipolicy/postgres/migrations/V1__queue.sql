@@ -1,9 +1,10 @@
 -- Version 1 of the job queue schema: every table, index, domain, trigger and sequence of the store.
 -- ${schema} is replaced by the validated, quoted schema name and ${prefix} by the validated table prefix
--- (default queue_), which every table, index, domain, trigger, function, sequence and named constraint carries,
--- so that two stores with different prefixes share nothing in one schema. docs/postgres.md describes the
--- schema; this script, once released, is never edited (the migrator refuses a schema whose recorded checksum
--- differs from the shipped script's): later changes are new versions.
+-- (default queue_), which every table, index, index-backed constraint, domain, trigger, function and sequence
+-- carries, so that two stores with different prefixes share nothing in one schema (the names of CHECK
+-- constraints are per table or per domain and need none). docs/postgres.md describes the schema; this
+-- script, once released, is never edited (the migrator refuses a schema whose recorded checksum differs from
+-- the shipped script's): later changes are new versions.
 
 -- Domains: the rules of columns that never change after their row is inserted, for the three tables every
 -- claim, completion and heartbeat writes (jobs, leases, collectors). A table's CHECK constraints are evaluated
