@@ -10,7 +10,10 @@ import javax.sql.DataSource;
 /**
  * The schema migrator of {@link PostgresMetricHistoryStore}: applies the versioned SQL scripts of the metric
  * history shipped in this jar ({@code dev/cipolicy/postgres/history-migrations/V<n>__<name>.sql}) that a
- * schema lacks, in order, in one transaction, each recorded in {@code gate_schema_version}.
+ * schema lacks, in order, in one transaction, each recorded in {@code gate_schema_version} with its script's
+ * checksum. Like the queue's migrator it compares every recorded version with the shipped script first and
+ * refuses, changing nothing, an edited migration, a gap, or a version table of the pre-release chain (versions
+ * 1 and 2, which version 1 replaces).
  *
  * <p>The history is a migration set of its own, beside the queue's ({@link PostgresMigrations}, version table
  * {@code queue_schema_version}): the two share a schema without sharing version numbers, so either can
@@ -21,7 +24,10 @@ import javax.sql.DataSource;
 public final class PostgresHistoryMigrations {
 
   /** The migrations, in version order. */
-  static final List<String> SCRIPTS = List.of("V1__metric_history.sql", "V2__run_identity.sql");
+  static final List<String> SCRIPTS = List.of("V1__metric_history.sql");
+
+  /** The last version of the pre-release chain that version 1 replaces (same schema, proven by a test). */
+  static final int PRE_RELEASE_VERSION = 2;
 
   /** The advisory lock key prefix; the same as the queue migrations', so the two sets never run at once. */
   static final String LOCK_PREFIX = PostgresMigrations.LOCK_PREFIX;
@@ -33,7 +39,8 @@ public final class PostgresHistoryMigrations {
    */
   private static final PgTransactions.Policy POLICY = PgTransactions.Policy.standard()
       .alsoRetrying(PgTransactions.UNIQUE_VIOLATION, "42P06").withMaxTries(3);
-  private static final SqlMigrationSet SET = new SqlMigrationSet("history-migrations", SCRIPTS);
+  /** The shipped set. */
+  static final SqlMigrationSet SET = new SqlMigrationSet("history-migrations", SCRIPTS, PRE_RELEASE_VERSION);
 
   private PostgresHistoryMigrations() {}
 
@@ -71,22 +78,32 @@ public final class PostgresHistoryMigrations {
    * @return the version the history tables had before (0: none)
    * @throws InvalidInputException when the schema name is not a plain identifier
    * @throws MetricStoreUnavailableException when the database cannot be reached
-   * @throws MetricStoreException when the database fails otherwise, the schema is newer than this jar, or a
-   *     script is missing
+   * @throws MetricStoreException when the database fails otherwise, a script is missing, or the schema is
+   *     refused (newer than this jar, an applied migration edited, created by the pre-release chain)
    */
   public static int migrate(DataSource dataSource, String schema) {
+    return migrate(dataSource, schema, SET);
+  }
+
+  /** {@link #migrate(DataSource, String)} with another set of scripts: for tests of later versions. */
+  static int migrate(DataSource dataSource, String schema, SqlMigrationSet set) {
     String s = '"' + validSchema(schema) + '"';
     PgTransactions tx = new PgTransactions(dataSource, POLICY, f -> failure(schema, f));
+    SqlMigrationSet.Target target = new SqlMigrationSet.Target("the metric history tables " + schema + ".gate_*",
+        schema + ".gate_schema_version", "drop them (DROP SCHEMA " + schema + " CASCADE when the schema holds"
+        + " nothing else; otherwise drop its gate_* tables)");
     int current;
     try {
-      current = tx.inTransaction("migrate the metric history", c -> SET.apply(c, LOCK_PREFIX + schema, s,
-          s + ".gate_schema_version", text -> text.replace("${schema}", s)));
+      current = tx.inTransaction("migrate the metric history", c -> set.apply(c, LOCK_PREFIX + schema, s,
+          s + ".gate_schema_version", text -> text.replace("${schema}", s), target));
     } catch (SqlMigrationSet.ScriptUnavailable e) {
       throw new MetricStoreException(e.getMessage(), e);
+    } catch (SqlMigrationSet.Refused e) {
+      throw new MetricStoreException(e.getMessage(), e);
     }
-    if (current > SET.latestVersion()) {
+    if (current > set.latestVersion()) {
       throw new MetricStoreException("the metric history in schema " + schema + " is at version " + current
-          + ", newer than this ci-postgres (" + SET.latestVersion() + "); upgrade the library",
+          + ", newer than this ci-postgres (" + set.latestVersion() + "); upgrade the library",
           new IllegalStateException("gate_schema_version holds version " + current));
     }
     return current;

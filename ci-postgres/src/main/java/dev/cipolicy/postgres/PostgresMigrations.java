@@ -11,21 +11,25 @@ import javax.sql.DataSource;
 /**
  * The schema migrator of the PostgreSQL store: applies the versioned SQL scripts shipped in this jar
  * ({@code dev/cipolicy/postgres/migrations/V<n>__<name>.sql}) that a schema lacks, in order, all in one
- * transaction with each version recorded in {@code <prefix>schema_version}, serialized across processes by
- * an advisory transaction lock on the schema, so that running it again (or from several processes at once) is
- * a no-op. In the scripts {@code ${schema}} stands for the quoted schema and {@code ${prefix}} for the table
- * prefix ({@link PostgresQueueOptions}). It runs on the stores' transaction runner: a database that cannot be
- * reached is a {@link QueueStoreUnavailableException}, as for every operation of {@link PostgresQueueStore}.
+ * transaction with each version recorded in {@code <prefix>schema_version} with its script's checksum,
+ * serialized across processes by an advisory transaction lock on the schema, so that running it again (or from
+ * several processes at once) is a no-op. In the scripts {@code ${schema}} stands for the quoted schema and
+ * {@code ${prefix}} for the table prefix ({@link PostgresQueueOptions}).
+ *
+ * <p>Before applying anything it compares every recorded version with the script this jar ships (name and
+ * SHA-256 of the normalized text) and refuses, changing nothing, a schema whose recorded checksum differs (a
+ * released migration was edited), whose recorded versions have a gap, or whose version table was written by
+ * the pre-release chain of versions 1 to 13 that version 1 replaces (docs/postgres.md, "Schemas from before
+ * 0.1.0"). It runs on the stores' transaction runner: a database that cannot be reached is a
+ * {@link QueueStoreUnavailableException}, as for every operation of {@link PostgresQueueStore}.
  */
 public final class PostgresMigrations {
 
   /** The migrations, in version order. */
-  static final List<String> SCRIPTS =
-      List.of("V1__queue.sql", "V2__row_checks.sql", "V3__claim_affinity_index.sql",
-          "V4__queued_table.sql", "V5__queued_notify.sql", "V6__churn_autovacuum.sql", "V7__job_results.sql",
-          "V8__history_and_purge.sql", "V9__devices.sql", "V10__fleet_shares.sql",
-          "V11__kept_reservations.sql", "V12__job_timeouts.sql",
-          "V13__constant_column_domains.sql");
+  static final List<String> SCRIPTS = List.of("V1__queue.sql");
+
+  /** The last version of the pre-release chain that version 1 replaces (same schema, proven by a test). */
+  static final int PRE_RELEASE_VERSION = 13;
 
   /**
    * The advisory lock key prefix, followed by the schema name; the history migrations take the same key, so
@@ -33,7 +37,8 @@ public final class PostgresMigrations {
    */
   static final String LOCK_PREFIX = "dev.cipolicy.postgres.migrate:";
 
-  private static final SqlMigrationSet SET = new SqlMigrationSet("migrations", SCRIPTS);
+  /** The shipped set. */
+  static final SqlMigrationSet SET = new SqlMigrationSet("migrations", SCRIPTS, PRE_RELEASE_VERSION);
 
   private PostgresMigrations() {}
 
@@ -65,7 +70,8 @@ public final class PostgresMigrations {
    * @param schema the schema name (see {@link #validSchema})
    * @return the version the schema had before
    * @throws QueueStoreUnavailableException when the database cannot be reached
-   * @throws QueueStoreException when the database fails otherwise or a script is missing
+   * @throws QueueStoreException when the database fails otherwise, a script is missing, or the schema is
+   *     refused (newer than this jar, an applied migration edited, a pre-release schema)
    */
   public static int migrate(DataSource dataSource, String schema) {
     return migrate(dataSource, PostgresQueueOptions.inSchema(schema));
@@ -79,9 +85,15 @@ public final class PostgresMigrations {
    * @return the version those tables had before (0 when there were none)
    * @throws InvalidQueueInputException when the data source or the options are missing
    * @throws QueueStoreUnavailableException when the database cannot be reached
-   * @throws QueueStoreException when the database fails otherwise or a script is missing
+   * @throws QueueStoreException when the database fails otherwise, a script is missing, or the tables are
+   *     refused (newer than this jar, an applied migration edited, created by the pre-release chain)
    */
   public static int migrate(DataSource dataSource, PostgresQueueOptions options) {
+    return migrate(dataSource, options, SET);
+  }
+
+  /** {@link #migrate(DataSource, PostgresQueueOptions)} with another set of scripts: for tests of later versions. */
+  static int migrate(DataSource dataSource, PostgresQueueOptions options, SqlMigrationSet set) {
     if (dataSource == null || options == null) {
       throw new InvalidQueueInputException("migrating the PostgreSQL queue tables needs a DataSource and options;"
           + " got " + (dataSource == null ? "no DataSource" : "no options"));
@@ -91,15 +103,20 @@ public final class PostgresMigrations {
     String tables = options.display("*");
     PgTransactions tx = new PgTransactions(dataSource, PgTransactions.Policy.standard(), f -> failure(tables, f));
     int current;
+    SqlMigrationSet.Target target = new SqlMigrationSet.Target("tables " + tables,
+        options.display("schema_version"), "drop them (DROP SCHEMA " + schema + " CASCADE when the schema holds"
+        + " nothing else; otherwise drop its " + options.tablePrefix() + "* tables, domains, function and sequence)");
     try {
-      current = tx.inTransaction("migrate", c -> SET.apply(c, LOCK_PREFIX + schema, s, options.sql("schema_version"),
-          text -> text.replace("${schema}", s).replace("${prefix}", options.tablePrefix())));
+      current = tx.inTransaction("migrate", c -> set.apply(c, LOCK_PREFIX + schema, s, options.sql("schema_version"),
+          text -> text.replace("${schema}", s).replace("${prefix}", options.tablePrefix()), target));
     } catch (SqlMigrationSet.ScriptUnavailable e) {
       throw new QueueStoreException(e.getMessage(), e);
+    } catch (SqlMigrationSet.Refused e) {
+      throw new QueueStoreException(e.getMessage(), e);
     }
-    if (current > SET.latestVersion()) {
-      throw new QueueStoreException("tables " + options.display("*") + " are at version " + current
-          + ", newer than this ci-postgres (" + SET.latestVersion() + "); upgrade the library");
+    if (current > set.latestVersion()) {
+      throw new QueueStoreException("tables " + tables + " are at version " + current
+          + ", newer than this ci-postgres (" + set.latestVersion() + "); upgrade the library");
     }
     return current;
   }

@@ -69,8 +69,7 @@ import org.jspecify.annotations.Nullable;
  *       {@code FOR UPDATE SKIP LOCKED}, lease only jobs still queued and delete the locked rows; the lease is
  *       a row keyed by job id in the narrow leases table.
  *   <li>Every queued job is claimable: triggers on the jobs table list a job in the queued-jobs table when it
- *       becomes queued (schema v4, ADR 0003), and notify waiting collectors (v5,
- *       {@link PostgresQueueWakeups}).
+ *       becomes queued (ADR 0003), and notify waiting collectors ({@link PostgresQueueWakeups}).
  *   <li>Fencing: lease updates and deletes are {@code WHERE job_id = ? AND attempt = ? AND token = ?}.
  * </ul>
  *
@@ -90,7 +89,7 @@ import org.jspecify.annotations.Nullable;
  * expiry, heartbeats, collector liveness and every instant it records on it, so all processes sharing the
  * schema share one clock whatever their hosts' clocks say. Instants are kept to the microsecond
  * ({@link QueueStore#truncate}). Results ({@link #complete(LeaseRef, ResultPayload)}) are kept in a table of
- * their own (schema v7), written in the transaction that marks the job succeeded.
+ * their own, written in the transaction that marks the job succeeded.
  *
  * <p>This class is the store's public face; its work is done by package-private parts over one shared
  * transaction runner: requests, claims, fenced lease operations, expiry and maintenance, collectors, the SQL

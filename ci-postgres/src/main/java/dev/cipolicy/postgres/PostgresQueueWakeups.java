@@ -17,7 +17,7 @@ import org.postgresql.PGNotification;
  * Wakes collectors that wait for work as soon as jobs of their tag become queued, through PostgreSQL's
  * {@code LISTEN}/{@code NOTIFY}, with polling as the fallback.
  *
- * <p>Since schema version 5 the trigger that lists a job in the queued-jobs table (when it is enqueued,
+ * <p>The trigger that lists a job in the queued-jobs table (when it is enqueued,
  * requeued after a lost lease or a transient failure, or set to {@code QUEUED} by hand) also sends a
  * notification on channel {@value #CHANNEL}, delivered when its transaction commits. One background thread
  * per instance holds one connection of the given {@link DataSource} (size the pool for it) that listens, and

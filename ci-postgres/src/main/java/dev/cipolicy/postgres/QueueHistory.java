@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The history and purging of {@link PostgresQueueStore}: pages of completed requests newest first, read by
- * keyset from a partial index (schema v8), each with its failed jobs; and the removal of a closed request
+ * keyset from a partial index, each with its failed jobs; and the removal of a closed request
  * with its jobs, their leases, queue rows and results, in one transaction.
  */
 final class QueueHistory {

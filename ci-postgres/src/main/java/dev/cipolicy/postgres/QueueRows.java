@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the rows of {@link PostgresQueueStore} into queue values. Every column is checked against the rules of the value it
- * becomes (the same rules as the CHECK constraints of migration V2, plus the rules across rows that no CHECK
+ * becomes (the same rules as the schema's CHECK constraints and domains, plus the rules across rows that no CHECK
  * can express: a leased job has exactly one lease row, of its attempt and tag), so that a row edited by hand
  * into an impossible state is reported as an {@link ImpossibleRowException} naming the table, the row key,
  * the column and the bad value, never as a bare {@code IllegalArgumentException} or a wrong value.

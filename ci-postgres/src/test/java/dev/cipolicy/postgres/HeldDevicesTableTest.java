@@ -21,9 +21,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The held-devices table of schema version 8: the database, not the store's code, keeps two leases from
- * holding the same device of a collector (its primary key) and a lease from holding a device its collector
- * never advertised (its foreign key), and ending a lease deletes its rows.
+ * The held-devices table: the database, not the store's code, keeps two leases from holding the same device
+ * of a collector (its primary key) and a lease from holding a device its collector never advertised (its
+ * foreign key), and ending a lease deletes its rows.
  */
 class HeldDevicesTableTest {
 

@@ -62,7 +62,7 @@ class ImpossibleRowTest {
           + " WHERE contype = 'c' AND connamespace = '" + db.schema + "'::regnamespace"
           + " AND conrelid::regclass::text LIKE '%loose_%' LOOP"
           + " EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', c.t, c.conname); END LOOP;"
-          // ... and without the rules of its domains (schema v13: the columns that never change).
+          // ... and without the rules of its domains (the columns that never change).
           + " FOR c IN SELECT contypid::regtype AS d, conname FROM pg_constraint WHERE contype = 'c'"
           + " AND connamespace = '" + db.schema + "'::regnamespace AND contypid::regtype::text LIKE '%loose_%' LOOP"
           + " EXECUTE format('ALTER DOMAIN %s DROP CONSTRAINT %I', c.d, c.conname); END LOOP; END $$");

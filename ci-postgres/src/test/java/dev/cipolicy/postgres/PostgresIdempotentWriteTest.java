@@ -137,36 +137,6 @@ class PostgresIdempotentWriteTest {
         .hasMessageContaining("gate_runs_ci_identity");
   }
 
-  @Test
-  void aVersionOneHistoryUpgradesAndKeepsItsUnidentifiedRuns() throws Exception {
-    String fresh = db().schema + "_v1";
-    String quoted = '"' + fresh + '"';
-    try {
-      try (Connection c = db().dataSource.getConnection()) {
-        c.setAutoCommit(false);
-        new SqlMigrationSet("history-migrations", List.of("V1__metric_history.sql")).apply(c,
-            PostgresHistoryMigrations.LOCK_PREFIX + fresh, quoted, quoted + ".gate_schema_version",
-            text -> text.replace("${schema}", quoted));
-        c.commit();
-      }
-      // written by a version-1 store: the same CI run twice, without an attempt
-      db().exec("INSERT INTO " + fresh + ".gate_series (test_path, backend, suite) VALUES ('tests/e2e/test_a.py',"
-          + " 'cuda', 'stage-c-4-gpu-h200')");
-      for (int i = 0; i < 2; i++) {
-        db().exec("INSERT INTO " + fresh + ".gate_runs (series_id, ci_run_id, created_at, created_nano, trusted)"
-            + " VALUES (1, '7001', '2026-11-01T15:00:00Z', 0, true)");
-      }
-      assertThat(PostgresHistoryMigrations.migrate(db().dataSource, fresh)).isEqualTo(1);
-      PostgresMetricHistoryStore upgraded = PostgresMetricHistoryStore.attach(db().dataSource, fresh);
-      WriteResult first = upgraded.write(run(1.0));
-      assertThat(first.duplicate()).isFalse(); // the old rows carry no identity: they do not block
-      assertThat(upgraded.write(run(1.0))).isEqualTo(WriteResult.duplicate(first.runId(), RUN));
-      assertThat(db().longs("SELECT count(*) FROM " + fresh + ".gate_runs")).containsExactly(3L);
-    } finally {
-      db().exec("DROP SCHEMA IF EXISTS " + fresh + " CASCADE");
-    }
-  }
-
   /** A data source whose connections commit for real and then report the connection lost, as a network would. */
   private static final class AckLosingDataSource implements DataSource {
     private final DataSource real;

@@ -34,10 +34,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The queued-jobs table of schema version 4: claims read only it, the database's triggers list every job
- * that becomes queued (also by hand), a row whose job is no longer queued is never claimed and is cleared, a
- * queued job missing from it is reported, version 3 schemas are upgraded with their queued jobs listed, and
- * a claim's cost does not grow with the finished jobs the table keeps.
+ * The queued-jobs table: claims read only it, the database's triggers list every job that becomes queued
+ * (also by hand), a row whose job is no longer queued is never claimed and is cleared, a queued job missing
+ * from it is reported, and a claim's cost does not grow with the finished jobs the table keeps.
  */
 class QueuedJobsTableTest {
 
@@ -198,34 +197,6 @@ class QueuedJobsTableTest {
     assertThat(strings("SELECT id || ' ' || state FROM " + s + ".queue_jobs ORDER BY id")).containsExactly(
         "1 SUCCEEDED", "2 QUEUED", "3 LEASED");
     assertThat(longs("SELECT job_id FROM " + s + ".queue_leases ORDER BY 1")).containsExactly(2L, 3L);
-  }
-
-  @Test
-  void aVersion3SchemaIsUpgradedWithItsQueuedJobsListed() throws Exception {
-    PostgresQueueOptions old = PostgresQueueOptions.inSchema(s).withTablePrefix("old_");
-    SqlMigrationSet v3 = new SqlMigrationSet("migrations", PostgresMigrations.SCRIPTS.subList(0, 3));
-    String quoted = '"' + s + '"';
-    try (Connection c = db.dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      v3.apply(c, "cipolicy-queue-test:" + s, quoted, old.sql("schema_version"),
-          text -> text.replace("${schema}", quoted).replace("${prefix}", "old_"));
-      c.commit();
-    }
-    db.exec("INSERT INTO " + s + ".old_requests (kind, state, tag, benchmark_groups, created_at, started_at)"
-        + " VALUES ('MASTER', 'IN_PROGRESS', 'v3', '{compile}', now(), now())");
-    db.exec("INSERT INTO " + s + ".old_jobs (request_id, benchmark_group, collector_tag, optional, state, attempt,"
-        + " crash_rescues, transient_retries, affinity, created_at, finished_at) VALUES"
-        + " (1, 'a', 'x86', false, 'SUCCEEDED', 1, 0, 0, 'c9', now(), now()),"
-        + " (1, 'b', 'x86', false, 'QUEUED', 1, 0, 1, 'c9', now(), NULL),"
-        + " (1, 'c', 'arm', false, 'QUEUED', 0, 0, 0, NULL, now(), NULL)");
-
-    assertThat(PostgresMigrations.migrate(db.dataSource, old)).isEqualTo(3);
-    assertThat(strings("SELECT job_id || ' ' || collector_tag || ' ' || coalesce(affinity, '-') FROM " + s
-        + ".old_queued ORDER BY job_id")).containsExactly("2 x86 c9", "3 arm -");
-    assertThat(strings("SELECT indexname FROM pg_indexes WHERE schemaname = '" + s + "' AND tablename = 'old_jobs'"
-        + " ORDER BY 1")).containsExactly("old_jobs_key", "old_jobs_pkey");
-    assertThat(strings("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE oid = '" + s
-        + ".old_jobs'::regclass")).containsExactly("fillfactor=50");
   }
 
   @Test

@@ -1,6 +1,8 @@
 -- Version 1 of the metric history schema: series, coordinates, runs and their values.
 -- ${schema} is replaced by the validated, quoted schema name. Versions of this set are recorded in
--- gate_schema_version, apart from the queue's (docs/adr/0002-postgres-history-migrations.md).
+-- gate_schema_version, apart from the queue's (docs/adr/0002-postgres-history-migrations.md). This script,
+-- once released, is never edited (the migrator refuses a schema whose recorded checksum differs from the
+-- shipped script's): later changes are new versions.
 
 -- A series: one test file on one backend in one suite. Baselines of different series never mix.
 CREATE TABLE ${schema}.gate_series (
@@ -31,6 +33,11 @@ CREATE TABLE ${schema}.gate_coordinates (
 -- created_at is the run's time truncated to microseconds, created_nano its exact nano-of-second (whose
 -- microseconds the store checks against created_at when it reads the row).
 -- written_at and revoked_at are the database's clock, for operators only; the store never reads them.
+-- ci_repository, ci_run_id and ci_attempt are the CI run identity of the write, which makes writes
+-- idempotent: per series, at most one run of an identified CI run (repository and run id, whatever the
+-- attempt) is stored. The store inserts with ON CONFLICT DO NOTHING against the unique index below, so a write
+-- retried after a lost acknowledgement, or repeated by a later attempt of the run, stores nothing new. Runs
+-- written without an identity have no attempt and are not constrained.
 CREATE TABLE ${schema}.gate_runs (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   series_id bigint NOT NULL REFERENCES ${schema}.gate_series (id),
@@ -42,11 +49,18 @@ CREATE TABLE ${schema}.gate_runs (
   trusted boolean NOT NULL,
   revoked boolean NOT NULL DEFAULT false,
   written_at timestamptz NOT NULL DEFAULT now(),
-  revoked_at timestamptz
+  revoked_at timestamptz,
+  ci_repository text CHECK (ci_repository <> ''),
+  ci_attempt integer CHECK (ci_attempt >= 1),
+  CONSTRAINT gate_runs_identity_complete
+    CHECK (ci_attempt IS NULL AND ci_repository IS NULL OR ci_attempt IS NOT NULL AND ci_run_id IS NOT NULL)
 );
 -- Revocation by CI run id or by commit.
 CREATE INDEX gate_runs_ci_run_id ON ${schema}.gate_runs (ci_run_id) WHERE ci_run_id IS NOT NULL;
 CREATE INDEX gate_runs_commit ON ${schema}.gate_runs (commit_sha) WHERE commit_sha IS NOT NULL;
+-- One stored run per identified CI run and series.
+CREATE UNIQUE INDEX gate_runs_ci_identity ON ${schema}.gate_runs
+  (series_id, coalesce(ci_repository, ''), ci_run_id) WHERE ci_attempt IS NOT NULL;
 
 -- One value of a run at a coordinate. created_s/created_nano (the run's time as epoch seconds and
 -- nano-of-second: exact, and cheap to read back) and revoked are copies of the run's (the run row's are the

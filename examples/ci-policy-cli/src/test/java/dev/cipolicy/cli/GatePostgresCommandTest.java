@@ -142,7 +142,7 @@ class GatePostgresCommandTest {
     assertThat(r.code()).isZero();
     assertThat(r.out()).contains("wrote baseline");
     assertThat(sql("SELECT count(*) FROM " + schema + ".gate_runs")).isEqualTo(1);
-    assertThat(sql("SELECT max(version) FROM " + schema + ".gate_schema_version")).isEqualTo(2); // V2: CI run identity
+    assertThat(sql("SELECT max(version) FROM " + schema + ".gate_schema_version")).isEqualTo(1); // V1, with the CI run identity
   }
 
   @Test
