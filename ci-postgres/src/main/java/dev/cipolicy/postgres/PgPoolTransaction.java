@@ -177,8 +177,8 @@ final class PgPoolTransaction implements PoolTransaction {
 
   /** The spec a ledger counts for a (GPUs, cadence) row (its group does not matter to it). */
   private static JobSpec shareSpec(String tag, int gpus, @Nullable String cadence) {
-    return new JobSpec("ledger", tag, false, Math.max(0, Math.min(gpus, JobSpec.MAX_GPUS)), Duration.ZERO,
-        cadence == null ? "" : cadence);
+    return JobSpec.builder().benchmarkGroup("ledger").collectorTag(tag)
+        .gpus(Math.max(0, Math.min(gpus, JobSpec.MAX_GPUS))).cadence(cadence == null ? "" : cadence).build();
   }
 
   @Override

@@ -185,9 +185,10 @@ final class QueueRows {
         .crashRescues(crashRescues).transientRetries(transientRetries).affinity(Optional.ofNullable(affinity))
         .cancelRequested(cancelRequested).lastError(Optional.ofNullable(lastError)).createdAt(createdAt)
         .finishedAt(Optional.ofNullable(finishedAt)).lease(Optional.ofNullable(lease));
-    b.spec(row.build(() -> new JobSpec(group, tag, optional, gpus, java.time.Duration.ofNanos(0)
-        .plus(estimateMicros, java.time.temporal.ChronoUnit.MICROS), cadence, java.time.Duration.ofNanos(0)
-        .plus(timeoutMicros, java.time.temporal.ChronoUnit.MICROS))));
+    b.spec(row.build(() -> JobSpec.builder().benchmarkGroup(group).collectorTag(tag).optional(optional).gpus(gpus)
+        .estimate(java.time.Duration.ofNanos(0).plus(estimateMicros, java.time.temporal.ChronoUnit.MICROS))
+        .cadence(cadence).timeout(java.time.Duration.ofNanos(0).plus(timeoutMicros,
+            java.time.temporal.ChronoUnit.MICROS)).build()));
     if (reason != null && failureAt != null) { // a failed job's failure_at is required above
       b.failure(row.build(() -> new JobFailure(reason, failureDetail, failureAt)));
     }

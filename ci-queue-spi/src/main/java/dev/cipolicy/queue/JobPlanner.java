@@ -51,7 +51,7 @@ public interface JobPlanner {
       List<JobSpec> specs = new ArrayList<>(own.size() * tags.size());
       for (String group : own) {
         for (CollectorTarget target : tags) {
-          specs.add(new JobSpec(group, target.tag(), !target.required()));
+          specs.add(target.required() ? JobSpec.required(group, target.tag()) : JobSpec.optionalJob(group, target.tag()));
         }
       }
       return specs;

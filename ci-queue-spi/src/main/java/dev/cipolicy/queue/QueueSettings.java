@@ -185,7 +185,7 @@ public abstract class QueueSettings {
     positive(expectedRequestDuration(), "expectedRequestDuration");
     Set<String> groups = new HashSet<>();
     for (String group : benchmarkGroups()) {
-      new JobSpec(group, "tag", false);
+      JobSpec.required(group, "tag");
       if (!groups.add(group)) {
         throw new InvalidQueueInputException("queue settings: benchmarkGroups lists '" + group
             + "' twice; expected each group once");

@@ -38,7 +38,7 @@ class JobPlannerProperties {
     for (String g : GROUPS) {
       for (String t : TAGS) {
         if (rnd.nextInt(3) == 0) {
-          specs.add(new JobSpec(g, t, rnd.nextBoolean()));
+          specs.add(rnd.nextBoolean() ? JobSpec.optionalJob(g, t) : JobSpec.required(g, t));
         }
       }
     }

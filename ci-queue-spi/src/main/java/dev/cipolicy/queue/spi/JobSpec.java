@@ -1,6 +1,8 @@
 package dev.cipolicy.queue.spi;
 
+import dev.cipolicy.api.value.ValueStyle;
 import java.time.Duration;
+import org.immutables.value.Value;
 
 /**
  * What one job runs: a benchmark group on the collectors of one tag. Unique per request by group and
@@ -12,20 +14,13 @@ import java.time.Duration;
  * without a cadence is never capped. Its timeout, when it has one, is the longest it may run once claimed: a
  * collector stops it then and fails it (the collector runtime's own job timeout applies to jobs without one).
  *
- * @param benchmarkGroup the benchmark group, e.g. {@code compile-time}
- * @param collectorTag the tag of the collectors that may claim it, e.g. {@code x86-64}; for a GPU job, its
- *     pool, e.g. {@code h200}
- * @param optional whether the job never blocks completion
- * @param gpus how many GPU devices it needs, 0 (none, the default) to {@link #MAX_GPUS}
- * @param estimate how long it is expected to run; zero when unknown (such a job never backfills a host
- *     reserved for another)
- * @param cadence the cadence of the run it belongs to, a name ({@link QueueNames}), or the empty string for
- *     none (the default): only a job with a cadence is capped by a share of its pool
- * @param timeout the longest the job may run once claimed, zero for none (the default), at most
- *     {@link #MAX_TIMEOUT}; whole microseconds are kept
+ * <p>Start from {@link #required} or {@link #optionalJob} and add what the job needs with {@link #withGpus},
+ * {@link #withCadence} and {@link #withTimeout}, or set every field with {@link #builder()}; {@code build()}
+ * checks every rule.
  */
-public record JobSpec(String benchmarkGroup, String collectorTag, boolean optional, int gpus, Duration estimate,
-    String cadence, Duration timeout) {
+@Value.Immutable
+@ValueStyle
+public abstract class JobSpec {
 
   /** The longest estimated duration a job may declare. */
   public static final Duration MAX_ESTIMATE = Duration.ofDays(366);
@@ -36,125 +31,174 @@ public record JobSpec(String benchmarkGroup, String collectorTag, boolean option
   /** The most GPUs a job may need. */
   public static final int MAX_GPUS = Devices.MAX_INDEX + 1;
 
-  /** Checks the names, the budget and the cadence. */
-  public JobSpec {
-    Checks.token(benchmarkGroup, "benchmark group");
-    Checks.token(collectorTag, "collector tag");
-    Checks.present(cadence, "cadence of job " + benchmarkGroup + "@" + collectorTag + " (the empty string for none)");
-    if (!cadence.isEmpty()) {
-      Checks.token(cadence, "cadence of job " + benchmarkGroup + "@" + collectorTag);
-    }
-    if (gpus < 0 || gpus > MAX_GPUS) {
-      throw new InvalidQueueInputException("GPU budget of job " + benchmarkGroup + "@" + collectorTag + " is "
-          + gpus + "; expected 0 to " + MAX_GPUS);
-    }
-    Checks.present(estimate, "estimated duration of job " + benchmarkGroup + "@" + collectorTag);
-    if (estimate.isNegative() || estimate.compareTo(MAX_ESTIMATE) > 0) {
-      throw new InvalidQueueInputException("estimated duration of job " + benchmarkGroup + "@" + collectorTag
-          + " is " + estimate + "; expected zero to " + MAX_ESTIMATE);
-    }
-    // Whole microseconds, as every store keeps instants and durations.
-    estimate = Duration.ofSeconds(estimate.getSeconds(), estimate.getNano() / 1_000 * 1_000L);
-    Checks.present(timeout, "timeout of job " + benchmarkGroup + "@" + collectorTag + " (zero for none)");
-    if (timeout.isNegative() || timeout.compareTo(MAX_TIMEOUT) > 0) {
-      throw new InvalidQueueInputException("timeout of job " + benchmarkGroup + "@" + collectorTag + " is "
-          + timeout + "; expected zero (none) to " + MAX_TIMEOUT);
-    }
-    timeout = Duration.ofSeconds(timeout.getSeconds(), timeout.getNano() / 1_000 * 1_000L);
-  }
-
   /**
-   * A job without a timeout.
+   * The benchmark group, e.g. {@code compile-time}.
    *
-   * @param benchmarkGroup the benchmark group
-   * @param collectorTag the collector tag, its pool
-   * @param optional whether the job never blocks completion
-   * @param gpus how many GPU devices it needs
-   * @param estimate how long it is expected to run, zero when unknown
-   * @param cadence the cadence of its run, the empty string for none
+   * @return the group, a name
    */
-  public JobSpec(String benchmarkGroup, String collectorTag, boolean optional, int gpus, Duration estimate,
-      String cadence) {
-    this(benchmarkGroup, collectorTag, optional, gpus, estimate, cadence, Duration.ZERO);
-  }
+  public abstract String benchmarkGroup();
 
   /**
-   * A job without a cadence.
+   * The tag of the collectors that may claim it, e.g. {@code x86-64}; for a GPU job, its pool, e.g.
+   * {@code h200}.
    *
-   * @param benchmarkGroup the benchmark group
-   * @param collectorTag the collector tag, its pool
-   * @param optional whether the job never blocks completion
-   * @param gpus how many GPU devices it needs
-   * @param estimate how long it is expected to run, zero when unknown
+   * @return the tag, a name
    */
-  public JobSpec(String benchmarkGroup, String collectorTag, boolean optional, int gpus, Duration estimate) {
-    this(benchmarkGroup, collectorTag, optional, gpus, estimate, "");
-  }
+  public abstract String collectorTag();
 
   /**
-   * A job that needs no GPU and has no estimate.
+   * Whether the job never blocks its request's completion.
    *
-   * @param benchmarkGroup the benchmark group
-   * @param collectorTag the collector tag
-   * @param optional whether the job never blocks completion
+   * @return true for an optional job
    */
-  public JobSpec(String benchmarkGroup, String collectorTag, boolean optional) {
-    this(benchmarkGroup, collectorTag, optional, 0, Duration.ZERO);
+  @Value.Default
+  public boolean optional() {
+    return false;
   }
 
   /**
-   * A required job.
+   * How many GPU devices it needs.
    *
-   * @param benchmarkGroup the benchmark group
-   * @param collectorTag the collector tag
+   * @return 0 (none, the default) to {@link #MAX_GPUS}
+   */
+  @Value.Default
+  public int gpus() {
+    return 0;
+  }
+
+  /**
+   * How long it is expected to run; zero when unknown (such a job never backfills a host reserved for
+   * another).
+   *
+   * @return the estimate, in whole microseconds, at most {@link #MAX_ESTIMATE}
+   */
+  @Value.Default
+  public Duration estimate() {
+    return Duration.ZERO;
+  }
+
+  /**
+   * The cadence of the run it belongs to: only a job with a cadence is capped by a share of its pool.
+   *
+   * @return a name ({@link QueueNames}), or the empty string for none (the default)
+   */
+  @Value.Default
+  public String cadence() {
+    return "";
+  }
+
+  /**
+   * The longest the job may run once claimed.
+   *
+   * @return the timeout in whole microseconds, zero for none (the default), at most {@link #MAX_TIMEOUT}
+   */
+  @Value.Default
+  public Duration timeout() {
+    return Duration.ZERO;
+  }
+
+  /**
+   * Checks the names, the budget, the cadence and the durations, and keeps whole microseconds of the
+   * durations, as every store keeps instants and durations.
+   *
+   * @return this spec, or one with the durations truncated to whole microseconds
+   * @throws InvalidQueueInputException naming the field and the job
+   */
+  @Value.Check
+  protected JobSpec check() {
+    String job = benchmarkGroup() + "@" + collectorTag();
+    Checks.token(benchmarkGroup(), "benchmark group");
+    Checks.token(collectorTag(), "collector tag");
+    if (!cadence().isEmpty()) {
+      Checks.token(cadence(), "cadence of job " + job);
+    }
+    if (gpus() < 0 || gpus() > MAX_GPUS) {
+      throw new InvalidQueueInputException("GPU budget of job " + job + " is " + gpus() + "; expected 0 to "
+          + MAX_GPUS);
+    }
+    if (estimate().isNegative() || estimate().compareTo(MAX_ESTIMATE) > 0) {
+      throw new InvalidQueueInputException("estimated duration of job " + job + " is " + estimate()
+          + "; expected zero to " + MAX_ESTIMATE);
+    }
+    if (timeout().isNegative() || timeout().compareTo(MAX_TIMEOUT) > 0) {
+      throw new InvalidQueueInputException("timeout of job " + job + " is " + timeout()
+          + "; expected zero (none) to " + MAX_TIMEOUT);
+    }
+    Duration estimate = micros(estimate());
+    Duration timeout = micros(timeout());
+    if (estimate.equals(estimate()) && timeout.equals(timeout())) {
+      return this;
+    }
+    return builder().from(this).estimate(estimate).timeout(timeout).build();
+  }
+
+  private static Duration micros(Duration d) {
+    return Duration.ofSeconds(d.getSeconds(), d.getNano() / 1_000 * 1_000L);
+  }
+
+  /**
+   * A required job without GPUs.
+   *
+   * @param benchmarkGroup the group
+   * @param collectorTag the tag of the collectors that run it
    * @return the spec
+   * @throws InvalidQueueInputException when a name is missing or not a name
    */
   public static JobSpec required(String benchmarkGroup, String collectorTag) {
-    return new JobSpec(benchmarkGroup, collectorTag, false);
+    return of(benchmarkGroup, collectorTag, false);
   }
 
   /**
-   * An optional job.
+   * An optional job without GPUs.
    *
-   * @param benchmarkGroup the benchmark group
-   * @param collectorTag the collector tag
+   * @param benchmarkGroup the group
+   * @param collectorTag the tag of the collectors that run it
    * @return the spec
+   * @throws InvalidQueueInputException when a name is missing or not a name
    */
   public static JobSpec optionalJob(String benchmarkGroup, String collectorTag) {
-    return new JobSpec(benchmarkGroup, collectorTag, true);
+    return of(benchmarkGroup, collectorTag, true);
+  }
+
+  private static JobSpec of(String benchmarkGroup, String collectorTag, boolean optional) {
+    return builder().benchmarkGroup(Checks.token(benchmarkGroup, "benchmark group"))
+        .collectorTag(Checks.token(collectorTag, "collector tag")).optional(optional).build();
   }
 
   /**
    * This job with a GPU budget and an estimated duration.
    *
-   * @param gpuCount how many GPU devices it needs
-   * @param estimated how long it is expected to run (whole microseconds are kept)
+   * @param gpus how many GPU devices it needs
+   * @param estimate how long it is expected to run (whole microseconds are kept)
    * @return the spec
    */
-  public JobSpec withGpus(int gpuCount, Duration estimated) {
-    return new JobSpec(benchmarkGroup, collectorTag, optional, gpuCount, estimated, cadence, timeout);
+  public JobSpec withGpus(int gpus, Duration estimate) {
+    return builder().from(this).gpus(gpus)
+        .estimate(Checks.present(estimate, "estimated duration of job " + this)).build();
   }
 
   /**
    * This job as part of a run of a cadence, which the fleet shares of its pool cap.
    *
-   * @param runCadence the cadence, e.g. {@code weekly}; the empty string for none
+   * @param cadence the cadence, e.g. {@code weekly}; the empty string for none
    * @return the spec
    * @throws InvalidQueueInputException when the cadence is not a name
    */
-  public JobSpec withCadence(String runCadence) {
-    return new JobSpec(benchmarkGroup, collectorTag, optional, gpus, estimate, runCadence, timeout);
+  public JobSpec withCadence(String cadence) {
+    return builder().from(this)
+        .cadence(Checks.present(cadence, "cadence of job " + this + " (the empty string for none)")).build();
   }
 
   /**
    * This job with a timeout: the longest it may run once claimed.
    *
-   * @param limit zero for none, at most {@link #MAX_TIMEOUT} (whole microseconds are kept)
+   * @param timeout the timeout, zero for none, at most {@link #MAX_TIMEOUT} (whole microseconds are kept)
    * @return the spec
-   * @throws InvalidQueueInputException when the timeout is negative or longer than {@link #MAX_TIMEOUT}
+   * @throws InvalidQueueInputException when the timeout is negative or too long
    */
-  public JobSpec withTimeout(Duration limit) {
-    return new JobSpec(benchmarkGroup, collectorTag, optional, gpus, estimate, cadence, limit);
+  public JobSpec withTimeout(Duration timeout) {
+    return builder().from(this).timeout(Checks.present(timeout, "timeout of job " + this + " (zero for none)"))
+        .build();
   }
 
   /**
@@ -163,40 +207,54 @@ public record JobSpec(String benchmarkGroup, String collectorTag, boolean option
    * @return true when {@link #timeout()} is not zero
    */
   public boolean hasTimeout() {
-    return !timeout.isZero();
+    return !timeout().isZero();
   }
 
   /**
-   * Whether the job has a cadence (only such a job is capped by a share).
+   * Whether the job belongs to a run of a cadence.
    *
    * @return true when {@link #cadence()} is not empty
    */
   public boolean hasCadence() {
-    return !cadence.isEmpty();
+    return !cadence().isEmpty();
   }
 
   /**
-   * The pool of the job: the tag of the collectors that may claim it.
+   * The pool the job runs in: its collector tag.
    *
-   * @return the collector tag
+   * @return the tag
    */
   public String pool() {
-    return collectorTag;
+    return collectorTag();
   }
 
   /**
-   * Whether the other spec names the same job (same group and tag, whatever its optionality).
+   * Whether another spec names the same job of a request (same group and tag).
    *
-   * @param other another spec
-   * @return true when group and tag are equal
+   * @param other the other spec
+   * @return true for the same group and tag
    */
   public boolean sameJobAs(JobSpec other) {
-    return benchmarkGroup.equals(other.benchmarkGroup) && collectorTag.equals(other.collectorTag);
+    return benchmarkGroup().equals(other.benchmarkGroup()) && collectorTag().equals(other.collectorTag());
   }
 
   @Override
   public String toString() {
-    return benchmarkGroup + "@" + collectorTag + (gpus > 0 ? " [" + gpus + " GPUs]" : "")
-        + (optional ? " (optional)" : "") + (cadence.isEmpty() ? "" : " {" + cadence + "}");
+    return benchmarkGroup() + "@" + collectorTag() + (gpus() > 0 ? " [" + gpus() + " GPUs]" : "")
+        + (optional() ? " (optional)" : "") + (cadence().isEmpty() ? "" : " {" + cadence() + "}");
+  }
+
+  /**
+   * A new builder; {@code build()} checks every rule.
+   *
+   * @return an empty builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link JobSpec}. */
+  public static final class Builder extends ImmutableJobSpec.Builder {
+    Builder() {}
   }
 }

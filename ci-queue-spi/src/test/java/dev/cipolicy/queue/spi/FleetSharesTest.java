@@ -40,7 +40,7 @@ class FleetSharesTest {
     assertThatThrownBy(() -> Share.gpus("weekly", "r", FleetShares.MAX_AMOUNT + 1))
         .isInstanceOf(InvalidQueueInputException.class).hasMessageContaining("expected 1 to 1000000");
     assertThat(JobSpec.required("j", "r").cadence()).isEmpty();
-    assertThat(new JobSpec("j", "r", false, 2, Duration.ZERO).hasCadence()).isFalse();
+    assertThat(JobSpec.required("j", "r").withGpus(2, Duration.ZERO).hasCadence()).isFalse();
     assertThat(job("weekly").withGpus(2, Duration.ofSeconds(5)).cadence()).isEqualTo("weekly");
   }
 
