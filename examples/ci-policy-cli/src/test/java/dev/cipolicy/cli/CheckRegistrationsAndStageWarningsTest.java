@@ -22,7 +22,8 @@ class CheckRegistrationsAndStageWarningsTest {
   void checkValidatesAManifestAgainstThePolicy() throws Exception {
     Result ok = run("check", "--policy", POLICY, "--registrations", REGISTRATIONS);
     assertThat(ok.code()).as(ok.err()).isZero();
-    assertThat(ok.out()).startsWith("Registrations " + REGISTRATIONS + " are valid against policy miles: ");
+    assertThat(ok.out()).startsWith("Registrations " + REGISTRATIONS + " are valid against policy miles: 25 tests,"
+        + " 1 disabled\n");
     Path bad = tmp.resolve("r.yaml");
     Files.writeString(bad, "- {file: tests/e2e/test_x.py, backend: cuda, suite: stage-z-9-gpu-h200, est_time: 1}\n",
         StandardCharsets.UTF_8);
