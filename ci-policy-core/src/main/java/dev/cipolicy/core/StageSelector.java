@@ -219,8 +219,12 @@ public final class StageSelector {
       },
           d.stage() + ": " + d.reason()));
     }
+    long notRequestedSkips = decisions.stream()
+        .filter(d -> d.outcome() == StageOutcome.SKIPPED_NOT_REQUESTED).count();
     String decision = skipped.isEmpty() ? "every PR stage runs"
-        : skipped.size() + " of " + prStages.size() + " PR stages skipped as irrelevant";
+        : skipped.size() + " of " + prStages.size() + " PR stages skipped" + (notRequestedSkips == 0
+            ? " as irrelevant"
+            : ", " + notRequestedSkips + " of them although the change touches a test whose label was not requested");
     return new StageSelection(List.copyOf(skipped), decisions, Optional.empty(),
         new Explanation(decision, reasons, List.of()));
   }

@@ -81,6 +81,9 @@ class StageSelectorTest {
     assertThat(s.decisions()).filteredOn(d -> !d.stage().equals("stage-c-4-gpu-h200"))
         .allSatisfy(d -> assertThat(d.outcome()).isNotEqualTo(StageOutcome.SKIPPED_NOT_REQUESTED));
     assertThat(s.explanation().reasons()).extracting(Explanation.Reason::rule).contains("stage.skip-not-requested");
+    assertThat(s.explanation().decision()).isEqualTo("7 of 7 PR stages skipped, 1 of them although the change touches"
+        + " a test whose label was not requested");
+    assertThat(irrelevant.explanation().decision()).isEqualTo("7 of 7 PR stages skipped as irrelevant");
   }
 
   @Test
