@@ -13,7 +13,7 @@ import java.util.TreeSet;
 import java.util.function.BiConsumer;
 
 /**
- * The static checks of the {@code fleet} section: pools are declared once, a share names a declared cadence
+ * The static checks of the {@code fleet} section: at most {@link FleetShare#MAX_SHARES} shares, pools are declared once, a share names a declared cadence
  * and a declared pool and fits in the pool, each cadence has at most one share of a pool, and, once pools
  * are declared, every suite's pool is one of them.
  */
@@ -33,6 +33,11 @@ final class FleetChecks {
       if (pools.putIfAbsent(p.name(), p) != null) {
         problem.accept("fleet.pools." + p.name(), "pool '" + p.name() + "' is declared twice");
       }
+    }
+    if (policy.fleetShares().size() > FleetShare.MAX_SHARES) {
+      problem.accept("fleet.shares", "the policy declares " + policy.fleetShares().size() + " fleet shares; at most "
+          + FleetShare.MAX_SHARES + " are accepted (the queue holds no more)");
+      return;
     }
     Set<String> seen = new HashSet<>();
     for (FleetShare s : policy.fleetShares()) {

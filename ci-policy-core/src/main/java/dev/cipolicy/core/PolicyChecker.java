@@ -19,7 +19,6 @@ import dev.cipolicy.api.policy.WorkflowRoles;
 import dev.cipolicy.core.schedule.CronSchedule;
 import dev.cipolicy.core.schedule.InvalidCronException;
 import dev.cipolicy.core.schedule.ScheduleOverlaps;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -188,6 +187,11 @@ final class PolicyChecker {
   }
 
   private void checkSchedules(Set<String> cadences, Set<String> known) {
+    if (policy.schedules().size() > ScheduleRule.MAX_SCHEDULES) {
+      problem("schedules", "the schedule table has " + policy.schedules().size() + " schedules; at most "
+          + ScheduleRule.MAX_SCHEDULES + " are accepted");
+      return;
+    }
     Map<String, Integer> seen = new HashMap<>();
     List<Integer> parsedIndex = new ArrayList<>();
     List<CronSchedule> parsed = new ArrayList<>();
@@ -237,23 +241,17 @@ final class PolicyChecker {
         problem(path + ".cron", e.getMessage());
       }
     }
-    for (int x = 0; x < parsed.size(); x++) {
-      for (int y = x + 1; y < parsed.size(); y++) {
-        ScheduleRule a = policy.schedules().get(parsedIndex.get(x));
-        ScheduleRule b = policy.schedules().get(parsedIndex.get(y));
-        Optional<Instant> shared = ScheduleOverlaps.firstSharedInstant(parsed.get(x), parsed.get(y));
-        if (shared.isEmpty()) {
-          continue;
-        }
-        String path = "schedules[" + parsedIndex.get(y) + "].cron";
-        if (!a.cadence().equals(b.cadence())) {
-          problem(path, "crons '" + a.cron() + "' (" + a.cadence() + ") and '" + b.cron() + "' ("
-              + b.cadence() + ") both fire at " + shared.get()
-              + "; a firing minute must map to exactly one cadence");
-        } else {
-          warn("schedule-overlap", path, "crons '" + a.cron() + "' and '" + b.cron() + "' (both "
-              + a.cadence() + ") both fire at " + shared.get() + ", starting two runs");
-        }
+    for (ScheduleOverlaps.Overlap o : ScheduleOverlaps.overlaps(parsed)) {
+      ScheduleRule a = policy.schedules().get(parsedIndex.get(o.first()));
+      ScheduleRule b = policy.schedules().get(parsedIndex.get(o.second()));
+      String path = "schedules[" + parsedIndex.get(o.second()) + "].cron";
+      if (!a.cadence().equals(b.cadence())) {
+        problem(path, "crons '" + a.cron() + "' (" + a.cadence() + ") and '" + b.cron() + "' ("
+            + b.cadence() + ") both fire at " + o.at()
+            + "; a firing minute must map to exactly one cadence");
+      } else {
+        warn("schedule-overlap", path, "crons '" + a.cron() + "' and '" + b.cron() + "' (both "
+            + a.cadence() + ") both fire at " + o.at() + ", starting two runs");
       }
     }
   }
@@ -392,28 +390,22 @@ final class PolicyChecker {
   /** A {@code <n>gpu} runner label, which states a GPU count. */
   private static final Pattern GPU_LABEL = Pattern.compile("[0-9]{1,9}gpu");
 
-  /**
-   * The most characters a naming pattern may read while matching one suite name: far more than any sane
-   * pattern needs on a 64-character name, far less than a catastrophically backtracking one takes.
-   */
-  static final int NAMING_MATCH_BUDGET = 1_000_000;
-
   private void checkName(SuiteNaming naming, Suite s, String path) {
     String rule = naming.description().isEmpty() ? naming.pattern()
         : naming.description() + " (" + naming.pattern() + ")";
-    Matcher m = naming.compiled().matcher(new BoundedChars(s.name(), NAMING_MATCH_BUDGET));
-    boolean matches;
+    Optional<Matcher> matched;
     try {
-      matches = m.matches();
-    } catch (BoundedChars.Exhausted e) {
-      problem("suite_naming.pattern", "the suite naming pattern takes more than " + NAMING_MATCH_BUDGET
+      matched = naming.matchWhole(s.name());
+    } catch (SuiteNaming.BudgetExceededException e) {
+      problem("suite_naming.pattern", "the suite naming pattern takes more than " + SuiteNaming.MATCH_BUDGET
           + " steps to match suite name '" + s.name() + "'; simplify it (no nested repetition)");
       return;
     }
-    if (!matches) {
+    if (matched.isEmpty()) {
       problem(path, "suite name '" + s.name() + "' does not follow the policy's suite naming rule " + rule);
       return;
     }
+    Matcher m = matched.get();
     if (naming.groups().contains("gpus")) {
       String said = m.group("gpus");
       if (said == null) {
@@ -434,56 +426,6 @@ final class PolicyChecker {
       if (said != null && !s.hardware().equals(Optional.of(said))) {
         problem(path + ".hardware", "suite '" + s.name() + "' declares " + s.hardware().map(h -> "hardware: " + h)
             .orElse("no hardware") + " but its name says '" + said + "' (suite_naming group 'hardware')");
-      }
-    }
-  }
-
-  /**
-   * A name read through a budget of character reads, so that a pathological pattern stops with
-   * {@link Exhausted} instead of backtracking for ever.
-   */
-  private static final class BoundedChars implements CharSequence {
-    private final String text;
-    private final int[] budget;
-
-    BoundedChars(String text, int budget) {
-      this(text, new int[] {budget});
-    }
-
-    private BoundedChars(String text, int[] budget) {
-      this.text = text;
-      this.budget = budget;
-    }
-
-    @Override
-    public int length() {
-      return text.length();
-    }
-
-    @Override
-    public char charAt(int index) {
-      if (--budget[0] < 0) {
-        throw new Exhausted();
-      }
-      return text.charAt(index);
-    }
-
-    @Override
-    public CharSequence subSequence(int start, int end) {
-      return new BoundedChars(text.substring(start, end), budget);
-    }
-
-    @Override
-    public String toString() {
-      return text;
-    }
-
-    /** The budget ran out. */
-    static final class Exhausted extends RuntimeException {
-      private static final long serialVersionUID = 1L;
-
-      Exhausted() {
-        super("match budget exhausted", null, false, false);
       }
     }
   }

@@ -116,7 +116,7 @@ public final class PolicyResolver {
   public ScheduleRule schedule(String cron) {
     ScheduleRule rule = scheduleTable.get(cron);
     if (rule == null) {
-      throw new UnknownScheduleException(cron);
+      throw new UnknownScheduleException(cron, List.copyOf(scheduleTable.keySet()));
     }
     return rule;
   }
@@ -192,10 +192,67 @@ public final class PolicyResolver {
       } else if (scopeLabels.contains(raw)) {
         notes.add(raw + " is a scope label, not a test area");
       } else {
-        notes.add(raw + " names '" + name + "', which is not a known label");
+        Optional<String> close = closestKnown(name);
+        notes.add(raw + " names '" + name + "', which is not a known label"
+            + close.map(c -> " (did you mean " + policy.labelPrefix() + c + "?)").orElse(""));
+        String hint = isWorkflowLabel(name) ? "; did you mean the workflow label " + name + "?"
+            : close.map(c -> "; did you mean " + policy.labelPrefix() + c + "?")
+                .orElse("; the known labels are " + new TreeSet<>(known));
+        ws.add(new Warning("unknown-label", "label '" + raw + "' requests nothing: '" + name
+            + "' is not a known label" + hint));
       }
     }
     return new LabelRequest(List.copyOf(requested), List.copyOf(ws), List.copyOf(notes));
+  }
+
+  /**
+   * The known label closest to a name that is not one, when it is close: at most {@link #MAX_SUGGESTION_DISTANCE}
+   * edits (insertions, deletions, substitutions) away and fewer edits than half the name's length; ties go to
+   * the first known label in policy order.
+   */
+  Optional<String> closestKnown(String name) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String k : known) {
+      int d = editDistance(name, k, MAX_SUGGESTION_DISTANCE);
+      if (d < bestDistance) {
+        best = k;
+        bestDistance = d;
+      }
+    }
+    return best != null && bestDistance <= MAX_SUGGESTION_DISTANCE && 2 * bestDistance < name.length()
+        ? Optional.of(best) : Optional.empty();
+  }
+
+  /** The most edits between an unknown label and the known label suggested for it. */
+  static final int MAX_SUGGESTION_DISTANCE = 2;
+
+  /** The Levenshtein distance of two strings, or {@code cap + 1} when it is larger than {@code cap}. */
+  static int editDistance(String a, String b, int cap) {
+    if (Math.abs(a.length() - b.length()) > cap) {
+      return cap + 1;
+    }
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      int rowMin = current[0];
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+        rowMin = Math.min(rowMin, current[j]);
+      }
+      if (rowMin > cap) {
+        return cap + 1;
+      }
+      int[] t = previous;
+      previous = current;
+      current = t;
+    }
+    return Math.min(previous[b.length()], cap + 1);
   }
 
   /**
@@ -270,7 +327,9 @@ public final class PolicyResolver {
           : "; an explicit request beats the scope's subtraction for " + beyond)));
     }
     for (Warning w : request.warnings()) {
-      reasons.add(new Explanation.Reason("labels.ignored", w.message()));
+      if (!w.code().equals("unknown-label")) { // an unknown label is explained by its labels.dropped note
+        reasons.add(new Explanation.Reason("labels.ignored", w.message()));
+      }
     }
     for (String note : request.dropped()) {
       reasons.add(new Explanation.Reason("labels.dropped", note));
@@ -278,13 +337,17 @@ public final class PolicyResolver {
     boolean bypassByLabel = policy.workflowLabels().stream()
         .anyMatch(w -> w.bypassFastfail() && rawLabels.contains(w.name()));
     boolean bypass = c.bypassFastfail() || bypassByLabel;
-    reasons.add(new Explanation.Reason("cadence." + c.name(), "cadence " + c.name()
-        + (c.admitNightlyTests() ? " admits" : " does not admit") + " nightly-only tests, "
-        + (c.bypassFastfail() ? "bypasses fast-fail" : "keeps fast-fail") + " and "
-        + (c.writeBaseline() ? "writes" : "does not write") + " metric baselines"));
+    String nightly = (c.admitNightlyTests() ? " admits" : " does not admit") + " nightly-only tests";
+    String baselines = (c.writeBaseline() ? "writes" : "does not write") + " metric baselines";
     if (bypassByLabel && !c.bypassFastfail()) {
-      reasons.add(new Explanation.Reason("labels.bypass-fastfail",
-          "a bypass-fastfail workflow label makes the run continue after a failure"));
+      // the label decides fast-fail, so the cadence's sentence does not claim it keeps it
+      reasons.add(new Explanation.Reason("cadence." + c.name(), "cadence " + c.name() + nightly + " and "
+          + baselines));
+      reasons.add(new Explanation.Reason("labels.bypass-fastfail", "a bypass-fastfail workflow label bypasses"
+          + " fast-fail (cadence " + c.name() + " alone would keep it), so the run continues after a failure"));
+    } else {
+      reasons.add(new Explanation.Reason("cadence." + c.name(), "cadence " + c.name() + nightly + ", "
+          + (c.bypassFastfail() ? "bypasses fast-fail" : "keeps fast-fail") + " and " + baselines));
     }
     for (String l : known) {
       if (!include.contains(l) && scope.isPresent()) {
@@ -351,91 +414,104 @@ public final class PolicyResolver {
    * @throws UnknownCadenceException for an override naming an unknown cadence
    */
   public TriggerResolution resolve(TriggerInput input) {
-    Optional<String> override = input.cadenceOverride().filter(s -> !s.isEmpty());
-    String cadence;
-    List<String> raw;
-    TriggerResolution.Source source;
-    boolean matchAll = false;
-    Explanation.Reason trigger;
-    List<Warning> triggerWarnings = new ArrayList<>();
-    List<String> droppedLabels = new ArrayList<>();
+    Optional<String> override = input.cadenceOverride().filter(o -> !o.isEmpty());
+    Trigger trigger;
     if (override.isPresent()) {
-      cadence = override.get();
-      raw = List.of();
-      source = TriggerResolution.Source.CADENCE_OVERRIDE;
-      trigger = new Explanation.Reason("trigger.override", "the cadence override '" + cadence
-          + "' takes precedence over the event and its labels");
+      trigger = fromOverride(override.get());
     } else {
-      EventRule rule = policy.event(input.eventName())
-          .orElseThrow(() -> new UnsupportedTriggerException(input.eventName()));
-      matchAll = rule.matchAllLabels();
-      switch (rule.source()) {
-        case PULL_REQUEST_LABELS -> {
-          List<String> labels = input.prLabels().orElseThrow(() -> new InvalidInputException("PR labels missing:"
-              + " event '" + input.eventName() + "' takes its cadence from the PR labels; expected the PR's label"
-              + " names (an empty list for a PR without labels)"));
-          raw = canonicalPrLabels(labels);
-          cadence = rule.cadence().orElseThrow();
-          String switchedBy = "";
-          for (WorkflowLabel w : policy.workflowLabels()) {
-            if (w.switchesCadence().isPresent() && raw.contains(w.name())) {
-              cadence = w.switchesCadence().get();
-              switchedBy = w.name();
-              break;
-            }
-          }
-          source = TriggerResolution.Source.PULL_REQUEST_LABELS;
-          for (String label : labels) {
-            if (!isWorkflowLabel(label) && !canonicalPrefixed.matcher(label).matches()) {
-              droppedLabels.add(label);
-              if (known.contains(label)) {
-                triggerWarnings.add(new Warning("label-without-prefix", "PR label '" + label
-                    + "' ignored: only '" + policy.labelPrefix() + "<label>' requests a test area (did you mean '"
-                    + policy.labelPrefix() + label + "'?)"));
-              }
-            }
-          }
-          trigger = new Explanation.Reason("trigger.pull_request", input.eventName() + " uses its "
-              + raw.size() + " canonical PR label(s)" + (switchedBy.isEmpty() ? " with cadence " + cadence
-              : " and label " + switchedBy + " switches the cadence to " + cadence));
-        }
-        case SCHEDULE_TABLE -> {
-          String cron = input.schedule().orElse("");
-          ScheduleRule s = schedule(cron);
-          cadence = s.cadence();
-          raw = s.labels();
-          source = TriggerResolution.Source.SCHEDULE_TABLE;
-          trigger = new Explanation.Reason("trigger.schedule", "schedule '" + cron + "' maps to cadence "
-              + cadence);
-        }
-        default -> {
-          cadence = rule.cadence().orElseThrow();
-          raw = List.of();
-          source = TriggerResolution.Source.FIXED;
-          trigger = new Explanation.Reason("trigger." + rule.event(), input.eventName()
-              + " runs with cadence " + cadence + (matchAll ? " and GPU stages match every known label"
-              : ""));
+      EventRule rule = policy.event(input.eventName()).orElseThrow(() -> new UnsupportedTriggerException(
+          input.eventName(), policy.events().stream().map(EventRule::event).toList()));
+      trigger = switch (rule.source()) {
+        case PULL_REQUEST_LABELS -> fromPullRequestLabels(input, rule);
+        case SCHEDULE_TABLE -> fromScheduleTable(input, rule);
+        default -> fromFixedCadence(input, rule);
+      };
+    }
+    RunPolicy run = resolveCadence(trigger.cadence(), trigger.rawLabels());
+    List<Explanation.Reason> reasons = new ArrayList<>();
+    reasons.add(trigger.reason());
+    if (!trigger.droppedLabels().isEmpty()) {
+      reasons.add(new Explanation.Reason("labels.non-canonical", "PR labels " + quoted(trigger.droppedLabels())
+          + " were dropped: only workflow labels and " + policy.labelPrefix() + "<label> count"));
+    }
+    reasons.addAll(run.explanation().reasons());
+    return TriggerResolution.builder()
+        .eventName(input.eventName())
+        .source(trigger.source())
+        .matchAllLabels(trigger.matchAllLabels())
+        .runPolicy(run)
+        .addAllWarnings(trigger.warnings())
+        .addAllWarnings(run.warnings())
+        .explanation(new Explanation(run.explanation().decision(), reasons, run.explanation().hints()))
+        .build();
+  }
+
+  /**
+   * What a trigger source decided before the cadence is resolved.
+   *
+   * @param cadence the cadence to resolve
+   * @param rawLabels the raw labels the run uses
+   * @param source which source chose the cadence
+   * @param matchAllLabels whether GPU stages match every known label
+   * @param reason why, as the first reason of the explanation
+   * @param warnings inputs the source ignored
+   * @param droppedLabels PR labels that do not count
+   */
+  private record Trigger(String cadence, List<String> rawLabels, TriggerResolution.Source source,
+      boolean matchAllLabels, Explanation.Reason reason, List<Warning> warnings, List<String> droppedLabels) {}
+
+  private static Trigger fromOverride(String cadence) {
+    return new Trigger(cadence, List.of(), TriggerResolution.Source.CADENCE_OVERRIDE, false,
+        new Explanation.Reason("trigger.override", "the cadence override '" + cadence
+            + "' takes precedence over the event and its labels"), List.of(), List.of());
+  }
+
+  private Trigger fromPullRequestLabels(TriggerInput input, EventRule rule) {
+    List<String> labels = input.prLabels().orElseThrow(() -> new InvalidInputException("PR labels missing:"
+        + " event '" + input.eventName() + "' takes its cadence from the PR labels; expected the PR's label"
+        + " names (an empty list for a PR without labels)"));
+    List<String> raw = canonicalPrLabels(labels);
+    String cadence = rule.cadence().orElseThrow();
+    String switchedBy = "";
+    for (WorkflowLabel w : policy.workflowLabels()) {
+      if (w.switchesCadence().isPresent() && raw.contains(w.name())) {
+        cadence = w.switchesCadence().get();
+        switchedBy = w.name();
+        break;
+      }
+    }
+    List<Warning> warnings = new ArrayList<>();
+    List<String> dropped = new ArrayList<>();
+    for (String label : labels) {
+      if (!isWorkflowLabel(label) && !canonicalPrefixed.matcher(label).matches()) {
+        dropped.add(label);
+        if (known.contains(label)) {
+          warnings.add(new Warning("label-without-prefix", "PR label '" + label
+              + "' ignored: only '" + policy.labelPrefix() + "<label>' requests a test area (did you mean '"
+              + policy.labelPrefix() + label + "'?)"));
         }
       }
     }
-    RunPolicy run = resolveCadence(cadence, raw);
-    List<Explanation.Reason> reasons = new ArrayList<>();
-    reasons.add(trigger);
-    if (!droppedLabels.isEmpty()) {
-      reasons.add(new Explanation.Reason("labels.non-canonical", "non-canonical PR labels "
-          + quoted(droppedLabels) + " were dropped (only workflow labels and " + policy.labelPrefix()
-          + "<label> count)"));
-    }
-    reasons.addAll(run.explanation().reasons());
-    triggerWarnings.addAll(run.warnings());
-    return TriggerResolution.builder()
-        .eventName(input.eventName())
-        .source(source)
-        .matchAllLabels(matchAll)
-        .runPolicy(run)
-        .addAllWarnings(triggerWarnings)
-        .explanation(new Explanation(run.explanation().decision(), reasons, run.explanation().hints()))
-        .build();
+    Explanation.Reason reason = new Explanation.Reason("trigger.pull_request", input.eventName() + " uses its "
+        + raw.size() + " CI label(s)" + (switchedBy.isEmpty() ? " with cadence " + cadence
+        : " and label " + switchedBy + " switches the cadence to " + cadence));
+    return new Trigger(cadence, raw, TriggerResolution.Source.PULL_REQUEST_LABELS, rule.matchAllLabels(), reason,
+        warnings, dropped);
+  }
+
+  private Trigger fromScheduleTable(TriggerInput input, EventRule rule) {
+    String cron = input.schedule().orElse("");
+    ScheduleRule s = schedule(cron);
+    return new Trigger(s.cadence(), s.labels(), TriggerResolution.Source.SCHEDULE_TABLE, rule.matchAllLabels(),
+        new Explanation.Reason("trigger.schedule", "schedule '" + cron + "' maps to cadence " + s.cadence()),
+        List.of(), List.of());
+  }
+
+  private static Trigger fromFixedCadence(TriggerInput input, EventRule rule) {
+    String cadence = rule.cadence().orElseThrow();
+    return new Trigger(cadence, List.of(), TriggerResolution.Source.FIXED, rule.matchAllLabels(),
+        new Explanation.Reason("trigger." + rule.event(), input.eventName() + " runs with cadence " + cadence
+            + (rule.matchAllLabels() ? " and GPU stages match every known label" : "")), List.of(), List.of());
   }
 
   private static String quoted(List<String> labels) {

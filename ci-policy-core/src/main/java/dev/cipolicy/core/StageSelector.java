@@ -30,7 +30,7 @@ import java.util.TreeSet;
  * <pre>{@code
  * StageSelector selector = StageSelector.of(registry);
  * StageSelection s = selector.select(resolution, diffBytes);
- * s.skippedStages();   // post each as SKIPPED_IRRELEVANT under the stage's check name
+ * s.skippedStages();   // post each as a passing check under the stage's name
  * }</pre>
  */
 public final class StageSelector {
@@ -88,6 +88,32 @@ public final class StageSelector {
   }
 
   /**
+   * Decides the skipped stages of a resolved trigger from a list of changed paths instead of diff bytes: the
+   * same rule as {@link #select(TriggerResolution, Optional)} (only pull requests prune; an empty list is an
+   * empty diff, which prunes nothing), each path counted as a changed file. For a rename give both the old and
+   * the new path, as the diff would.
+   *
+   * @param resolution the resolved trigger and its run policy
+   * @param changedPaths the changed paths, each non-empty and without NUL
+   * @return the selection
+   * @throws dev.cipolicy.api.InvalidValueException for an empty path or one holding NUL
+   */
+  public StageSelection selectPaths(TriggerResolution resolution, List<String> changedPaths) {
+    List<ChangeEntry> entries = new ArrayList<>(changedPaths.size());
+    for (String path : changedPaths) {
+      entries.add(new ChangeEntry("M", List.of(path)));
+    }
+    if (resolution.source() != TriggerResolution.Source.PULL_REQUEST_LABELS
+        && !registry.resolver().isPullRequestEvent(resolution.eventName())) {
+      return failOpen("only pull requests prune stages; every PR stage keeps its normal gating");
+    }
+    if (entries.isEmpty()) {
+      return failOpen("the diff is unusable (the diff is empty), so nothing is pruned");
+    }
+    return select(resolution.runPolicy(), entries);
+  }
+
+  /**
    * Decides the skipped stages of a pull request from parsed diff entries.
    *
    * @param run the resolved run policy
@@ -104,6 +130,8 @@ public final class StageSelector {
     }
     // affected: which stages the changed paths touch
     Map<String, String> affected = new HashMap<>();
+    // a changed test of a stage the run policy does not select, and the label that would select it
+    Map<String, String> notRequested = new HashMap<>();
     String fanOut = null;
     for (ChangeEntry e : entries) {
       for (String path : e.paths()) {
@@ -111,6 +139,14 @@ public final class StageSelector {
         if (!regs.isEmpty()) {
           for (String stage : registry.prStagesOf(path)) {
             affected.putIfAbsent(stage, "changed registered test " + path);
+          }
+          for (Registration r : regs) {
+            if (prStages.contains(r.suite()) && r.disabled().isEmpty() && !registry.matches(r, run, false)
+                && (!r.nightly() || run.admitNightlyTests())) {
+              r.labels().stream().filter(l -> !run.includeLabels().contains(l)).findFirst().ifPresent(l ->
+                  notRequested.putIfAbsent(r.suite(), path + " changed; it runs under label " + l + ": add "
+                      + policy.labelPrefix() + l));
+            }
           }
           continue;
         }
@@ -153,7 +189,10 @@ public final class StageSelector {
     for (String stage : prStages) {
       String why;
       StageOutcome outcome;
-      if (!runnable.containsKey(stage)) {
+      if (!runnable.containsKey(stage) && notRequested.containsKey(stage)) {
+        outcome = StageOutcome.SKIPPED_NOT_REQUESTED;
+        why = notRequested.get(stage);
+      } else if (!runnable.containsKey(stage)) {
         outcome = StageOutcome.SKIPPED_IRRELEVANT;
         why = "no enabled test of " + stage + " matches the run policy";
       } else if (affected.containsKey(stage)) {
@@ -166,18 +205,26 @@ public final class StageSelector {
         outcome = StageOutcome.SKIPPED_IRRELEVANT;
         why = "no changed path affects " + stage + " and no label requests it";
       }
-      if (outcome == StageOutcome.SKIPPED_IRRELEVANT) {
+      if (outcome.skipped()) {
         skipped.add(stage);
       }
       decisions.add(new StageDecision(stage, outcome, why));
     }
     List<Explanation.Reason> reasons = new ArrayList<>();
     for (StageDecision d : decisions) {
-      reasons.add(new Explanation.Reason("stage." + (d.outcome() == StageOutcome.RUN ? "run" : "skip"),
+      reasons.add(new Explanation.Reason("stage." + switch (d.outcome()) {
+        case RUN -> "run";
+        case SKIPPED_IRRELEVANT -> "skip";
+        case SKIPPED_NOT_REQUESTED -> "skip-not-requested";
+      },
           d.stage() + ": " + d.reason()));
     }
+    long notRequestedSkips = decisions.stream()
+        .filter(d -> d.outcome() == StageOutcome.SKIPPED_NOT_REQUESTED).count();
     String decision = skipped.isEmpty() ? "every PR stage runs"
-        : skipped.size() + " of " + prStages.size() + " PR stages skipped as irrelevant";
+        : skipped.size() + " of " + prStages.size() + " PR stages skipped" + (notRequestedSkips == 0
+            ? " as irrelevant"
+            : ", " + notRequestedSkips + " of them although the change touches a test whose label was not requested");
     return new StageSelection(List.copyOf(skipped), decisions, Optional.empty(),
         new Explanation(decision, reasons, List.of()));
   }

@@ -2,6 +2,7 @@ package dev.cipolicy.core;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.cipolicy.api.CiPolicyException;
+import dev.cipolicy.api.policy.SuiteNaming;
 import dev.cipolicy.api.suite.Permission;
 import dev.cipolicy.core.diff.ChangedFiles;
 import dev.cipolicy.core.diff.DiffParse;
@@ -13,7 +14,7 @@ import java.util.Optional;
 
 /**
  * Coverage-guided fuzz targets (Jazzer) for the core's other parsers of untrusted text: changed-files
- * diffs, cron expressions and {@code /rerun-test} comments. Without {@code JAZZER_FUZZ=1} each runs its
+ * diffs, cron expressions, {@code /rerun-test} comments and suite naming patterns. Without {@code JAZZER_FUZZ=1} each runs its
  * committed seed corpus under {@code ParserFuzzTestInputs/<method>/}. Only our exception types may escape.
  */
 class ParserFuzzTest {
@@ -51,6 +52,23 @@ class ParserFuzzTest {
     var decision = PLANNER.decideComment(comment, Permission.WRITE, 1, Optional.empty());
     if (!decision.accepted() && decision.check().isEmpty()) {
       throw new AssertionError("a rejection without a check");
+    }
+  }
+
+  /**
+   * A fuzzed suite naming pattern is rejected when built, or matches any name within its budget: the first
+   * line of the input is the pattern, the rest the name (at most 64 characters).
+   */
+  @FuzzTest(maxDuration = "90s")
+  void suiteNaming(byte[] data) {
+    String text = new String(data, StandardCharsets.UTF_8);
+    int nl = text.indexOf('\n');
+    String pattern = nl < 0 ? text : text.substring(0, nl);
+    String name = nl < 0 ? "stage-a-cpu" : text.substring(nl + 1, Math.min(text.length(), nl + 65));
+    try {
+      SuiteNaming.builder().pattern(pattern).build().matchWhole(name);
+    } catch (CiPolicyException e) {
+      singleLine(e);
     }
   }
 

@@ -8,6 +8,7 @@ import dev.cipolicy.api.UnknownCadenceException;
 import dev.cipolicy.api.UnknownScheduleException;
 import dev.cipolicy.api.UnsupportedTriggerException;
 import dev.cipolicy.api.run.RunPolicy;
+import dev.cipolicy.api.Warning;
 import dev.cipolicy.api.run.TriggerInput;
 import dev.cipolicy.api.run.TriggerResolution;
 import java.util.HashSet;
@@ -89,7 +90,8 @@ class PolicyResolverTest {
     void anUnknownCronIsAnErrorNeverADefault(String cron) {
       assertThatThrownBy(() -> resolver.schedule(cron))
           .isInstanceOf(UnknownScheduleException.class)
-          .hasMessage("No CI policy is defined for schedule: " + cron);
+          .hasMessageStartingWith("No CI policy is defined for schedule: " + cron + "; ")
+          .hasMessageContaining("the schedule table has the crons ['0 15 * * 0-5', '0 15 * * 6']");
     }
   }
 
@@ -146,8 +148,44 @@ class PolicyResolverTest {
       RunPolicy p = resolver.resolveCadence("regular", List.of("run-ci-nightly"));
       assertThat(p.includeLabels()).isEmpty();
       assertThat(p.admitNightlyTests()).isFalse();
-      assertThat(p.warnings()).isEmpty();
+      assertThat(p.warnings()).extracting(Warning::toString).containsExactly("unknown-label: label 'run-ci-nightly'"
+          + " requests nothing: 'nightly' is not a known label; did you mean the workflow label nightly?");
       assertThat(p.explanation().sentence()).contains("run-ci-nightly names 'nightly', which is not a known label");
+    }
+
+    @Test
+    void aPrefixedLabelNamingNoKnownLabelIsAWarningWithTheClosestKnownLabel() {
+      RunPolicy p = resolver.resolveCadence("regular", List.of("run-ci-lorra", "run-ci-lora"));
+      assertThat(p.warnings()).extracting(Warning::toString).containsExactly(
+          "unknown-label: label 'run-ci-lorra' requests nothing: 'lorra' is not a known label; did you mean"
+              + " run-ci-lora?");
+      assertThat(p.explanation().sentence()).contains("run-ci-lorra names 'lorra', which is not a known label"
+          + " (did you mean run-ci-lora?)");
+      assertThat(resolver.resolveCadence("regular", List.of("run-ci-zzzzzz")).warnings()).singleElement()
+          .satisfies(w -> assertThat(w.message()).doesNotContain("did you mean").contains("the known labels are"));
+      TriggerResolution r = resolver.resolve(TriggerInput.builder().eventName("pull_request")
+          .prLabels(List.of("run-ci-megatrom")).build());
+      assertThat(r.warnings()).extracting(Warning::message).containsExactly("label 'run-ci-megatrom' requests"
+          + " nothing: 'megatrom' is not a known label; did you mean run-ci-megatron?");
+    }
+
+    @Test
+    void theEditDistanceIsCappedAndOnlyCloseNamesAreSuggested() {
+      assertThat(PolicyResolver.editDistance("lorra", "lora", 2)).isEqualTo(1);
+      assertThat(PolicyResolver.editDistance("kitten", "sitting", 5)).isEqualTo(3);
+      assertThat(PolicyResolver.editDistance("kitten", "sitting", 2)).isEqualTo(3);
+      assertThat(PolicyResolver.editDistance("", "abc", 5)).isEqualTo(3);
+      assertThat(resolver.closestKnown("ab")).isEmpty();
+      assertThat(resolver.closestKnown("evl")).contains("eval");
+    }
+
+    @Test
+    void theExplanationNeverSaysTheRunKeepsFastFailWhenALabelBypassesIt() {
+      RunPolicy p = resolver.resolveCadence("regular", List.of("bypass-fastfail"));
+      assertThat(p.bypassFastfail()).isTrue();
+      assertThat(p.explanation().sentence()).doesNotContain("keeps fast-fail")
+          .contains("a bypass-fastfail workflow label bypasses fast-fail (cadence regular alone would keep it)");
+      assertThat(resolver.resolveCadence("regular", List.of()).explanation().sentence()).contains("keeps fast-fail");
     }
 
     @ParameterizedTest
@@ -269,7 +307,8 @@ class PolicyResolverTest {
       assertThat(r.warnings()).singleElement().satisfies(w -> assertThat(w.message()).isEqualTo(
           "PR label 'megatron' ignored: only 'run-ci-<label>' requests a test area (did you mean 'run-ci-megatron'?)"));
       assertThat(r.explanation().reasons()).extracting(x -> x.detail()).contains(
-          "non-canonical PR labels ['megatron', 'good first issue'] were dropped (only workflow labels and run-ci-<label> count)");
+          "PR labels ['megatron', 'good first issue'] were dropped: only workflow labels and run-ci-<label> count");
+      assertThat(r.explanation().sentence()).doesNotContain("canonical");
     }
 
     @Test
@@ -334,9 +373,10 @@ class PolicyResolverTest {
     void aScheduleWithoutAnExactEntryFails() {
       assertThatThrownBy(() -> resolve("schedule", "0 15 * * *", null, null))
           .isInstanceOf(UnknownScheduleException.class)
-          .hasMessage("No CI policy is defined for schedule: 0 15 * * *");
+          .hasMessageStartingWith("No CI policy is defined for schedule: 0 15 * * *; the schedule table has the"
+              + " crons ['0 15 * * 0-5', '0 15 * * 6']");
       assertThatThrownBy(() -> resolve("schedule", null, null, null))
-          .hasMessage("No CI policy is defined for schedule: ");
+          .hasMessageStartingWith("No CI policy is defined for schedule: ; ");
     }
 
     @Test
@@ -354,7 +394,10 @@ class PolicyResolverTest {
     void anyOtherEventIsUnsupported(String event) {
       assertThatThrownBy(() -> resolve(event, null, List.of(), null))
           .isInstanceOf(UnsupportedTriggerException.class)
-          .hasMessage("Unsupported PR Test trigger: " + event);
+          .hasMessage("unsupported trigger: the policy has no rule for event '" + event + "'; it declares the"
+              + " events [pull_request, schedule, workflow_dispatch] (add an events entry for it, or pass a cadence"
+              + " override)")
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("PR Test"));
     }
   }
 

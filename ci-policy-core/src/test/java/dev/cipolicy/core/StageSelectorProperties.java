@@ -6,6 +6,7 @@ import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
 import dev.cipolicy.api.run.RunPolicy;
+import dev.cipolicy.api.run.TriggerResolution;
 import dev.cipolicy.api.stage.StageSelection;
 import dev.cipolicy.api.suite.Registration;
 import java.util.ArrayList;
@@ -63,6 +64,21 @@ class StageSelectorProperties {
         }
       }
     });
+  }
+
+  @Test
+  void aListOfPathsDecidesExactlyAsTheDiffBytesOfThesePaths() {
+    List<String> pool = new ArrayList<>();
+    REGISTRY.registrations().forEach(r -> pool.add(r.file()));
+    pool.addAll(List.of("docs/a.md", "miles/core.py", "a\nb.py", "d\u00e9j\u00e0/vu.md", " ", "tests/e2e/test_gone.py"));
+    qt().forAll(labels(), lists().of(Generate.pick(pool)).ofSizeBetween(0, 6), integers().between(0, 1))
+        .checkAssert((raw, paths, pullRequest) -> {
+          RunPolicy run = run(raw);
+          TriggerResolution resolution = pullRequest == 1 ? StageSelectorTest.pullRequest(run)
+              : StageSelectorTest.resolution(TriggerResolution.Source.SCHEDULE_TABLE, run);
+          byte[] bytes = paths.isEmpty() ? new byte[0] : encode(paths);
+          assertThat(SELECTOR.selectPaths(resolution, paths)).isEqualTo(SELECTOR.select(resolution, Optional.of(bytes)));
+        });
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.cipolicy.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cipolicy.api.Explanation;
 import dev.cipolicy.api.run.RunPolicy;
 import dev.cipolicy.api.run.TriggerResolution;
 import dev.cipolicy.api.stage.StageDecision;
@@ -64,6 +65,42 @@ class StageSelectorTest {
           assertThat(d.outcome()).isEqualTo(StageOutcome.RUN);
           assertThat(d.reason()).isEqualTo("changed registered test tests/e2e/test_lora.py");
         });
+  }
+
+  @Test
+  void aChangedTestWhoseLabelWasNotRequestedIsSkippedWithTheLabelThatWouldRunIt() {
+    StageSelection s = pr(List.of(), diff("M", "tests/e2e/test_lora.py"));
+    StageSelection irrelevant = pr(List.of(), diff("M", "docs/a.md"));
+    assertThat(s.skippedStages()).as("the decision is the reference rule's").isEqualTo(irrelevant.skippedStages());
+    assertThat(s.decisions()).filteredOn(d -> d.stage().equals("stage-c-4-gpu-h200")).singleElement()
+        .satisfies(d -> {
+          assertThat(d.outcome()).isEqualTo(StageOutcome.SKIPPED_NOT_REQUESTED);
+          assertThat(d.reason()).isEqualTo("tests/e2e/test_lora.py changed; it runs under label lora: add run-ci-lora");
+          assertThat(d.outcome().countsAsSuccess()).isTrue();
+        });
+    assertThat(s.decisions()).filteredOn(d -> !d.stage().equals("stage-c-4-gpu-h200"))
+        .allSatisfy(d -> assertThat(d.outcome()).isNotEqualTo(StageOutcome.SKIPPED_NOT_REQUESTED));
+    assertThat(s.explanation().reasons()).extracting(Explanation.Reason::rule).contains("stage.skip-not-requested");
+    assertThat(s.explanation().decision()).isEqualTo("7 of 7 PR stages skipped, 1 of them although the change touches"
+        + " a test whose label was not requested");
+    assertThat(irrelevant.explanation().decision()).isEqualTo("7 of 7 PR stages skipped as irrelevant");
+  }
+
+  @Test
+  void aDisabledChangedTestIsNotCalledNotRequested() {
+    StageSelection s = pr(List.of(), diff("M", "tests/e2e/test_replay.py"));
+    assertThat(s.decisions()).allSatisfy(d -> assertThat(d.outcome()).isNotEqualTo(StageOutcome.SKIPPED_NOT_REQUESTED));
+  }
+
+  @Test
+  void aListOfPathsIsSelectedLikeTheDiff() {
+    RunPolicy run = resolver.resolveCadence("regular", List.of());
+    TriggerResolution pr = resolution(TriggerResolution.Source.PULL_REQUEST_LABELS, run);
+    assertThat(selector.selectPaths(pr, List.of("tests/e2e/test_lora.py", "docs/a.md")))
+        .isEqualTo(selector.select(pr, Optional.of(diff("M", "tests/e2e/test_lora.py", "M", "docs/a.md"))));
+    assertThat(selector.selectPaths(pr, List.of()).failOpen()).isPresent();
+    assertThat(selector.selectPaths(resolution(TriggerResolution.Source.SCHEDULE_TABLE, run), List.of("docs/a.md"))
+        .skippedStages()).isEmpty();
   }
 
   @Test

@@ -16,6 +16,12 @@ import org.immutables.value.Value;
 @Value.Immutable
 @ValueStyle
 public abstract class FleetShare {
+  /**
+   * The most shares a policy's {@code fleet.shares} may hold: 1,000. The policy check enforces it, and the queue's
+   * {@code FleetShares} holds at most as many, so a policy that passes the check is one the fleet accepts.
+   */
+  public static final int MAX_SHARES = 1_000;
+
 
   /** What a share counts. */
   public enum Unit {

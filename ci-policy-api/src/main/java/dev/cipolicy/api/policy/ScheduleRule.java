@@ -12,6 +12,9 @@ import org.immutables.value.Value;
 @Value.Immutable
 @ValueStyle
 public abstract class ScheduleRule {
+  /** The most schedules a policy's schedule table may hold: 256, checked with the policy. */
+  public static final int MAX_SCHEDULES = 256;
+
   /**
    * The cron string exactly as the workflow declares it.
    *

@@ -1,5 +1,6 @@
 package dev.cipolicy.core.diff;
 
+import dev.cipolicy.api.InvalidValueException;
 import java.util.List;
 
 /**
@@ -12,21 +13,27 @@ import java.util.List;
  */
 public record ChangeEntry(String status, List<String> paths) {
 
-  /** Validates the status against the paths and copies the paths. */
+  /**
+   * Validates the status against the paths and copies the paths.
+   *
+   * @throws InvalidValueException naming the field ({@code status} or {@code paths}) for a status that is not
+   *     one of git's, a path count that does not fit the status, or an empty path or one holding NUL
+   */
   public ChangeEntry {
     if (!isStatus(status)) {
-      throw new IllegalArgumentException("a change status is one of A, D, M, T, U, X, B, or R or C followed by"
-          + " 1-3 digits, got '" + status + "'");
+      throw new InvalidValueException("ChangeEntry", "status", "expected one of A, D, M, T, U, X, B, or R or C"
+          + " followed by 1-3 digits, got '" + status + "'");
     }
     paths = List.copyOf(paths);
     int expected = hasTwoPaths(status) ? 2 : 1;
     if (paths.size() != expected) {
-      throw new IllegalArgumentException("a change with status " + status + " has " + expected
-          + (expected == 1 ? " path" : " paths (old, new)") + ", got " + paths);
+      throw new InvalidValueException("ChangeEntry", "paths", "a change with status " + status + " has "
+          + expected + (expected == 1 ? " path" : " paths (old, new)") + ", got " + paths);
     }
     for (String path : paths) {
       if (path.isEmpty() || path.indexOf('\0') >= 0) {
-        throw new IllegalArgumentException("a changed path is non-empty and has no NUL, got " + paths);
+        throw new InvalidValueException("ChangeEntry", "paths", "a changed path is non-empty and has no NUL, got "
+            + paths);
       }
     }
   }

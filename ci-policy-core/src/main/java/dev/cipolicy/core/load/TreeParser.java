@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
 
 /**
@@ -75,6 +77,11 @@ final class TreeParser {
       JsonLocation l = e.getLocation();
       SourceLocation where = l == null ? new SourceLocation(source, 1, 1) : loc(l);
       String msg = e.getOriginalMessage() == null ? e.getClass().getSimpleName() : e.getOriginalMessage();
+      if (format == DocumentFormat.YAML) {
+        YamlProblem yaml = YamlProblem.of(msg);
+        throw fail(yaml.line() > 0 ? new SourceLocation(source, yaml.line(), yaml.column()) : where,
+            "malformed " + format.displayName() + ": " + yaml.text());
+      }
       throw fail(where, "malformed " + format.displayName() + ": " + firstLine(msg));
     } catch (IOException e) {
       throw fail(new SourceLocation(source, 1, 1), "unreadable " + format.displayName() + ": " + e.getMessage());
@@ -83,8 +90,9 @@ final class TreeParser {
         throw ipe;
       }
       // The YAML engine signals some malformed input (bad tags, aliases) with unchecked exceptions.
-      throw fail(new SourceLocation(source, 1, 1),
-          "malformed " + format.displayName() + ": " + firstLine(String.valueOf(e.getMessage())));
+      YamlProblem yaml = YamlProblem.of(String.valueOf(e.getMessage()));
+      throw fail(new SourceLocation(source, Math.max(1, yaml.line()), Math.max(1, yaml.column())),
+          "malformed " + format.displayName() + ": " + yaml.text());
     }
   }
 
@@ -182,6 +190,53 @@ final class TreeParser {
       sb.append(Character.isISOControl(c) ? '?' : c);
     }
     return s.length() > 40 ? sb + "..." : sb.toString();
+  }
+
+  /**
+   * A YAML engine's multi-line error message made one line: the problem (e.g. {@code expected ',' or ']', but got
+   * <stream end>}) with its location, after the context it arose in (e.g. {@code while parsing a flow sequence})
+   * and where that started. The engine writes each part as an unindented line followed by
+   * {@code  in 'reader', line L, column C:} and the quoted source line with a caret.
+   *
+   * @param text the message on one line
+   * @param line the problem's line (1-based), 0 when the message names none
+   * @param column the problem's column (1-based)
+   */
+  record YamlProblem(String text, int line, int column) {
+    private static final Pattern MARK =
+        Pattern.compile("^\\s*in '[^']*', line (\\d{1,9}), column (\\d{1,9}):?\\s*$");
+
+    static YamlProblem of(String message) {
+      List<String> parts = new ArrayList<>();
+      List<int[]> marks = new ArrayList<>();
+      for (String l : message.split("\n", -1)) {
+        Matcher m = MARK.matcher(l);
+        if (m.matches()) {
+          while (marks.size() < parts.size()) {
+            marks.add(new int[] {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))});
+          }
+        } else if (!l.isEmpty() && !Character.isWhitespace(l.charAt(0))) {
+          parts.add(l.strip());
+        }
+      }
+      if (parts.isEmpty()) {
+        return new YamlProblem(firstLine(message), 0, 0);
+      }
+      String problem = parts.get(parts.size() - 1);
+      int[] at = marks.size() == parts.size() ? marks.get(parts.size() - 1) : new int[] {0, 0};
+      StringBuilder sb = new StringBuilder(problem);
+      if (at[0] > 0) {
+        sb.append(" at line ").append(at[0]).append(", column ").append(at[1]);
+      }
+      if (parts.size() > 1) {
+        sb.append(" (").append(String.join("; ", parts.subList(0, parts.size() - 1)));
+        if (!marks.isEmpty() && marks.get(0) != at) {
+          sb.append(" started at line ").append(marks.get(0)[0]).append(", column ").append(marks.get(0)[1]);
+        }
+        sb.append(')');
+      }
+      return new YamlProblem(sb.toString(), at[0], at[1]);
+    }
   }
 
   private static String firstLine(String s) {

@@ -662,7 +662,7 @@ public final class WorkflowLint {
       for (Declared d : declared) {
         for (Job j : d.workflow.jobs()) {
           if (!suites.contains(j.id()) && !d.stages.containsKey(j.id()) && j.id().length() <= 64
-              && naming.compiled().matcher(j.id()).matches()) {
+              && naming.matchWhole(j.id()).isPresent()) {
             out.add(new LintFinding(LintRule.SUITE_HAS_ONE_JOB, Severity.ERROR, j.location(), Optional.of(j.id()),
                 "job " + j.id() + " is named like a suite (" + (naming.description().isEmpty() ? naming.pattern()
                     : naming.description()) + ") but the policy declares no suite " + j.id()

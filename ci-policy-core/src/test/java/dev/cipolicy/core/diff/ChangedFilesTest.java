@@ -1,5 +1,6 @@
 package dev.cipolicy.core.diff;
 
+import dev.cipolicy.api.InvalidValueException;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -140,13 +141,13 @@ class ChangedFilesTest {
   class Entries {
     @Test
     void rejectInvalidStatusesAndPathCounts() {
-      assertThatThrownBy(() -> new ChangeEntry("Q", List.of("a"))).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> new ChangeEntry("Q", List.of("a"))).isInstanceOf(InvalidValueException.class)
           .hasMessageContaining("got 'Q'");
-      assertThatThrownBy(() -> new ChangeEntry("R100", List.of("a"))).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> new ChangeEntry("R100", List.of("a"))).isInstanceOf(InvalidValueException.class)
           .hasMessageContaining("has 2 paths (old, new), got [a]");
-      assertThatThrownBy(() -> new ChangeEntry("M", List.of("a", "b"))).isInstanceOf(IllegalArgumentException.class);
-      assertThatThrownBy(() -> new ChangeEntry("M", List.of(""))).isInstanceOf(IllegalArgumentException.class);
-      assertThatThrownBy(() -> new ChangeEntry("M", List.of("a\0b"))).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> new ChangeEntry("M", List.of("a", "b"))).isInstanceOf(InvalidValueException.class);
+      assertThatThrownBy(() -> new ChangeEntry("M", List.of(""))).isInstanceOf(InvalidValueException.class);
+      assertThatThrownBy(() -> new ChangeEntry("M", List.of("a\0b"))).isInstanceOf(InvalidValueException.class);
     }
 
     @Test

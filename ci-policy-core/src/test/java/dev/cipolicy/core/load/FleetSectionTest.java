@@ -203,4 +203,22 @@ class FleetSectionTest {
     assertThat(pool.capacity(FleetShare.Unit.RUNNERS)).isEqualTo(4);
     assertThat(pool.capacity(FleetShare.Unit.GPUS)).isEqualTo(16);
   }
+
+  @Test
+  void morePoliciesSharesThanTheQueueHoldsAreOneProblemOfTheCheck() {
+    StringBuilder pools = new StringBuilder();
+    StringBuilder nightly = new StringBuilder("    nightly:\n");
+    StringBuilder weekly = new StringBuilder("    weekly:\n");
+    for (int i = 0; i < 501; i++) {
+      pools.append("    p").append(i).append(": {runners: 4}\n");
+      nightly.append("      p").append(i).append(": {runners: 1}\n");
+      weekly.append("      p").append(i).append(": {runners: 1}\n");
+    }
+    String yaml = MINIMAL.replace("    cpu: {runners: 2}\n", "    cpu: {runners: 2}\n" + pools) + "  shares:\n"
+        + nightly + weekly;
+    assertThat(fail(yaml).problems()).extracting(PolicyProblem::message).containsExactly(
+        "the policy declares 1002 fleet shares; at most " + FleetShare.MAX_SHARES + " are accepted (the queue holds"
+            + " no more)");
+    assertThat(FleetShare.MAX_SHARES).isEqualTo(1_000);
+  }
 }

@@ -111,6 +111,16 @@ class PolicyLoaderTest {
     }
 
     @Test
+    void aYamlSyntaxErrorCarriesTheParsersProblemAndWhereItIsOnOneLine() {
+      PolicyProblem pr = only(fail("name: x\nlabels: [a, b\n"));
+      assertThat(pr.message()).startsWith("malformed YAML: expected ',' or ']'")
+          .contains("at line 3, column 1")
+          .contains("while parsing a flow sequence started at line 2, column 9")
+          .doesNotContain("\n");
+      assertThat(pr.location()).contains(new SourceLocation("bad.yaml", 3, 1));
+    }
+
+    @Test
     void malformedJson() {
       InvalidPolicyException e = null;
       try {

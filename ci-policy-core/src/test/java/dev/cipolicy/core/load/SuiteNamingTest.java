@@ -1,13 +1,16 @@
 package dev.cipolicy.core.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.cipolicy.api.InvalidPolicyException;
+import dev.cipolicy.api.InvalidValueException;
 import dev.cipolicy.api.PolicyProblem;
 import dev.cipolicy.api.policy.SuiteNaming;
 import dev.cipolicy.core.ReferencePolicy;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** A policy's own suite naming rule: names match it, and its named groups agree with the suite's fields. */
@@ -113,11 +116,56 @@ class SuiteNamingTest {
   @Test
   void aCatastrophicPatternIsReportedNotRunForEver() {
     String name = "a".repeat(60) + "-";
-    String yaml = BASE + "suite_naming: {pattern: \"(.*a){12}\"}\n"
+    String yaml = BASE + "suite_naming: {pattern: \"" + "(.*a)".repeat(12) + "\"}\n"
         + "backends:\n  cpu:\n    suites:\n      " + name + ": {github_hosted: true}\n";
     InvalidPolicyException e = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> fail(yaml));
     assertThat(e.problems()).extracting(PolicyProblem::toString).containsExactly(
         "bad.yaml:8:25: suite_naming.pattern: the suite naming pattern takes more than 1000000 steps to match suite"
             + " name '" + name + "'; simplify it (no nested repetition)");
+  }
+
+  private static final String REFERENCE =
+      "(?:nightly-)?stage-(?<tier>[abc])-(?:cpu|(?<gpus>[1-9][0-9]{0,2})-gpu-(?<hardware>[a-z0-9]+))";
+
+  @Test
+  void aRepetitionThatCouldLoopWithoutReadingIsRejectedWhenTheValueIsBuilt() {
+    for (String pattern : List.of("(?:(?:^){2147483647}){2147483647}" + REFERENCE,
+        "(?:(?=)){2000000000}" + REFERENCE)) {
+      InvalidValueException e = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> catchThrowableOfType(
+          InvalidValueException.class, () -> SuiteNaming.builder().pattern(pattern).build()));
+      assertThat(e).as(pattern).isNotNull();
+      assertThat(e.getMessage()).contains("exceeds 64 (a suite name is at most 64 characters)");
+    }
+    assertThat(catchThrowableOfType(InvalidValueException.class,
+        () -> SuiteNaming.builder().pattern("(?:(?:^){2})stage").build()).getMessage()).contains("{2} repeats a group, an anchor or a back reference");
+    assertThat(catchThrowableOfType(InvalidValueException.class,
+        () -> SuiteNaming.builder().pattern("(?x)stage # c").build()).getMessage()).contains("comments flag");
+    assertThat(catchThrowableOfType(InvalidValueException.class,
+        () -> SuiteNaming.builder().pattern("a{65}").build()).getMessage()).contains("{65} exceeds 64");
+    assertThat(SuiteNaming.builder().pattern(REFERENCE).build().matchWhole("stage-c-4-gpu-h200")).isPresent();
+    assertThat(SuiteNaming.builder().pattern("[a-z]{2,64}(?:-x)?\\{[}]{1}\\Q{99}\\E").build()
+        .matchWhole("ab-x{}{99}")).isPresent();
+  }
+
+  @Test
+  void aPolicyLoadsWithAZeroWidthRepetitionAsOneLocatedProblemWithinSeconds() {
+    InvalidPolicyException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> fail(BASE
+        + "suite_naming: {pattern: \"(?:(?=)){2000000000}stage-a-cpu\"}\n"
+        + "backends:\n  cpu:\n    suites:\n      stage-a-cpu: {github_hosted: true}\n"));
+    assertThat(e.problems()).extracting(PolicyProblem::toString).containsExactly("bad.yaml:8:25: suite_naming.pattern:"
+        + " the counted repetition {2000000000} exceeds 64 (a suite name is at most 64 characters)");
+  }
+
+  @Test
+  void everyMatchOfThePatternIsBoundedAJobIdIncluded() {
+    SuiteNaming naming = SuiteNaming.builder().pattern(REFERENCE + "|(?:(?:x*)*)*y").build();
+    PolicyLoader.load("ok.yaml", BASE + "suite_naming: {pattern: \"" + naming.pattern() + "\"}\n"
+        + "backends:\n  cpu:\n    suites:\n      stage-a-cpu: {github_hosted: true}\n");
+    String jobId = "x".repeat(40) + "z";
+    SuiteNaming.BudgetExceededException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () ->
+        catchThrowableOfType(SuiteNaming.BudgetExceededException.class, () -> naming.matchWhole(jobId)));
+    assertThat(e).isNotNull();
+    assertThat(e.getMessage()).isEqualTo("suite_naming.pattern: the suite naming pattern takes more than 1000000"
+        + " steps to match '" + jobId + "'; simplify it (no nested repetition)");
   }
 }

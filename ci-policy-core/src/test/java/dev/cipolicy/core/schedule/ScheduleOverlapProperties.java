@@ -5,6 +5,10 @@ import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -79,6 +83,39 @@ class ScheduleOverlapProperties {
       CronSchedule a = CronSchedule.parse(x);
       Optional<Instant> first = a.nextFiringAfter(FROM.minusSeconds(60)).filter(i -> i.isBefore(UNTIL));
       assertThat(ScheduleOverlaps.firstSharedInstant(a, CronSchedule.parse(x), FROM, UNTIL)).isEqualTo(first);
+    });
+  }
+
+  @Test
+  void theWholeTableProofAgreesWithThePairwiseSearch() {
+    qt().withExamples(60).forAll(cron(), cron(), cron(), cron()).checkAssert((a, b, c, d) -> {
+      List<CronSchedule> table = List.of(CronSchedule.parse(a), CronSchedule.parse(b), CronSchedule.parse(c),
+          CronSchedule.parse(d));
+      List<ScheduleOverlaps.Overlap> expected = new ArrayList<>();
+      for (int x = 0; x < table.size(); x++) {
+        for (int y = x + 1; y < table.size(); y++) {
+          int first = x;
+          int second = y;
+          ScheduleOverlaps.firstSharedInstant(table.get(x), table.get(y))
+              .ifPresent(at -> expected.add(new ScheduleOverlaps.Overlap(first, second, at)));
+        }
+      }
+      assertThat(ScheduleOverlaps.overlaps(table)).as("%s", table).isEqualTo(expected);
+    });
+  }
+
+  @Test
+  void theFiringDaysFromTheDateFieldsAreTheDaysTheCronFiresOn() {
+    qt().withExamples(40).forAll(cron()).checkAssert(c -> {
+      CronSchedule s = CronSchedule.parse(c);
+      BitSet walked = new BitSet();
+      LocalDate first = LocalDate.of(2024, 1, 1);
+      LocalDate last = LocalDate.of(2051, 12, 31);
+      for (Optional<LocalDate> d = s.nextFiringDay(first); d.isPresent() && !d.get().isAfter(last);
+          d = s.nextFiringDay(d.get().plusDays(1))) {
+        walked.set((int) ChronoUnit.DAYS.between(first, d.get()));
+      }
+      assertThat(ScheduleOverlaps.firingDays(s)).as(c).isEqualTo(walked);
     });
   }
 }

@@ -22,8 +22,8 @@ import java.util.Set;
  */
 public record FleetShares(List<Share> shares) {
 
-  /** The most shares one value holds. */
-  public static final int MAX_SHARES = 1_000;
+  /** The most shares one value holds: the policy's own limit {@link FleetShare#MAX_SHARES}, which its check enforces. */
+  public static final int MAX_SHARES = FleetShare.MAX_SHARES;
 
   /** The largest amount of one share. */
   public static final int MAX_AMOUNT = 1_000_000;

@@ -115,9 +115,9 @@ final class ExplainCommand extends PolicyCommand {
     return t.stages().get().failOpen();
   }
 
-  /** {@code <head>: <detail>.}, the full stop added unless the detail ends with one. */
+  /** {@code <head>: <detail>.}, the full stop added unless the detail ends with one or a question mark. */
   private static String sentence(String head, String detail) {
-    return head + ": " + detail + (detail.endsWith(".") ? "" : ".");
+    return head + ": " + detail + (detail.endsWith(".") || detail.endsWith("?") ? "" : ".");
   }
 
   static Map<String, Object> toJson(TriggerOptions.Trigger t, List<String> sentences) {

@@ -86,6 +86,7 @@ final class GateFiles {
    */
   static MetricRecord record(String file, Path path) {
     byte[] bytes;
+    Inputs.requireRegularFile(path, "record file", RecordLimits.MAX_BYTES);
     try (InputStream in = Files.newInputStream(path)) {
       bytes = in.readNBytes(Math.toIntExact(RecordLimits.MAX_BYTES + 1));
     } catch (IOException e) {

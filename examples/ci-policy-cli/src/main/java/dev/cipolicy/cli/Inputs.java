@@ -18,6 +18,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -77,10 +78,12 @@ final class Inputs {
   }
 
   /**
-   * Reads at most {@code maxBytes} bytes, failing before parsing when the file is larger: only
-   * {@code maxBytes + 1} bytes are ever read, so {@code /dev/zero} or a huge file fails fast.
+   * Reads a regular file of at most {@code maxBytes} bytes, failing before parsing when the file is larger: only
+   * {@code maxBytes + 1} bytes are ever read, so a huge file fails fast; a FIFO, device or directory is refused
+   * before it is opened ({@link #requireRegularFile}).
    */
   static byte[] readBytes(Path path, String what, long maxBytes) {
+    requireRegularFile(path, what, maxBytes);
     int cap = (int) Math.min(Integer.MAX_VALUE - 16, maxBytes + 1);
     try (InputStream in = Files.newInputStream(path)) {
       byte[] bytes = in.readNBytes(cap);
@@ -91,6 +94,27 @@ final class Inputs {
       return bytes;
     } catch (IOException e) {
       throw new InputException("cannot read " + what + " " + path + ": " + describe(e));
+    }
+  }
+
+  /**
+   * Refuses, before opening it, a path that is not a regular file (after following links): opening a FIFO
+   * blocks until a writer comes, and a device such as {@code /dev/zero} or a terminal never ends, so every file
+   * input of the CLI is a regular file read within its limit. A missing file is left to the read, which names
+   * it.
+   */
+  static void requireRegularFile(Path path, String what, long maxBytes) {
+    BasicFileAttributes attributes;
+    try {
+      attributes = Files.readAttributes(path, BasicFileAttributes.class);
+    } catch (IOException e) {
+      return; // the read itself reports the missing or unreadable file
+    }
+    if (!attributes.isRegularFile()) {
+      String kind = attributes.isDirectory() ? "a directory" : attributes.isOther()
+          ? "not a regular file (a FIFO, socket or device)" : "not a regular file";
+      throw new InputException("cannot read " + what + " " + path + ": it is " + kind + "; expected a regular file"
+          + " of at most " + maxBytes + " bytes, the limit for a " + what);
     }
   }
 
@@ -138,6 +162,11 @@ final class Inputs {
       JsonLocation l = e.getLocation();
       String where = l == null ? "" : ":" + l.getLineNr() + ":" + l.getColumnNr();
       String message = String.valueOf(e.getOriginalMessage());
+      if (message.startsWith("Unrecognized token")) {
+        // the parser quotes the whole token, which in a file that is not JSON may be anything (a secret too)
+        throw new InputException(file + where + ": not JSON: an unrecognized token where a JSON value was expected"
+            + " (an object, array, string, number, true, false or null); the token is not shown");
+      }
       int nl = message.indexOf('\n');
       throw new InputException(file + where + ": malformed JSON: "
           + (nl < 0 ? message : message.substring(0, nl)).strip());

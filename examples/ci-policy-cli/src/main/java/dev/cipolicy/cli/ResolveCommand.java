@@ -4,6 +4,7 @@ import dev.cipolicy.api.Warning;
 import dev.cipolicy.api.run.RunPolicy;
 import dev.cipolicy.api.run.TriggerResolution;
 import dev.cipolicy.api.stage.StageDecision;
+import dev.cipolicy.api.stage.StageOutcome;
 import dev.cipolicy.api.stage.StageSelection;
 import dev.cipolicy.core.load.LoadedPolicy;
 import java.io.IOException;
@@ -65,6 +66,12 @@ final class ResolveCommand extends PolicyCommand {
     }
     for (Warning w : resolution.warnings()) {
       Annotations.warning(c, w);
+    }
+    for (StageDecision d : stages.map(StageSelection::decisions).orElse(List.of())) {
+      if (d.outcome() == StageOutcome.SKIPPED_NOT_REQUESTED) {
+        Annotations.warning(c, new Warning("stage-not-requested", "stage " + d.stage() + " is skipped: "
+            + d.reason()));
+      }
     }
     if (json) {
       Map<String, Object> out = toJson(resolution, skipped);

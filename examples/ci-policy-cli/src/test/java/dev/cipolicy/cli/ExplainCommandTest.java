@@ -46,14 +46,17 @@ class ExplainCommandTest {
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.err()).isEmpty();
     assertThat(r.out().lines().toList()).containsExactly(
-        "Cadence regular: pull_request uses its 2 canonical PR label(s) with cadence regular.",
+        "Cadence regular: pull_request uses its 2 CI label(s) with cadence regular.",
         "Counted labels: run-ci-lora, run-ci-bogus.",
         "Requested: explicitly requested [lora].",
-        "Dropped: non-canonical PR labels ['megatron', 'needs review'] were dropped (only workflow labels and"
-            + " run-ci-<label> count).",
+        "Dropped: PR labels ['megatron', 'needs review'] were dropped: only workflow labels and run-ci-<label>"
+            + " count.",
         "Dropped: run-ci-bogus names 'bogus', which is not a known label.",
         "Warning: PR label 'megatron' ignored: only 'run-ci-<label>' requests a test area (did you mean"
             + " 'run-ci-megatron'?).",
+        "Warning: label 'run-ci-bogus' requests nothing: 'bogus' is not a known label; the known labels are [amd,"
+            + " ckpt, eval, fsdp, ft-long, ft-short, fully-async, long, lora, megatron, miles-plugin, model-scripts,"
+            + " mooncake, precision, qwen35, replay, sglang, short, weight-update].",
         "Scope: no scope rule matched, so only explicitly requested labels are included.",
         "Included test labels (1): lora.",
         "Run policy: cadence regular does not admit nightly-only tests, keeps fast-fail and does not write metric"
@@ -116,7 +119,7 @@ class ExplainCommandTest {
     Result r = explain(Map.of(), "--event-name", "pull_request", "--pr-labels-json", "[\"nightly\"]");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out().lines().toList())
-        .startsWith("Cadence nightly: pull_request uses its 1 canonical PR label(s) and label nightly switches the"
+        .startsWith("Cadence nightly: pull_request uses its 1 CI label(s) and label nightly switches the"
             + " cadence to nightly.", "Counted labels: nightly.")
         .contains("Flags: admit_nightly_tests=true, bypass_fastfail=true, write_baseline=true.");
   }
@@ -168,5 +171,19 @@ class ExplainCommandTest {
     assertThat(r.code()).as(r.err()).isZero();
     WorkflowCommandForgeryProperties.assertNoForgedCommand(r, "explain");
     assertThat(r.out()).contains("'x\\n:\u200b:error:\u200b:forged'");
+  }
+
+  @Test
+  void aBypassFastfailLabelIsExplainedWithoutSayingTheRunKeepsFastFailAndWithoutTheWordCanonical()
+      throws Exception {
+    Result r = explain(Map.of(), "--event-name", "pull_request", "--pr-labels-json",
+        "[\"bypass-fastfail\",\"run-ci-lorra\",\"docs\"]");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).doesNotContain("keeps fast-fail").doesNotContainIgnoringCase("canonical")
+        .contains("Run policy: a bypass-fastfail workflow label bypasses fast-fail (cadence regular alone would keep"
+            + " it), so the run continues after a failure.")
+        .contains("Warning: label 'run-ci-lorra' requests nothing: 'lorra' is not a known label; did you mean"
+            + " run-ci-lora?")
+        .contains("bypass_fastfail=true");
   }
 }

@@ -64,7 +64,7 @@ class HostileCorpusTest {
     env.put("GITHUB_STEP_SUMMARY", stepSummary.toString());
     for (String key : expect.stringPropertyNames()) {
       if (key.startsWith("env.")) {
-        env.put(key.substring(4), unescape(expect.getProperty(key)));
+        env.put(key.substring(4), unescape(expect.getProperty(key)).replace("${CASE}", caseDir.toString()));
       } else if (key.startsWith("generate.")) {
         generate(caseDir.resolve(key.substring("generate.".length())), expect.getProperty(key));
       }
@@ -132,7 +132,8 @@ class HostileCorpusTest {
   /**
    * Writes a generated input: {@code repeat:<count>:<text>} (the text, with the escapes of {@link #unescape},
    * count times), {@code bytes:<hex>} (raw bytes), {@code zeros:<count>} (NUL bytes), {@code nest:<depth>:<open>:<close>}
-   * (open depth times, then close depth times), {@code dir} (an empty directory).
+   * (open depth times, then close depth times), {@code dir} (an empty directory), {@code fifo} (a named pipe
+   * nobody writes to: opening it for reading would block for ever).
    */
   static void generate(Path file, String spec) throws IOException {
     String[] p = spec.split(":", 2);
@@ -142,6 +143,7 @@ class HostileCorpusTest {
     }
     switch (p[0]) {
       case "dir" -> Files.createDirectories(file);
+      case "fifo" -> mkfifo(file);
       case "bytes" -> Files.write(file, HexFormat.of().parseHex(p[1]));
       case "zeros" -> {
         try (OutputStream out = Files.newOutputStream(file)) {
@@ -166,6 +168,18 @@ class HostileCorpusTest {
         Files.writeString(file, unescape(q[1]).repeat(depth) + unescape(q[2]).repeat(depth), StandardCharsets.UTF_8);
       }
       default -> throw new IllegalArgumentException("unknown generator '" + spec + "' for " + file);
+    }
+  }
+
+  private static void mkfifo(Path file) throws IOException {
+    try {
+      Process p = new ProcessBuilder("mkfifo", file.toString()).inheritIO().start();
+      if (p.waitFor() != 0 || !Files.exists(file)) {
+        throw new IOException("mkfifo " + file + " failed");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while making " + file, e);
     }
   }
 

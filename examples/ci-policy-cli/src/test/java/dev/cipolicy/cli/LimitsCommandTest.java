@@ -38,32 +38,34 @@ class LimitsCommandTest {
   @Test
   void policyFromDevZeroFailsFastWithoutExhaustingMemory() {
     assertOneError(timed("check", "--policy", "/dev/zero"),
-        "cannot read policy file /dev/zero: the file is larger than 4194304 bytes, the limit for a policy file");
+        "cannot read policy file /dev/zero: it is not a regular file (a FIFO, socket or device); expected a regular"
+            + " file of at most 4194304 bytes, the limit for a policy file");
   }
 
   @Test
   void registrationsFromDevZeroFailsFast() {
     assertOneError(timed("plan-suite", "--policy", POLICY, "--registrations", "/dev/zero", "--hw", "cpu",
-        "--suite", "stage-a-cpu"), "the file is larger than 4194304 bytes, the limit for a registrations file");
+        "--suite", "stage-a-cpu"), "not a regular file (a FIFO, socket or device); expected a regular file of at most 4194304 bytes, the limit"
+        + " for a registrations file");
   }
 
   @Test
   void eventAndInFlightFilesAreBounded() {
     assertOneError(timed("concurrency", "--policy", POLICY, "--event-json", "/dev/zero", "--in-flight-json",
-        "/dev/zero"), "the file is larger than 26214400 bytes, the limit for a event file");
+        "/dev/zero"), "expected a regular file of at most 26214400 bytes, the limit for a event file");
   }
 
   @Test
   void changedFilesAreBounded() {
     assertOneError(timed("resolve", "--policy", POLICY, "--event-name", "pull_request", "--pr-labels-json", "[]",
         "--changed-files", "/dev/zero", "--registrations", REGISTRATIONS),
-        "the file is larger than 16777216 bytes, the limit for a changed-files file");
+        "expected a regular file of at most 16777216 bytes, the limit for a changed-files file");
   }
 
   @Test
   void aWorkflowFileIsBounded() {
     assertOneError(timed("check", "--policy", POLICY, "--workflow", "/dev/zero"),
-        "the file is larger than 1048576 bytes, the limit for a workflow file");
+        "expected a regular file of at most 1048576 bytes, the limit for a workflow file");
   }
 
   @Test

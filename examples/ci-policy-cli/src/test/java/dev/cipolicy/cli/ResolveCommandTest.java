@@ -91,8 +91,10 @@ class ResolveCommandTest {
 
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
-      "schedule|--schedule|0 15 * * *|No CI policy is defined for schedule: 0 15 * * *",
-      "push|--schedule||Unsupported PR Test trigger: push",
+      "schedule|--schedule|0 15 * * *|No CI policy is defined for schedule: 0 15 * * *; the schedule table has the"
+          + " crons ['0 15 * * 0-5', '0 15 * * 6'] (a cron must match an entry exactly, spaces included)",
+      "push|--schedule||unsupported trigger: the policy has no rule for event 'push'; it declares the events"
+          + " [pull_request, schedule, workflow_dispatch] (add an events entry for it, or pass a cadence override)",
       "pull_request|--pr-labels-json|{\"a\":1}|PR labels were not a JSON string array",
       "pull_request|--cadence-override|hourly|Unknown CI cadence 'hourly'; expected one of [nightly, regular, release, weekly]"})
   void errorsGoToStderrExitOneAndWriteNothing(String event, String flag, String value, String message)

@@ -77,9 +77,9 @@ class ResolveRunnerEnvironmentTest {
         + " (did you mean 'run-ci-lora'?)\n");
     JsonNode json = new ObjectMapper().readTree(r.out());
     assertThat(json.get("raw_labels").toString()).isEqualTo("[\"run-ci-lora\",\"bypass-fastfail\"]");
-    assertThat(json.get("explanation").get("reasons").get(1).get("detail").asText()).isEqualTo("non-canonical PR"
-        + " labels ['good first issue', 'prio: high \uD83D\uDD25', 'a::b', 'say \"hi\"', '%0A,tricky', 'lora'] were"
-        + " dropped (only workflow labels and run-ci-<label> count)");
+    assertThat(json.get("explanation").get("reasons").get(1).get("detail").asText()).isEqualTo("PR labels"
+        + " ['good first issue', 'prio: high \uD83D\uDD25', 'a::b', 'say \"hi\"', '%0A,tricky', 'lora'] were"
+        + " dropped: only workflow labels and run-ci-<label> count");
   }
 
   @Test
