@@ -432,6 +432,11 @@ class ExampleWorkflowsHarnessTest {
         .filter(f -> Files.isRegularFile(CliTestSupport.REPO.resolve(f))).toList();
     PullRequestRepository.init(source, files);
     assertThat(source.resolve("mvnw").toFile().setExecutable(true)).isTrue();
+    // the stage job's ./ci-policy would build the CLI a second time (with the full analysis): as in the other
+    // origin it runs the module's classes; only the action's own build is under test here
+    PullRequestRepository.write(source, "ci-policy", "#!/usr/bin/env bash\nexec '" + quickJava + "' -jar '" + cliJar
+        + "' \"$@\"\n");
+    assertThat(source.resolve("ci-policy").toFile().setExecutable(true)).isTrue();
     PullRequestRepository.commitHistory(source);
     Path m2 = Path.of(System.getProperty("user.home"), ".m2");
     // the harness gives each step a fresh HOME: Maven is pointed at this machine's wrapper and repository
@@ -470,7 +475,7 @@ class ExampleWorkflowsHarnessTest {
     WorkflowRun head = harness("feature", jarInput(), Map.of()).run(WORKFLOWS.resolve("pr-test-action.yml"),
         "pull_request", EVENTS.resolve("pull_request-labeled.json"));
     assertThat(head.failures().get(0).log()).startsWith("::error::ci-policy action: HEAD is not a merge commit");
-    WorkflowRun both = harness("main", Map.of("jar", cliJar.toString()), Map.of())
+    WorkflowRun both = harness("main", Map.of("jar", cliJar.toString(), "version", "0.1.0"), Map.of())
         .run(WORKFLOWS.resolve("pr-test-action.yml"), "schedule", EVENTS.resolve("schedule-nightly.json"));
     assertThat(both.failures().get(0).log())
         .isEqualTo("::error::ci-policy action: give one of the inputs version and jar, not both\n");
@@ -493,7 +498,8 @@ class ExampleWorkflowsHarnessTest {
   @Test
   void theActionDownloadsAReleaseAndChecksItsChecksum() throws Exception {
     Path repo = localRepository(null);
-    Map<String, String> inputs = new LinkedHashMap<>(Map.of("repository-url", repo.toUri().toString()));
+    Map<String, String> inputs = new LinkedHashMap<>(Map.of("repository-url", repo.toUri().toString(),
+        "version", "0.1.0"));
     WorkflowRun ok = harness("main", inputs, Map.of()).run(WORKFLOWS.resolve("pr-test-action.yml"), "schedule",
         EVENTS.resolve("schedule-weekly.json"));
     assertThat(ok.failures()).as(describe(ok)).isEmpty();
@@ -515,7 +521,7 @@ class ExampleWorkflowsHarnessTest {
   @Test
   void aBrokenDownloadFailsAgainstTheRepositorysSha1() throws Exception {
     Path repo = localRepository("da39a3ee5e6b4b0d3255bfef95601890afd80709  ci-policy-cli-0.1.0-all.jar\n");
-    WorkflowRun run = harness("main", Map.of("repository-url", repo.toUri().toString()), Map.of())
+    WorkflowRun run = harness("main", Map.of("repository-url", repo.toUri().toString(), "version", "0.1.0"), Map.of())
         .run(WORKFLOWS.resolve("pr-test-action.yml"), "schedule", EVENTS.resolve("schedule-weekly.json"));
     assertThat(run.failures()).hasSize(1);
     assertThat(run.failures().get(0).log()).contains("checksum mismatch")
