@@ -68,6 +68,21 @@ public record CoordinateVerdict(String metricKey, String stepsKey, String constr
   }
 
   /**
+   * The deciding model's band, for messages.
+   *
+   * @return e.g. {@code [0.5, 1.5]}; empty when the model gave no limits (an error, a cold start, too little
+   *     history)
+   */
+  public Optional<String> band() {
+    if (evidence.isEmpty() || evidence.get().lower().isEmpty() || evidence.get().upper().isEmpty()) {
+      return Optional.empty();
+    }
+    String lower = Numbers.human(evidence.get().lower().getAsDouble());
+    String upper = Numbers.human(evidence.get().upper().getAsDouble());
+    return Optional.of("[" + lower + ", " + upper + "]");
+  }
+
+  /**
    * The outcome in a few words, for a summary line or table.
    *
    * @return e.g. {@code 2.5 is above the upper limit 1.5 by 1 (regression)}

@@ -83,6 +83,38 @@ class GateHookTest {
   }
 
   @Test
+  void theOutcomeSaysWhetherTheHostsBlockingPolicyFailsTheRun() {
+    Fixtures.write(store, SERIES, List.of(Coordinate.of(GRAD_ALL, 0), Coordinate.of(GRAD_ALL, 1)), 0, 1, 1);
+    // step 0 passes, step 1 regresses (7 is above the upper limit), step 2 is missing from the baseline: INACTIVE
+    HookOutcome regressed = run(store, DECLARED, () -> Fixtures.record("train/grad_norm", 1.2, 7), GateMode.SHADOW);
+    assertThat(regressed.findings()).extracting(CoordinateVerdict::stepLabel).containsExactly("1");
+    assertThat(regressed.findings().get(0).band()).hasValue("[0.2, 1.5]");
+    assertThat(regressed.shouldFail(FailOn.NEVER)).isFalse();
+    assertThat(regressed.shouldFail(FailOn.REGRESSION)).isTrue();
+    assertThat(regressed.shouldFail(FailOn.ERROR)).isTrue();
+    // a better value out of band is an anomalous improvement: reported, never blocking
+    HookOutcome improved = run(store, DECLARED, () -> Fixtures.record("train/grad_norm", 1.2, 0.01), GateMode.SHADOW);
+    assertThat(improved.result().orElseThrow().verdicts().get(1).finding()).isEqualTo(Finding.ANOMALOUS_IMPROVEMENT);
+    assertThat(improved.findings()).isEmpty();
+    assertThat(improved.shouldFail(FailOn.ERROR)).isFalse();
+    // an unreadable record: ERROR verdicts block under error only
+    HookOutcome unreadable = run(store, DECLARED, () -> {
+      throw new IOException("no such file");
+    }, GateMode.SHADOW);
+    assertThat(unreadable.findings()).hasSize(1);
+    assertThat(unreadable.findings().get(0).band()).isEmpty();
+    assertThat(unreadable.shouldFail(FailOn.REGRESSION)).isFalse();
+    assertThat(unreadable.shouldFail(FailOn.ERROR)).isTrue();
+    assertThat(unreadable.blocking(FailOn.ERROR)).isEqualTo(unreadable.findings());
+    // a failure inside the gate has no verdicts and never blocks
+    HookOutcome failed = run(new BrokenStore(), DECLARED, () -> Fixtures.record("train/grad_norm", 1), GateMode.SHADOW);
+    assertThat(failed.action()).isEqualTo(HookAction.FAILED);
+    assertThat(failed.shouldFail(FailOn.ERROR)).isFalse();
+    assertThat(FailOn.named("regression")).hasValue(FailOn.REGRESSION);
+    assertThat(FailOn.named("Regression")).isEmpty();
+  }
+
+  @Test
   void anUnreadableRecordIsReportedAsErrors() {
     HookOutcome o = run(store, DECLARED, () -> {
       throw new IOException("no such file");

@@ -7,12 +7,16 @@ import dev.cipolicy.core.load.GateDeclarationsLoader;
 import dev.cipolicy.core.load.LoadedPolicy;
 import dev.cipolicy.api.InvalidInputException;
 import dev.cipolicy.gate.CiRunIdentity;
+import dev.cipolicy.gate.CoordinateVerdict;
+import dev.cipolicy.gate.FailOn;
 import dev.cipolicy.gate.GateEvaluator;
 import dev.cipolicy.gate.GateHook;
 import dev.cipolicy.gate.GateMode;
 import dev.cipolicy.gate.GateModel;
 import dev.cipolicy.gate.GateOptions;
+import dev.cipolicy.gate.Finding;
 import dev.cipolicy.gate.GateReport;
+import dev.cipolicy.gate.GateStatus;
 import dev.cipolicy.gate.HookAction;
 import dev.cipolicy.gate.HookOutcome;
 import dev.cipolicy.gate.HookRequest;
@@ -26,6 +30,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -37,6 +43,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -46,8 +54,11 @@ import picocli.CommandLine.Option;
  * {@code ci-policy gate}: the metric gate of one test file's run. Prints the verdict line and the
  * step summary (to the step-summary file when one is set, else to standard output); in a baseline-writing run
  * ({@code --write-baseline}) it also writes one baseline run into the history ({@link HistoryStoreOptions}:
- * a JSON file, or PostgreSQL). The exit code is 0 whatever the verdicts and whatever fails inside the gate —
- * the gate never changes a test's pass/fail; a history database that cannot be reached is such a failure
+ * a JSON file, or PostgreSQL). Every regression and every ERROR verdict is one annotation on the test file
+ * ({@code ::error} when it blocks, else {@code ::warning}). Without {@code --fail-on} the exit code is 0 whatever
+ * the verdicts and whatever fails inside the gate — the gate never changes a test's pass/fail by default; with
+ * {@code --fail-on regression} (or {@code error}) it is 1 when a regression (or also an ERROR verdict) blocks,
+ * as {@link HookOutcome#shouldFail(FailOn)} decides. A history database that cannot be reached is a failure
  * inside the gate: reported (the hook's failure line, and a {@code ::warning::} annotation), exit 0. So is a
  * record past the size limits ({@link dev.cipolicy.gate.RecordLimits}): its gates are ERROR and one
  * {@code ::error::} line names the limit, exit 0. Only unusable arguments (a policy, gate declarations or history
@@ -61,9 +72,9 @@ import picocli.CommandLine.Option;
     description = {
         "Judges a test run's metric record against the trusted baseline history.",
         "Record JSON: {\"train/grad_norm\": [[0, 1.02], [1, 0.97]], \"rollout/raw_reward\": [[0, \"NaN\"]]}.",
-        "Exit code 0 whatever the verdicts, also when the history database cannot be reached;",
-        "1 only when the policy, gates, history file or database arguments are unusable,",
-        "or --write-baseline lacks the CI run id (--ci-run-id or GITHUB_RUN_ID)."
+        "Exit code 0 whatever the verdicts (unless --fail-on), also when the history database cannot be reached;",
+        "1 when --fail-on's verdicts block, when the policy, gates, history file or database arguments are",
+        "unusable, or --write-baseline lacks the CI run id (--ci-run-id or GITHUB_RUN_ID)."
     })
 final class GateCommand extends PolicyCommand {
 
@@ -141,9 +152,16 @@ final class GateCommand extends PolicyCommand {
   @Option(names = "--json", description = "Print one JSON object: the hook's outcome and every verdict with its evidence.")
   private boolean json;
 
+  @Option(names = "--fail-on", paramLabel = "WHAT",
+      description = "Exit 1 when a verdict blocks: regression, or error (a regression or an ERROR verdict);"
+          + " default never (the gate only reports).")
+  private String failOn = "never";
+
   @Override
   int run(CiPolicyCli c, LoadedPolicy loaded) throws IOException {
     Map<String, String> env = c.environment();
+    FailOn blocking = FailOn.named(failOn).orElseThrow(() -> new Inputs.InputException("--fail-on: expected"
+        + " regression, error or never, found '" + failOn + "'"));
     GateOptions options = options();
     String test = Objects.requireNonNull(testFile);
     List<GateDeclaration> declared = declarations(c, test);
@@ -189,7 +207,35 @@ final class GateCommand extends PolicyCommand {
       GateFiles.writeText(c.resolvePath(commentBody), body.isEmpty() ? outcome.verdictLine() + "\n" : body);
     }
     print(c, outcome, summaryPath.isEmpty());
+    annotate(c, test, outcome, blocking);
+    if (outcome.shouldFail(blocking)) {
+      int n = outcome.blocking(blocking).size();
+      c.console().line("[CI Gate][" + outcome.mode().tag() + "] " + test + ": failing the run: " + n
+          + (n == 1 ? " verdict blocks" : " verdicts block") + " with --fail-on " + blocking.tag());
+      return 1;
+    }
     return 0;
+  }
+
+  /**
+   * One annotation per regression or ERROR verdict, on the test file: {@code ::error} when it blocks under
+   * {@code --fail-on}, else {@code ::warning}; the title says which, the message names the test file, the
+   * metric, the step and the band. A line break from the record is written {@code \n}, so each is one line.
+   */
+  private static void annotate(CiPolicyCli c, String test, HookOutcome outcome, FailOn blocking) {
+    for (CoordinateVerdict v : outcome.findings()) {
+      boolean blocks = blocking.blocks(v);
+      String what = v.status() == GateStatus.ERROR ? "error"
+          : (v.finding() == Finding.OUT_OF_BAND ? "out-of-band" : "regression");
+      String message = test + ": " + v.metricKey() + " step " + v.stepLabel() + ": " + v.status() + ": "
+          + v.reason() + v.band().map(b -> "; band " + b).orElse("")
+          + (blocks ? " (blocks: --fail-on " + blocking.tag() + ")" : "");
+      Map<String, String> properties = new LinkedHashMap<>();
+      properties.put("file", test);
+      properties.put("title", "ci-gate-" + what);
+      c.console().command(blocks ? "error" : "warning", properties,
+          message.replace("\r", "\\r").replace("\n", "\\n"));
+    }
   }
 
   /**
@@ -311,15 +357,38 @@ final class GateCommand extends PolicyCommand {
     return GateFiles.history(Objects.requireNonNull(flag), Inputs.readText(path.get(), "history file"));
   }
 
+  /**
+   * Replaces the history file atomically: the text goes to a new file beside it, which then takes its place.
+   * The file keeps its POSIX permissions (a 0644 file stays 0644); a new file gets the mode any new file of the
+   * process gets (its umask). Nothing is left behind when the write fails.
+   */
   static void save(Path path, String text) {
+    Path tmp = null;
     try {
       Path dir = path.toAbsolutePath().getParent();
       Files.createDirectories(dir);
-      Path tmp = Files.createTempFile(dir, ".history", ".tmp");
+      Optional<Set<PosixFilePermission>> mode = Optional.empty();
+      if (Files.exists(path) && Files.getFileAttributeView(path, PosixFileAttributeView.class) != null) {
+        mode = Optional.of(Files.getPosixFilePermissions(path));
+      }
+      // not Files.createTempFile: it creates the file with mode 0600 whatever the umask
+      tmp = Files.createFile(dir.resolve(".history-" + UUID.randomUUID() + ".tmp"));
+      if (mode.isPresent()) {
+        Files.setPosixFilePermissions(tmp, mode.get());
+      }
       Files.writeString(tmp, text, StandardCharsets.UTF_8);
       Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      tmp = null;
     } catch (IOException e) {
       throw new Inputs.InputException("cannot write history file " + path + ": " + Inputs.describe(e));
+    } finally {
+      if (tmp != null) {
+        try {
+          Files.deleteIfExists(tmp);
+        } catch (IOException ignored) {
+          // the write already failed and says so; a stray temporary file is the lesser problem
+        }
+      }
     }
   }
 

@@ -418,12 +418,64 @@ class ExampleWorkflowsHarnessTest {
     assertThat(run.jobs().get("stage-c-4-gpu-h200").result()).isEqualTo("skipped");
   }
 
+  /**
+   * The action as another repository uses it from a tag or commit, with neither {@code version} nor {@code jar}:
+   * the checkout holds this repository's tracked files, the action builds the CLI from them with the Maven
+   * wrapper (offline, on this machine's Maven repository), and a second run restores the jar from
+   * {@code actions/cache} and builds nothing.
+   */
+  @Test
+  void withoutVersionAndJarTheActionBuildsTheCliFromItsOwnCheckoutOnceThenUsesTheCache() throws Exception {
+    Path source = Files.createDirectories(scratch.resolve("source-origin"));
+    String tracked = WorkflowHarness.git(CliTestSupport.REPO, List.of("git", "ls-files", "-z"));
+    List<String> files = Stream.of(tracked.split("\0")).filter(f -> !f.isEmpty())
+        .filter(f -> Files.isRegularFile(CliTestSupport.REPO.resolve(f))).toList();
+    PullRequestRepository.init(source, files);
+    assertThat(source.resolve("mvnw").toFile().setExecutable(true)).isTrue();
+    // the stage job's ./ci-policy would build the CLI a second time (with the full analysis): as in the other
+    // origin it runs the module's classes; only the action's own build is under test here
+    PullRequestRepository.write(source, "ci-policy", "#!/usr/bin/env bash\nexec '" + quickJava + "' -jar '" + cliJar
+        + "' \"$@\"\n");
+    assertThat(source.resolve("ci-policy").toFile().setExecutable(true)).isTrue();
+    PullRequestRepository.commitHistory(source);
+    Path m2 = Path.of(System.getProperty("user.home"), ".m2");
+    // the harness gives each step a fresh HOME: Maven is pointed at this machine's wrapper and repository
+    Map<String, String> env = Map.of("MAVEN_USER_HOME", m2.toString(),
+        "MAVEN_ARGS", "-o -Dmaven.repo.local=" + m2.resolve("repository"));
+    Map<String, String> inputs = Map.of("java", quickJava.toString());
+    WorkflowHarness first = new WorkflowHarness(WORKFLOWS, source.toUri().toString(), "main", scratch, inputs, env);
+    WorkflowRun built = first.run(WORKFLOWS.resolve("pr-test-action.yml"), "schedule",
+        EVENTS.resolve("schedule-weekly.json"));
+    assertThat(built.failures()).as(describe(built)).isEmpty();
+    assertThat(resolveStep(built).githubOutput()).isEqualTo(lines("weekly", "", true, "[]"));
+    assertThat(resolveStep(built).log()).contains("ci-policy action: building the CLI from the action's sources");
+    assertThat(first.cacheEvents()).singleElement().asString().startsWith("miss ci-policy-cli-Linux-");
+
+    WorkflowHarness second = new WorkflowHarness(WORKFLOWS, source.toUri().toString(), "main", scratch, inputs, env);
+    WorkflowRun cached = second.run(WORKFLOWS.resolve("pr-test-action.yml"), "schedule",
+        EVENTS.resolve("schedule-nightly.json"));
+    assertThat(cached.failures()).as(describe(cached)).isEmpty();
+    assertThat(resolveStep(cached).githubOutput()).isEqualTo(lines("nightly", "", true, "[]"));
+    assertThat(resolveStep(cached).log()).contains("from the cache").doesNotContain("building");
+    assertThat(second.cacheEvents()).containsExactly(first.cacheEvents().get(0).replace("miss", "hit"));
+  }
+
+  @Test
+  void withoutVersionAndJarAnActionWithoutSourcesFailsClearly() throws Exception {
+    // the test's own origin holds the action and the workflows but not the sources the build needs
+    WorkflowRun run = harness("main", Map.of(), Map.of()).run(WORKFLOWS.resolve("pr-test-action.yml"), "schedule",
+        EVENTS.resolve("schedule-weekly.json"));
+    assertThat(run.failures()).hasSize(1);
+    assertThat(run.failures().get(0).log()).startsWith("::error::ci-policy action: no ci-policy sources at the"
+        + " action's path ").endsWith(" to build the CLI from: give the input version (a published release) or jar\n");
+  }
+
   @Test
   void theActionRefusesAHeadThatIsNotAMergeCommitAndAJarAndAVersionTogether() throws Exception {
     WorkflowRun head = harness("feature", jarInput(), Map.of()).run(WORKFLOWS.resolve("pr-test-action.yml"),
         "pull_request", EVENTS.resolve("pull_request-labeled.json"));
     assertThat(head.failures().get(0).log()).startsWith("::error::ci-policy action: HEAD is not a merge commit");
-    WorkflowRun both = harness("main", Map.of("jar", cliJar.toString()), Map.of())
+    WorkflowRun both = harness("main", Map.of("jar", cliJar.toString(), "version", "0.1.0"), Map.of())
         .run(WORKFLOWS.resolve("pr-test-action.yml"), "schedule", EVENTS.resolve("schedule-nightly.json"));
     assertThat(both.failures().get(0).log())
         .isEqualTo("::error::ci-policy action: give one of the inputs version and jar, not both\n");
@@ -446,7 +498,8 @@ class ExampleWorkflowsHarnessTest {
   @Test
   void theActionDownloadsAReleaseAndChecksItsChecksum() throws Exception {
     Path repo = localRepository(null);
-    Map<String, String> inputs = new LinkedHashMap<>(Map.of("repository-url", repo.toUri().toString()));
+    Map<String, String> inputs = new LinkedHashMap<>(Map.of("repository-url", repo.toUri().toString(),
+        "version", "0.1.0"));
     WorkflowRun ok = harness("main", inputs, Map.of()).run(WORKFLOWS.resolve("pr-test-action.yml"), "schedule",
         EVENTS.resolve("schedule-weekly.json"));
     assertThat(ok.failures()).as(describe(ok)).isEmpty();
@@ -468,7 +521,7 @@ class ExampleWorkflowsHarnessTest {
   @Test
   void aBrokenDownloadFailsAgainstTheRepositorysSha1() throws Exception {
     Path repo = localRepository("da39a3ee5e6b4b0d3255bfef95601890afd80709  ci-policy-cli-0.1.0-all.jar\n");
-    WorkflowRun run = harness("main", Map.of("repository-url", repo.toUri().toString()), Map.of())
+    WorkflowRun run = harness("main", Map.of("repository-url", repo.toUri().toString(), "version", "0.1.0"), Map.of())
         .run(WORKFLOWS.resolve("pr-test-action.yml"), "schedule", EVENTS.resolve("schedule-weekly.json"));
     assertThat(run.failures()).hasSize(1);
     assertThat(run.failures().get(0).log()).contains("checksum mismatch")

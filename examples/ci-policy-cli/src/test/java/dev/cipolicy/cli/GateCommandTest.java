@@ -73,6 +73,88 @@ class GateCommandTest {
   }
 
   @Test
+  void withoutFailOnEveryRegressionAndErrorIsAWarningAndTheExitCodeStaysZero() {
+    Result r = gate("examples/gate/pr-regression.json", "--step-summary", tmp.resolve("s.md").toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.err()).isEqualTo(""
+        + "::warning file=tests/e2e/test_fsdp_short.py,title=ci-gate-regression::tests/e2e/test_fsdp_short.py:"
+        + " train/grad_norm step 1: FAIL: 2.4 is above the upper limit 1.485 by 0.915 (regression); band [0.198, 1.485]\n"
+        + "::warning file=tests/e2e/test_fsdp_short.py,title=ci-gate-error::tests/e2e/test_fsdp_short.py:"
+        + " train/grad_norm step 2: ERROR: step 2 of 'train/grad_norm' is not finite: NaN\n"
+        + "::warning file=tests/e2e/test_fsdp_short.py,title=ci-gate-regression::tests/e2e/test_fsdp_short.py:"
+        + " rollout/raw_reward step 2: FAIL: 0.3 is below the lower limit 0.384 by 0.084 (regression); band"
+        + " [0.384, 0.72]\n");
+    assertThat(r.out()).doesNotContain("failing the run");
+  }
+
+  @Test
+  void failOnRegressionExitsOneAndMakesEachRegressionAnError() {
+    Result r = gate("examples/gate/pr-regression.json", "--step-summary", tmp.resolve("s.md").toString(),
+        "--fail-on", "regression");
+    assertThat(r.code()).isEqualTo(1);
+    List<String> err = r.err().lines().toList();
+    assertThat(err).hasSize(3);
+    assertThat(err.get(0)).startsWith("::error file=tests/e2e/test_fsdp_short.py,title=ci-gate-regression::")
+        .endsWith("band [0.198, 1.485] (blocks: --fail-on regression)");
+    // an ERROR verdict does not block a regression-only gate: still a warning
+    assertThat(err.get(1)).startsWith("::warning file=tests/e2e/test_fsdp_short.py,title=ci-gate-error::");
+    assertThat(err.get(2)).startsWith("::error file=tests/e2e/test_fsdp_short.py,title=ci-gate-regression::");
+    assertThat(r.out()).endsWith("[CI Gate][shadow] tests/e2e/test_fsdp_short.py: failing the run: 2 verdicts"
+        + " block with --fail-on regression\n");
+
+    Result errors = gate("examples/gate/pr-regression.json", "--step-summary", tmp.resolve("s.md").toString(),
+        "--fail-on", "error");
+    assertThat(errors.code()).isEqualTo(1);
+    assertThat(errors.err().lines()).hasSize(3).allMatch(l -> l.startsWith("::error file="));
+    assertThat(errors.out()).endsWith(": failing the run: 3 verdicts block with --fail-on error\n");
+
+    // a run that passes does not fail, whatever --fail-on says; nor does an explicit never
+    Result passing = gate("examples/gate/nightly-3.json", "--step-summary", tmp.resolve("s.md").toString(),
+        "--fail-on", "error");
+    assertThat(passing.code()).isZero();
+    assertThat(passing.err()).isEmpty();
+    assertThat(gate("examples/gate/pr-regression.json", "--step-summary", tmp.resolve("s.md").toString(),
+        "--fail-on", "never").code()).isZero();
+    Result unknown = gate("examples/gate/pr-regression.json", "--fail-on", "sometimes");
+    assertThat(unknown.code()).isEqualTo(1);
+    assertThat(unknown.err()).isEqualTo("::error::--fail-on: expected regression, error or never, found 'sometimes'\n");
+  }
+
+  @Test
+  void aMetricKeyWithALineBreakAndPercentIsOneAnnotationLine() throws Exception {
+    Path gates = tmp.resolve("gates.yaml");
+    Files.writeString(gates, "tests/e2e/test_fsdp_short.py:\n  - {metric_key: \"a%\\n::set-output name=x::y\", steps: last,"
+        + " constraint: {rel_up: .5, abs_floor_up: .1, rel_down: .5, abs_floor_down: .1}}\n");
+    List<String> args = new ArrayList<>(List.of("gate", "--policy", POLICY, "--gates", gates.toString(), "--test-file",
+        TEST, "--registrations", REGISTRATIONS, "--record", "examples/gate/pr-regression.json", "--history", history,
+        "--step-summary", tmp.resolve("s.md").toString(), "--fail-on", "error"));
+    Result r = run(args.toArray(String[]::new));
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("::error file=tests/e2e/test_fsdp_short.py,title=ci-gate-error::"
+        + "tests/e2e/test_fsdp_short.py: a%25\\n::set-output name=x::y step -: ERROR: metric 'a%25\\n::set-output"
+        + " name=x::y' is not in the record (blocks: --fail-on error)\n");
+  }
+
+  @Test
+  void aBaselineWriteKeepsTheHistoryFilesMode() throws Exception {
+    Path file = Path.of(history);
+    List<String> modes = List.of("rw-r--r--", "rw-r-----");
+    for (int i = 0; i < modes.size(); i++) {
+      String mode = modes.get(i);
+      Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString(mode));
+      Result r = gate("examples/gate/nightly-3.json", "--write-baseline", "--ci-run-id", "950" + i);
+      assertThat(r.code()).as(r.err()).isZero();
+      assertThat(r.out()).contains("wrote baseline");
+      assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+          .isEqualTo(mode);
+    }
+    // the write leaves no temporary file beside the history
+    try (java.util.stream.Stream<Path> files = Files.list(tmp)) {
+      assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".tmp"));
+    }
+  }
+
+  @Test
   void theStepSummaryIsAppendedToTheGithubFile() throws Exception {
     Path summary = tmp.resolve("summary.md");
     Files.writeString(summary, "earlier\n");

@@ -83,11 +83,48 @@ class ReadmeTest {
     assertThat(text).contains("(`" + line + "`)");
   }
 
+  /** The README's gate command, its continuation lines joined, without the leading {@code ./ci-policy}. */
+  private static String[] gateCommand() throws IOException {
+    Matcher m = Pattern.compile("```sh\n\\s*(\\./ci-policy gate .*?)```", Pattern.DOTALL).matcher(readme());
+    assertThat(m.find()).as("the README shows the gate command in a sh block").isTrue();
+    String command = m.group(1).replaceAll("\\\\\n\\s*", "").strip();
+    assertThat(command).doesNotContain("\n");
+    return command.substring("./ci-policy ".length()).split(" ");
+  }
+
+  @Test
+  void theGatePathPrintsVerdictsOnAFreshCloneAndWritesNothing() throws IOException {
+    String[] args = gateCommand();
+    assertThat(String.join(" ", args)).isEqualTo("gate --policy examples/policies/miles.yaml --gates"
+        + " examples/gate/gates.yaml --registrations examples/registrations/miles.yaml --test-file"
+        + " tests/e2e/test_fsdp_short.py --record examples/gate/pr-regression.json --history"
+        + " examples/gate/history.json");
+    Path history = CliTestSupport.REPO.resolve("examples/gate/history.json");
+    byte[] before = Files.readAllBytes(history);
+    CliTestSupport.Result r = CliTestSupport.run(Map.of(), args);
+    assertThat(r.code()).as(r.err()).isZero();
+    String verdict = r.out().lines().findFirst().orElseThrow();
+    // the shipped history holds trusted runs: real verdicts, not a cold start, and the README quotes the line
+    assertThat(verdict).isEqualTo("[CI Gate][shadow] tests/e2e/test_fsdp_short.py: FAIL (6 coordinates: 3 PASS,"
+        + " 2 FAIL, 1 ERROR; 2 regressions; run untrusted)");
+    assertThat(readme()).contains("(`" + verdict + "`)");
+    assertThat(r.err().lines().toList()).hasSize(3).allMatch(l -> l.startsWith("::warning file=tests/e2e/"));
+    assertThat(Files.readAllBytes(history)).as("a shadow run writes nothing").isEqualTo(before);
+
+    // the README's --fail-on regression: exit 1, each regression an ::error
+    String[] failing = java.util.stream.Stream.concat(java.util.Arrays.stream(args),
+        java.util.stream.Stream.of("--fail-on", "regression")).toArray(String[]::new);
+    assertThat(readme()).contains("add `--fail-on regression` and it exits 1");
+    CliTestSupport.Result blocked = CliTestSupport.run(Map.of(), failing);
+    assertThat(blocked.code()).isEqualTo(1);
+    assertThat(blocked.err().lines().filter(l -> l.startsWith("::error ")).count()).isEqualTo(2);
+  }
+
   @Test
   void theGettingStartedPathsNameFilesThatExist() throws IOException {
     String text = readme();
     for (String path : new String[] {"action.yml", "examples/workflows", "examples/gate/gates.yaml",
-        "examples/gate/pr-regression.json", "docs/queue.md", "docs/gate.md", "docs/cli.md", "schemas"}) {
+        "examples/gate/pr-regression.json", "examples/gate/history.json", "docs/queue.md", "docs/gate.md", "docs/cli.md", "schemas"}) {
       assertThat(text).contains(path);
       assertThat(CliTestSupport.REPO.resolve(path)).exists();
     }

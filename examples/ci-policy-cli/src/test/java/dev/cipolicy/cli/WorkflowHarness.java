@@ -34,7 +34,10 @@ import java.util.regex.Pattern;
  *       {@code $GITHUB_WORKSPACE}; {@code actions/setup-java} is a no-op (the JDK running the test is first on
  *       {@code PATH}); {@code uses: ./} runs the checked-out {@code action.yml}'s composite steps with
  *       {@code $GITHUB_ACTION_PATH}, its input defaults, the step's {@code with:}, then the harness's input
- *       overrides; any other {@code uses:} fails the test. A {@code run:} step is written to a file and run
+ *       overrides; inside it, {@code actions/cache} restores its {@code path} from a cache directory kept under
+ *       the scratch directory (so runs of one test share it) when its {@code key} is there, and saves the path
+ *       under the key after the action's steps succeeded, as the action's post step does on a successful job;
+ *       any other {@code uses:} fails the test. A {@code run:} step is written to a file and run
  *       by {@code bash --noprofile --norc -eo pipefail}, in the workspace, with only the runner's variables
  *       ({@code GITHUB_EVENT_NAME}, {@code GITHUB_EVENT_PATH}, {@code GITHUB_WORKSPACE}, {@code RUNNER_TEMP},
  *       a fresh {@code GITHUB_OUTPUT} and {@code GITHUB_STEP_SUMMARY} per step, ...) and the workflow's,
@@ -72,6 +75,7 @@ final class WorkflowHarness {
   private final Path scratch;
   private final Map<String, String> actionInputOverrides;
   private final Map<String, String> extraEnv;
+  private final List<String> cacheEvents = new ArrayList<>();
   private int counter;
 
   /**
@@ -478,11 +482,20 @@ final class WorkflowHarness {
     ObjectNode innerSteps = NODES.objectNode();
     own.put("steps", innerSteps);
     int index = 0;
+    Map<Path, Path> cacheSaves = new LinkedHashMap<>();
     for (JsonNode s : action.path("runs").path("steps")) {
       index++;
       String id = s.has("id") ? s.get("id").asText() : "step-" + index;
+      if (s.path("uses").asText().startsWith("actions/cache@")) {
+        WorkflowExpressions ex = new WorkflowExpressions(own);
+        if (!s.has("if") || ex.condition(s.get("if").asText())) {
+          cache(name + "/" + id, s, ex, cacheSaves);
+        }
+        continue;
+      }
       if (!s.has("run") || !s.has("shell")) {
-        throw new AssertionError("composite step " + id + ": only run: steps with a shell are supported");
+        throw new AssertionError("composite step " + id + ": only run: steps with a shell and actions/cache are"
+            + " supported");
       }
       StepRun r = runStep(job, name + "/" + id, s, own, env, workspace, temp, workspace);
       // runStep recorded it under the qualified name; the composite's own steps context uses the bare id
@@ -494,11 +507,64 @@ final class WorkflowHarness {
         }
       }
     }
+    // the post step of actions/cache: the job succeeded, so each missed key is saved
+    for (Map.Entry<Path, Path> save : cacheSaves.entrySet()) {
+      if (Files.isDirectory(save.getValue()) && !Files.exists(save.getKey())) {
+        copyTree(save.getValue(), save.getKey());
+      }
+    }
     Map<String, String> outputs = new LinkedHashMap<>();
     WorkflowExpressions out = new WorkflowExpressions(own);
     action.path("outputs").properties().forEach(e -> outputs.put(e.getKey(),
         out.substitute(e.getValue().path("value").asText())));
     return outputs;
+  }
+
+  /**
+   * {@code actions/cache} in a composite action: its {@code path} (one directory) is restored from the cache
+   * directory when its {@code key} was saved there, else the key is saved after the action (see
+   * {@code saves}). Only {@code path} and {@code key} are supported; each {@code key} is a directory name.
+   */
+  private void cache(String name, JsonNode step, WorkflowExpressions ex, Map<Path, Path> saves) throws IOException {
+    Iterator<String> keys = step.path("with").fieldNames();
+    while (keys.hasNext()) {
+      String k = keys.next();
+      if (!k.equals("path") && !k.equals("key")) {
+        throw new AssertionError("step " + name + ": actions/cache input " + k + " is not supported");
+      }
+    }
+    String key = ex.substitute(step.path("with").path("key").asText());
+    String path = ex.substitute(step.path("with").path("path").asText());
+    if (!key.matches("[A-Za-z0-9._-]+") || path.isEmpty() || path.contains("\n")) {
+      throw new AssertionError("step " + name + ": actions/cache needs a key and one path, got '" + key + "', '"
+          + path + "'");
+    }
+    Path stored = scratch.resolve("actions-cache").resolve(key);
+    Path target = Path.of(path);
+    cacheEvents.add((Files.isDirectory(stored) ? "hit " : "miss ") + key);
+    if (Files.isDirectory(stored)) {
+      copyTree(stored, target);
+    } else {
+      saves.put(stored, target);
+    }
+  }
+
+  /** What {@code actions/cache} did, in order: {@code hit <key>} or {@code miss <key>}. */
+  List<String> cacheEvents() {
+    return List.copyOf(cacheEvents);
+  }
+
+  private static void copyTree(Path from, Path to) throws IOException {
+    try (java.util.stream.Stream<Path> files = Files.walk(from)) {
+      for (Path f : files.toList()) {
+        Path t = to.resolve(from.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(t);
+        } else {
+          Files.copy(f, t, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
   }
 
   /** The {@code name=value} and {@code name<<DELIMITER} forms of a {@code $GITHUB_OUTPUT} file. */
