@@ -39,7 +39,7 @@ class ArchitectureTest {
     assertThat(production.contain("dev.cipolicy.gate.tck.MetricHistoryStoreCompatibilityKit"))
         .as("ci-gate-tck imported").isTrue();
     assertThat(production.contain("dev.cipolicy.cli.CiPolicyCli")).as("ci-policy-cli imported").isTrue();
-    assertThat(production.contain("dev.cipolicy.queue.JobQueue")).as("ci-queue-spi imported").isTrue();
+    assertThat(production.contain("dev.cipolicy.queue.JobQueue")).as("ci-queue imported").isTrue();
     assertThat(production.contain("dev.cipolicy.queue.memory.InMemoryQueueStore")).as("in-memory store imported")
         .isTrue();
     assertThat(production.contain("dev.cipolicy.queue.tck.QueueStoreCompatibilityKit")).as("ci-queue-tck imported")

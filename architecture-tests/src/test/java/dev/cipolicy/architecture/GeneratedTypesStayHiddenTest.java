@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The rule that no generated {@code Immutable*} type appears in the published API: in the exported
  * (non-{@code internal}) packages of the library modules (ci-policy-api, ci-policy-core, ci-gate,
- * ci-queue-spi, ci-testkit), no public or protected signature — supertypes, type parameter bounds, field,
+ * ci-queue, ci-testkit), no public or protected signature — supertypes, type parameter bounds, field,
  * parameter, return and exception types, and every generic argument of them — mentions a type whose
  * simple name, or the simple name of a type enclosing it, starts with {@code Immutable}. A value type's
  * public nested {@code Builder} may extend its generated builder, because that base class is

@@ -1,14 +1,14 @@
 package dev.cipolicy.benchmarks;
 
 import dev.cipolicy.queue.memory.InMemoryQueueStore;
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.RequestId;
 import dev.cipolicy.queue.spi.ClaimCommand;
-import dev.cipolicy.queue.spi.Devices;
-import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
-import dev.cipolicy.queue.spi.NewRequest;
-import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.StartCommand;
 import java.time.Clock;
 import java.time.Duration;

@@ -7,8 +7,8 @@ import static org.quicktheories.generators.SourceDSL.lists;
 import static org.quicktheories.generators.SourceDSL.strings;
 
 import dev.cipolicy.api.concurrency.ConcurrencyAction;
-import dev.cipolicy.api.concurrency.ConcurrencyDecision;
 import dev.cipolicy.api.concurrency.ConcurrencyDecision.NewRun;
+import dev.cipolicy.api.concurrency.ConcurrencyDecision;
 import dev.cipolicy.api.concurrency.ConcurrencyEvent;
 import dev.cipolicy.api.concurrency.ConcurrencyEventType;
 import dev.cipolicy.api.concurrency.GroupKeySource;

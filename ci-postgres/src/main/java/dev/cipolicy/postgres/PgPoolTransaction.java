@@ -2,17 +2,17 @@ package dev.cipolicy.postgres;
 
 import static dev.cipolicy.postgres.PgValues.setInstant;
 
-import dev.cipolicy.queue.spi.Claim;
-import dev.cipolicy.queue.spi.DevicePlacement;
-import dev.cipolicy.queue.spi.Devices;
-import dev.cipolicy.queue.spi.FleetShares;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobId;
-import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.JobState;
-import dev.cipolicy.queue.spi.Lease;
-import dev.cipolicy.queue.spi.PoolTransaction;
-import dev.cipolicy.queue.spi.ShareLedger;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.FleetShares;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobId;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.Lease;
+import dev.cipolicy.queue.placement.DevicePlacement;
+import dev.cipolicy.queue.placement.PoolTransaction;
+import dev.cipolicy.queue.placement.ShareLedger;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,6 +1,6 @@
 package dev.cipolicy.postgres;
 
-import dev.cipolicy.queue.spi.InvalidQueueInputException;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
 import java.sql.SQLException;

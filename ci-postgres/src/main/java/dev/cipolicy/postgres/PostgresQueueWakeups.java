@@ -1,6 +1,6 @@
 package dev.cipolicy.postgres;
 
-import dev.cipolicy.queue.spi.InvalidQueueInputException;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

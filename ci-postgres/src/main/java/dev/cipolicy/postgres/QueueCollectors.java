@@ -2,8 +2,8 @@ package dev.cipolicy.postgres;
 
 import static dev.cipolicy.postgres.PgValues.setInstant;
 
-import dev.cipolicy.queue.spi.Collector;
-import dev.cipolicy.queue.spi.Devices;
+import dev.cipolicy.queue.model.Collector;
+import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.RegisterResult;
 import java.sql.Connection;

@@ -2,12 +2,12 @@ package dev.cipolicy.postgres;
 
 import static dev.cipolicy.postgres.PgValues.setInstant;
 
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobFailure;
+import dev.cipolicy.queue.model.Lease;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.ImpossibleRow;
 import dev.cipolicy.queue.spi.ImpossibleRowException;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobFailure;
-import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

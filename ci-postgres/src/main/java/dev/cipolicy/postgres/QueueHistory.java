@@ -2,12 +2,12 @@ package dev.cipolicy.postgres;
 
 import static dev.cipolicy.postgres.PgValues.setInstant;
 
-import dev.cipolicy.queue.spi.HistoryCursor;
-import dev.cipolicy.queue.spi.HistoryEntry;
+import dev.cipolicy.queue.model.HistoryCursor;
+import dev.cipolicy.queue.model.HistoryEntry;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.spi.HistoryPage;
-import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.PurgeResult;
-import dev.cipolicy.queue.spi.Request;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

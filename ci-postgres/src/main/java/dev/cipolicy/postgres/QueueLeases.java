@@ -2,19 +2,19 @@ package dev.cipolicy.postgres;
 
 import static dev.cipolicy.postgres.PgValues.setInstant;
 
-import dev.cipolicy.queue.spi.Failure;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobFailure;
-import dev.cipolicy.queue.spi.JobId;
-import dev.cipolicy.queue.spi.JobResult;
-import dev.cipolicy.queue.spi.Lease;
-import dev.cipolicy.queue.spi.LeaseRef;
+import dev.cipolicy.queue.model.Failure;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobFailure;
+import dev.cipolicy.queue.model.JobId;
+import dev.cipolicy.queue.model.JobResult;
+import dev.cipolicy.queue.model.Lease;
+import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.RequestId;
+import dev.cipolicy.queue.model.ResultPayload;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
-import dev.cipolicy.queue.spi.RequestId;
-import dev.cipolicy.queue.spi.ResultPayload;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

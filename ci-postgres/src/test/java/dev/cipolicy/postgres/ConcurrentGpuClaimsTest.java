@@ -2,16 +2,16 @@ package dev.cipolicy.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.spi.ClaimCommand;
-import dev.cipolicy.queue.spi.Devices;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.JobState;
-import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseStatus;
-import dev.cipolicy.queue.spi.NewRequest;
-import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.StartCommand;
 import java.time.Clock;
 import java.time.Duration;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
-import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.spi.SubmitResult;
 import java.nio.file.Path;
 import java.sql.Connection;

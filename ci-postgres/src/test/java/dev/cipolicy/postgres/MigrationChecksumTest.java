@@ -7,7 +7,7 @@ import dev.cipolicy.gate.MetricStoreException;
 import dev.cipolicy.queue.CollectorTarget;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
-import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import java.util.List;
 import java.util.Objects;

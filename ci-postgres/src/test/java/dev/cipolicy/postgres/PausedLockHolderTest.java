@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
-import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
-import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.StartResult;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,15 +2,15 @@ package dev.cipolicy.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.ClaimResult;
-import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseStatus;
-import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.PurgeResult;
-import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.StartCommand;
 import java.time.Duration;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.cipolicy.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.spi.SubmitResult;
 import java.util.ArrayList;
 import java.util.EnumMap;

@@ -6,16 +6,16 @@ import dev.cipolicy.queue.CollectorTarget;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.TickResult;
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
+import dev.cipolicy.queue.model.RequestId;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.CompleteAndClaimResult;
 import dev.cipolicy.queue.spi.ImpossibleRow;
-import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.LeaseStatus;
-import dev.cipolicy.queue.spi.NewRequest;
-import dev.cipolicy.queue.spi.Request;
-import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.tck.SettableClock;
@@ -90,7 +90,7 @@ class QueuedJobsTableTest {
     Request m1 = queue.submit(NewRequest.master("m1", null)).request();
     queue.tick();
     Claim first = queue.claim("c1").claims().get(0);
-    assertThat(queue.fail(first.lease(), dev.cipolicy.queue.spi.Failure.permanent("segfault")).ok()).isTrue();
+    assertThat(queue.fail(first.lease(), dev.cipolicy.queue.model.Failure.permanent("segfault")).ok()).isTrue();
     // By hand: job 2 is "finished" while queued, job 1 (failed) is put back in the queue.
     db.exec("UPDATE " + s + ".queue_jobs SET state = 'CANCELLED', finished_at = now() WHERE id = 2");
     db.exec("UPDATE " + s + ".queue_jobs SET state = 'QUEUED', failure_reason = NULL, failure_detail = NULL,"
@@ -102,7 +102,7 @@ class QueuedJobsTableTest {
     assertThat(claims).extracting(c -> c.job().id().value()).containsExactly(1L, 3L);
     assertThat(claims).extracting(c -> c.job().state()).containsOnly(JobState.LEASED);
     assertThat(longs("SELECT job_id FROM " + s + ".queue_queued")).isEmpty();
-    assertThat(store.job(dev.cipolicy.queue.spi.JobId.of(2)).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
+    assertThat(store.job(dev.cipolicy.queue.model.JobId.of(2)).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
     assertThat(m1.id().value()).isEqualTo(1L);
   }
 
@@ -209,7 +209,7 @@ class QueuedJobsTableTest {
     db.exec("ANALYZE " + s + ".queue_jobs");
     db.exec("ANALYZE " + s + ".queue_queued");
     for (int done = 0; done < 9_990; ) {
-      List<dev.cipolicy.queue.spi.Lease> leases = new ArrayList<>();
+      List<dev.cipolicy.queue.model.Lease> leases = new ArrayList<>();
       for (Claim c : queue.claim("c1", Math.min(500, 9_990 - done)).claims()) {
         leases.add(c.lease());
       }
@@ -249,7 +249,7 @@ class QueuedJobsTableTest {
   void theSiteLoopVacuumsTheChurningTablesOnceThousandsOfTheirRowsAreDead() throws Exception {
     assertThat(registerAndStart("churn", 6_000).jobs()).hasSize(6_000);
     for (int done = 0; done < 6_000; done += 500) {
-      List<dev.cipolicy.queue.spi.Lease> leases = new ArrayList<>();
+      List<dev.cipolicy.queue.model.Lease> leases = new ArrayList<>();
       for (Claim c : queue.claim("c1", 500).claims()) {
         leases.add(c.lease());
       }

@@ -9,7 +9,7 @@ import dev.cipolicy.queue.CollectorTarget;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.TickResult;
-import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.model.NewRequest;
 import java.time.Clock;
 
 /** A host using the policy engine and the in-memory job queue through their public API only. */

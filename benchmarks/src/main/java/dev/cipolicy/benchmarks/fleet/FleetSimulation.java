@@ -6,7 +6,7 @@ import dev.cipolicy.core.SuiteRegistry;
 import dev.cipolicy.core.load.LoadedPolicy;
 import dev.cipolicy.core.load.PolicyLoader;
 import dev.cipolicy.core.load.RegistrationLoader;
-import dev.cipolicy.queue.spi.FleetShares;
+import dev.cipolicy.queue.model.FleetShares;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package dev.cipolicy.api.gate;
 
-import dev.cipolicy.api.PolicyProblem;
 import dev.cipolicy.api.CanonicalJson;
+import dev.cipolicy.api.PolicyProblem;
 import dev.cipolicy.api.value.ValueStyle;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

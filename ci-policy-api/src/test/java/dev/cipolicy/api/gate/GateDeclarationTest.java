@@ -2,8 +2,8 @@ package dev.cipolicy.api.gate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.api.PolicyProblem;
 import dev.cipolicy.api.CanonicalJson;
+import dev.cipolicy.api.PolicyProblem;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

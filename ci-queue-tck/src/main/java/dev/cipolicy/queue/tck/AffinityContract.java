@@ -2,17 +2,17 @@ package dev.cipolicy.queue.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.Failure;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
+import dev.cipolicy.queue.model.WaitReason;
 import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.CollectorResult;
-import dev.cipolicy.queue.spi.Devices;
-import dev.cipolicy.queue.spi.Failure;
-import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.RegisterResult;
-import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.StartCommand;
-import dev.cipolicy.queue.spi.WaitReason;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cipolicy.queue.CollectorStatus;
 import dev.cipolicy.queue.JobQueue;
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.spi.ClaimCommand;
-import dev.cipolicy.queue.spi.Job;
 import dev.cipolicy.queue.spi.LeaseStatus;
-import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.StartCommand;
 import java.lang.reflect.Method;

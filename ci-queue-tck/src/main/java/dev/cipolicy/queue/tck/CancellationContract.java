@@ -2,18 +2,18 @@ package dev.cipolicy.queue.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
+import dev.cipolicy.queue.model.RequestId;
+import dev.cipolicy.queue.model.RequestState;
 import dev.cipolicy.queue.spi.AttachResult;
 import dev.cipolicy.queue.spi.CancelResult;
-import dev.cipolicy.queue.spi.Claim;
 import dev.cipolicy.queue.spi.ExpiryResult;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
-import dev.cipolicy.queue.spi.NewRequest;
-import dev.cipolicy.queue.spi.Request;
-import dev.cipolicy.queue.spi.RequestId;
-import dev.cipolicy.queue.spi.RequestState;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;

@@ -2,17 +2,17 @@ package dev.cipolicy.queue.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.Lease;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.spi.ClaimResult;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.JobState;
-import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
-import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.RegisterResult;
-import dev.cipolicy.queue.spi.Request;
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -3,11 +3,11 @@ package dev.cipolicy.queue.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cipolicy.queue.CollectorStatus;
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
-import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.RegisterResult;
 import java.time.Duration;
 import java.util.List;

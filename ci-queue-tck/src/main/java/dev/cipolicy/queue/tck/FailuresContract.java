@@ -2,15 +2,15 @@ package dev.cipolicy.queue.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Failure;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobFailure;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.spi.ExpiryResult;
-import dev.cipolicy.queue.spi.Failure;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobFailure;
-import dev.cipolicy.queue.spi.JobState;
 import dev.cipolicy.queue.spi.LeaseResult;
-import dev.cipolicy.queue.spi.NewRequest;
-import dev.cipolicy.queue.spi.Request;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;

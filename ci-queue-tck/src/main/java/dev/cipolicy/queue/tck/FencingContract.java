@@ -2,16 +2,16 @@ package dev.cipolicy.queue.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.queue.spi.Claim;
-import dev.cipolicy.queue.spi.Failure;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobId;
-import dev.cipolicy.queue.spi.JobState;
-import dev.cipolicy.queue.spi.Lease;
-import dev.cipolicy.queue.spi.LeaseRef;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Failure;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobId;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.Lease;
+import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
-import dev.cipolicy.queue.spi.NewRequest;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;

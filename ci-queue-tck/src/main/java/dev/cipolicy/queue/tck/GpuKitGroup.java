@@ -2,18 +2,18 @@ package dev.cipolicy.queue.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.ClaimResult;
-import dev.cipolicy.queue.spi.Devices;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.JobState;
-import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseStatus;
-import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.RegisterResult;
-import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import java.time.Duration;
@@ -95,7 +95,7 @@ abstract class GpuKitGroup extends KitGroup {
   final void assertHeldOnce() {
     Set<String> held = new HashSet<>();
     for (int i = 1; i <= 10_000; i++) {
-      var job = store.job(dev.cipolicy.queue.spi.JobId.of(i));
+      var job = store.job(dev.cipolicy.queue.model.JobId.of(i));
       if (job.isEmpty()) {
         break;
       }

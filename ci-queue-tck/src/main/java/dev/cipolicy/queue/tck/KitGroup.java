@@ -2,11 +2,11 @@ package dev.cipolicy.queue.tck;
 
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
-import dev.cipolicy.queue.spi.Claim;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.NewRequest;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.spi.QueueStore;
-import dev.cipolicy.queue.spi.Request;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;

@@ -2,11 +2,11 @@ package dev.cipolicy.queue.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Outcome;
+import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.spi.LeaseStatus;
-import dev.cipolicy.queue.spi.NewRequest;
-import dev.cipolicy.queue.spi.Outcome;
-import dev.cipolicy.queue.spi.Request;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.DisplayName;

@@ -2,12 +2,12 @@ package dev.cipolicy.queue.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
+import dev.cipolicy.queue.model.RequestId;
+import dev.cipolicy.queue.model.RequestKind;
+import dev.cipolicy.queue.model.RequestState;
 import dev.cipolicy.queue.spi.AttachResult;
-import dev.cipolicy.queue.spi.NewRequest;
-import dev.cipolicy.queue.spi.Request;
-import dev.cipolicy.queue.spi.RequestId;
-import dev.cipolicy.queue.spi.RequestKind;
-import dev.cipolicy.queue.spi.RequestState;
 import dev.cipolicy.queue.spi.SubmitResult;
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;

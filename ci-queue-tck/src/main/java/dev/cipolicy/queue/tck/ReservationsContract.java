@@ -2,14 +2,14 @@ package dev.cipolicy.queue.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.queue.spi.Claim;
-import dev.cipolicy.queue.spi.Devices;
-import dev.cipolicy.queue.spi.FleetShares;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobWait;
-import dev.cipolicy.queue.spi.WaitReason;
-import dev.cipolicy.queue.spi.JobState;
-import dev.cipolicy.queue.spi.LeaseRef;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.FleetShares;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.JobWait;
+import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.WaitReason;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import java.time.Duration;
 import java.time.Instant;
@@ -102,7 +102,7 @@ abstract class ReservationsContract extends GpuKitGroup {
       Instant now = clock.instant();
       for (Map.Entry<Long, Instant> e : new ArrayList<>(ends.entrySet())) {
         if (!e.getValue().isAfter(now)) {
-          Job done = store.job(dev.cipolicy.queue.spi.JobId.of(e.getKey())).orElseThrow();
+          Job done = store.job(dev.cipolicy.queue.model.JobId.of(e.getKey())).orElseThrow();
           assertThat(store.complete(LeaseRef.of(done.lease().orElseThrow())).status()).isEqualTo(LeaseStatus.OK);
           ends.remove(e.getKey());
         }

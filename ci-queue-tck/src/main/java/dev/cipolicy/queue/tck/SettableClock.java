@@ -1,6 +1,6 @@
 package dev.cipolicy.queue.tck;
 
-import dev.cipolicy.queue.spi.InvalidQueueInputException;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

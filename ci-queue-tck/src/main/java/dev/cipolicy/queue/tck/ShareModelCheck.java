@@ -5,27 +5,27 @@ import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.Failure;
+import dev.cipolicy.queue.model.FleetShares.Share;
+import dev.cipolicy.queue.model.FleetShares;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.JobWait;
+import dev.cipolicy.queue.model.Lease;
+import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
+import dev.cipolicy.queue.model.RequestId;
+import dev.cipolicy.queue.model.WaitReason;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.ClaimResult;
-import dev.cipolicy.queue.spi.Devices;
-import dev.cipolicy.queue.spi.Failure;
-import dev.cipolicy.queue.spi.FleetShares;
-import dev.cipolicy.queue.spi.FleetShares.Share;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.JobState;
-import dev.cipolicy.queue.spi.JobWait;
-import dev.cipolicy.queue.spi.Lease;
-import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseResult;
-import dev.cipolicy.queue.spi.NewRequest;
 import dev.cipolicy.queue.spi.QueueStore;
-import dev.cipolicy.queue.spi.Request;
-import dev.cipolicy.queue.spi.RequestId;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
-import dev.cipolicy.queue.spi.WaitReason;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -50,7 +50,7 @@ import org.quicktheories.core.Gen;
  * claim never takes a cadence beyond a share that does not borrow; no job lost (every job of every run is still
  * there) or run twice (succeeded by one completion at most). Every twentieth operation and at the end of a
  * scenario the whole state of the two stores is compared. A share that borrows may go beyond its amount only as
- * {@link dev.cipolicy.queue.spi.ShareLedger} allows, which the comparison with the model checks.
+ * {@link dev.cipolicy.queue.placement.ShareLedger} allows, which the comparison with the model checks.
  *
  * <p>Reservations are checked on their own, from the store's wait reasons (the job shown
  * {@link WaitReason.Kind#RESERVED_FOR_IT} and its host, free count and expected instant), independently of the

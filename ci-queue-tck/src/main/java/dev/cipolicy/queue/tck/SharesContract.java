@@ -3,24 +3,24 @@ package dev.cipolicy.queue.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.FleetShares.Share;
+import dev.cipolicy.queue.model.FleetShares;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.JobWait;
+import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
+import dev.cipolicy.queue.model.WaitReason;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.ClaimResult;
-import dev.cipolicy.queue.spi.Devices;
-import dev.cipolicy.queue.spi.FleetShares;
-import dev.cipolicy.queue.spi.FleetShares.Share;
-import dev.cipolicy.queue.spi.InvalidQueueInputException;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.JobState;
-import dev.cipolicy.queue.spi.JobWait;
-import dev.cipolicy.queue.spi.LeaseRef;
 import dev.cipolicy.queue.spi.LeaseStatus;
-import dev.cipolicy.queue.spi.NewRequest;
-import dev.cipolicy.queue.spi.Request;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
-import dev.cipolicy.queue.spi.WaitReason;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -168,7 +168,7 @@ abstract class SharesContract extends GpuKitGroup {
       assertThat(reload(j).state()).isEqualTo(JobState.QUEUED);
       assertRefused(reasonOf("r", j), "r", "weekly", 2, 2, FleetShares.Unit.RUNNERS, false);
     }
-    assertThat(store.fail(ref(this, first.get(1)), dev.cipolicy.queue.spi.Failure.permanent("broken"), 2).status())
+    assertThat(store.fail(ref(this, first.get(1)), dev.cipolicy.queue.model.Failure.permanent("broken"), 2).status())
         .isEqualTo(LeaseStatus.OK);
     assertThat(claimed("r1", 10)).extracting(Job::id).containsExactly(second.get(0).id());
     assertThat(store.release(ref(this, first.get(0))).status()).isEqualTo(LeaseStatus.OK);

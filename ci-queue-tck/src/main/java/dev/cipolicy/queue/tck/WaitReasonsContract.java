@@ -2,14 +2,14 @@ package dev.cipolicy.queue.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.queue.spi.Devices;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.JobWait;
-import dev.cipolicy.queue.spi.NewRequest;
-import dev.cipolicy.queue.spi.Request;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.JobWait;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Request;
+import dev.cipolicy.queue.model.WaitReason;
 import dev.cipolicy.queue.spi.StartCommand;
-import dev.cipolicy.queue.spi.WaitReason;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

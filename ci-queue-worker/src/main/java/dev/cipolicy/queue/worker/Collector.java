@@ -1,17 +1,17 @@
 package dev.cipolicy.queue.worker;
 
 import dev.cipolicy.queue.JobQueue;
-import dev.cipolicy.queue.spi.Claim;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.Failure;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
+import dev.cipolicy.queue.model.JobId;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.Lease;
+import dev.cipolicy.queue.model.QueueNames;
 import dev.cipolicy.queue.spi.ClaimResult;
-import dev.cipolicy.queue.spi.Devices;
-import dev.cipolicy.queue.spi.Failure;
-import dev.cipolicy.queue.spi.InvalidQueueInputException;
-import dev.cipolicy.queue.spi.JobId;
-import dev.cipolicy.queue.spi.Lease;
-import dev.cipolicy.queue.spi.JobSpec;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
-import dev.cipolicy.queue.spi.QueueNames;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.RegisterResult;
 import io.micrometer.core.instrument.Counter;

@@ -1,8 +1,8 @@
 package dev.cipolicy.queue.worker;
 
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.Lease;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

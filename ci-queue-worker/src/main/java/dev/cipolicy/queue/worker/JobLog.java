@@ -31,7 +31,7 @@ public final class JobLog {
    * A log that keeps at most {@code limit} bytes.
    *
    * @param limit from {@value #MIN_LIMIT} to {@value #MAX_LIMIT} bytes
-   * @throws dev.cipolicy.queue.spi.InvalidQueueInputException when the limit is out of range
+   * @throws dev.cipolicy.queue.model.InvalidQueueInputException when the limit is out of range
    */
   public JobLog(int limit) {
     this.limit = Settings.between(limit, MIN_LIMIT, MAX_LIMIT, "job log limit");

@@ -1,7 +1,7 @@
 package dev.cipolicy.queue.worker;
 
-import dev.cipolicy.queue.spi.Failure;
-import dev.cipolicy.queue.spi.ResultPayload;
+import dev.cipolicy.queue.model.Failure;
+import dev.cipolicy.queue.model.ResultPayload;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;

@@ -1,8 +1,8 @@
 package dev.cipolicy.queue.worker;
 
-import dev.cipolicy.queue.spi.Failure;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.model.Failure;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.Lease;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import java.time.Duration;
 import java.util.Optional;

@@ -1,8 +1,8 @@
 package dev.cipolicy.queue.worker;
 
-import dev.cipolicy.queue.spi.Failure;
-import dev.cipolicy.queue.spi.InvalidQueueInputException;
-import dev.cipolicy.queue.spi.ResultPayload;
+import dev.cipolicy.queue.model.Failure;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
+import dev.cipolicy.queue.model.ResultPayload;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

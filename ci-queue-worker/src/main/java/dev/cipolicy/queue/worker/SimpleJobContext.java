@@ -1,8 +1,8 @@
 package dev.cipolicy.queue.worker;
 
-import dev.cipolicy.queue.spi.Claim;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.Lease;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.Lease;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -27,7 +27,7 @@ public final class SimpleJobContext implements JobContext {
    *
    * @param claim the claim: the job and its lease
    * @param log the job's log
-   * @throws dev.cipolicy.queue.spi.InvalidQueueInputException when an argument is missing
+   * @throws dev.cipolicy.queue.model.InvalidQueueInputException when an argument is missing
    */
   public SimpleJobContext(Claim claim, JobLog log) {
     Settings.present(claim, "claim");
@@ -87,13 +87,13 @@ public final class SimpleJobContext implements JobContext {
    * Records the lease's renewal.
    *
    * @param renewed the renewed lease, the same job, attempt and token
-   * @throws dev.cipolicy.queue.spi.InvalidQueueInputException when the lease is another job's or attempt's
+   * @throws dev.cipolicy.queue.model.InvalidQueueInputException when the lease is another job's or attempt's
    */
   public void renewed(Lease renewed) {
     Settings.present(renewed, "renewed lease");
     Lease current = lease;
     if (!renewed.fences(current.jobId(), current.attempt(), current.token())) {
-      throw new dev.cipolicy.queue.spi.InvalidQueueInputException("lease of job " + renewed.jobId().value()
+      throw new dev.cipolicy.queue.model.InvalidQueueInputException("lease of job " + renewed.jobId().value()
           + " attempt " + renewed.attempt() + " is no renewal of the lease of job " + current.jobId().value()
           + " attempt " + current.attempt());
     }

@@ -2,9 +2,9 @@ package dev.cipolicy.queue.worker;
 
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.RequestWait;
-import dev.cipolicy.queue.spi.InvalidQueueInputException;
-import dev.cipolicy.queue.spi.JobWait;
-import dev.cipolicy.queue.spi.WaitReason;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
+import dev.cipolicy.queue.model.JobWait;
+import dev.cipolicy.queue.model.WaitReason;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;

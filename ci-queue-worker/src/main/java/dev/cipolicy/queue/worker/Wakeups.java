@@ -1,6 +1,6 @@
 package dev.cipolicy.queue.worker;
 
-import dev.cipolicy.queue.spi.InvalidQueueInputException;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
 import java.time.Duration;
 import java.util.function.ToLongFunction;
 

@@ -3,7 +3,7 @@ package dev.cipolicy.queue.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.cipolicy.queue.spi.InvalidQueueInputException;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.QuickTheory;

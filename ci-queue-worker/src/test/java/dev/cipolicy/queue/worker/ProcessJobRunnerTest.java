@@ -7,12 +7,12 @@ import static dev.cipolicy.queue.worker.Queues.started;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cipolicy.queue.JobQueue;
-import dev.cipolicy.queue.spi.Claim;
-import dev.cipolicy.queue.spi.Devices;
-import dev.cipolicy.queue.spi.Failure;
-import dev.cipolicy.queue.spi.JobSpec;
-import dev.cipolicy.queue.spi.JobState;
-import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.Failure;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.RequestId;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

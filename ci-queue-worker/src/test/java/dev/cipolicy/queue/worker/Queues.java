@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.NewRequest;
-import dev.cipolicy.queue.spi.RequestId;
-import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.RequestId;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.InstantSource;

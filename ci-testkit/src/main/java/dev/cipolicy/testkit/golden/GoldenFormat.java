@@ -1,10 +1,10 @@
 package dev.cipolicy.testkit.golden;
 
+import dev.cipolicy.launch.Command;
+import dev.cipolicy.launch.CommandResult;
 import dev.cipolicy.testkit.doubles.PseudoFile;
 import dev.cipolicy.testkit.doubles.RecordedCommand;
 import dev.cipolicy.testkit.doubles.Recording;
-import dev.cipolicy.launch.Command;
-import dev.cipolicy.launch.CommandResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

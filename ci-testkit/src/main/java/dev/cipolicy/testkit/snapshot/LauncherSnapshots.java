@@ -1,5 +1,6 @@
 package dev.cipolicy.testkit.snapshot;
 
+import dev.cipolicy.launch.LaunchPorts;
 import dev.cipolicy.testkit.doubles.CommandScript;
 import dev.cipolicy.testkit.doubles.FrozenEnvironment;
 import dev.cipolicy.testkit.doubles.FrozenFileSystemView;
@@ -14,11 +15,10 @@ import dev.cipolicy.testkit.golden.SnapshotConfigurationException;
 import dev.cipolicy.testkit.golden.SnapshotIoException;
 import dev.cipolicy.testkit.golden.UnifiedDiff;
 import dev.cipolicy.testkit.golden.UpdateMode;
-import dev.cipolicy.launch.LaunchPorts;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
-import java.nio.file.Files;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.time.Clock;

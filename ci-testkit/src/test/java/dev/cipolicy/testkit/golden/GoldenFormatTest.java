@@ -2,12 +2,12 @@ package dev.cipolicy.testkit.golden;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cipolicy.launch.Command;
+import dev.cipolicy.launch.CommandResult;
 import dev.cipolicy.testkit.doubles.CommandScript;
 import dev.cipolicy.testkit.doubles.Recording;
 import dev.cipolicy.testkit.doubles.RecordingCommandExecutor;
 import dev.cipolicy.testkit.doubles.StableScratchpad;
-import dev.cipolicy.launch.Command;
-import dev.cipolicy.launch.CommandResult;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 

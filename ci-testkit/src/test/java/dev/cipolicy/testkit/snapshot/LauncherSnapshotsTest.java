@@ -3,12 +3,12 @@ package dev.cipolicy.testkit.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.cipolicy.launch.CommandResult;
 import dev.cipolicy.testkit.doubles.CommandScript;
 import dev.cipolicy.testkit.doubles.FrozenEnvironment;
 import dev.cipolicy.testkit.doubles.FrozenKeyException;
 import dev.cipolicy.testkit.golden.SnapshotConfigurationException;
 import dev.cipolicy.testkit.golden.UpdateMode;
-import dev.cipolicy.launch.CommandResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -4,8 +4,8 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Map;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /**
  * The {@code ci-policy} command. Every subcommand reads its inputs from flags or, when a flag is absent,

@@ -1,20 +1,20 @@
 package dev.cipolicy.cli;
 
-import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.api.CanonicalJson;
+import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.api.suite.Registration;
 import dev.cipolicy.core.load.GateDeclarationsLoader;
 import dev.cipolicy.core.load.LoadedPolicy;
-import dev.cipolicy.api.InvalidInputException;
 import dev.cipolicy.gate.CiRunIdentity;
 import dev.cipolicy.gate.CoordinateVerdict;
 import dev.cipolicy.gate.FailOn;
+import dev.cipolicy.gate.Finding;
 import dev.cipolicy.gate.GateEvaluator;
 import dev.cipolicy.gate.GateHook;
 import dev.cipolicy.gate.GateMode;
 import dev.cipolicy.gate.GateModel;
 import dev.cipolicy.gate.GateOptions;
-import dev.cipolicy.gate.Finding;
 import dev.cipolicy.gate.GateReport;
 import dev.cipolicy.gate.GateStatus;
 import dev.cipolicy.gate.HookAction;

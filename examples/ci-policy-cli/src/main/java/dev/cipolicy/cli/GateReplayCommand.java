@@ -1,15 +1,15 @@
 package dev.cipolicy.cli;
 
-import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.api.CanonicalJson;
+import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.core.load.GateDeclarationsLoader;
 import dev.cipolicy.core.load.LoadedPolicy;
 import dev.cipolicy.gate.Coordinate;
 import dev.cipolicy.gate.GateModel;
 import dev.cipolicy.gate.GateRule;
 import dev.cipolicy.gate.GateSpec;
-import dev.cipolicy.gate.MetricHistoryStore;
 import dev.cipolicy.gate.Gates;
+import dev.cipolicy.gate.MetricHistoryStore;
 import dev.cipolicy.gate.Replay;
 import dev.cipolicy.gate.ReplayReport;
 import dev.cipolicy.gate.SeriesKey;

@@ -3,9 +3,9 @@ package dev.cipolicy.cli;
 import java.io.PrintWriter;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine;
 
 /**
  * {@code ci-policy workflow}: the commands on GitHub Actions workflow files, read into the job model

@@ -17,8 +17,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine;
 
 /** picocli's {@code @file} expansion is off: an argument {@code @<path>} is the text itself, never the file's content. */
 class AtFileExpansionTest {

@@ -1,8 +1,8 @@
 package dev.cipolicy.cli;
 
+import dev.cipolicy.launch.CommandResult;
 import dev.cipolicy.testkit.doubles.CommandScript;
 import dev.cipolicy.testkit.doubles.FrozenEnvironment;
-import dev.cipolicy.launch.CommandResult;
 import dev.cipolicy.testkit.snapshot.LauncherSnapshotExtension;
 import dev.cipolicy.testkit.snapshot.LauncherSnapshotTest;
 import dev.cipolicy.testkit.snapshot.LauncherSnapshots;

@@ -6,14 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.launch.CommandResult;
+import dev.cipolicy.launch.LaunchPorts;
 import dev.cipolicy.testkit.doubles.CommandScript;
 import dev.cipolicy.testkit.doubles.FrozenEnvironment;
 import dev.cipolicy.testkit.doubles.FrozenFileSystemView;
 import dev.cipolicy.testkit.doubles.RecordedCommand;
 import dev.cipolicy.testkit.doubles.RecordingCommandExecutor;
 import dev.cipolicy.testkit.doubles.StableScratchpad;
-import dev.cipolicy.launch.CommandResult;
-import dev.cipolicy.launch.LaunchPorts;
 import dev.cipolicy.testkit.snapshot.LauncherSnapshots;
 import java.nio.file.Path;
 import java.time.Clock;

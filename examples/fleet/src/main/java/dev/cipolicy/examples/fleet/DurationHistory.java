@@ -1,6 +1,6 @@
 package dev.cipolicy.examples.fleet;
 
-import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.model.JobSpec;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

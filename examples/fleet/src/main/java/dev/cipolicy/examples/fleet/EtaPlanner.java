@@ -1,6 +1,6 @@
 package dev.cipolicy.examples.fleet;
 
-import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.model.JobSpec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

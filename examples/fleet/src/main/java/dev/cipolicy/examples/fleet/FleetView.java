@@ -2,6 +2,7 @@ package dev.cipolicy.examples.fleet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cipolicy.api.policy.FleetShare;
 import dev.cipolicy.examples.fleet.Api.CollectorDto;
 import dev.cipolicy.examples.fleet.Api.DeviceDto;
 import dev.cipolicy.examples.fleet.Api.ErrorDto;
@@ -17,28 +18,27 @@ import dev.cipolicy.examples.fleet.Api.QueueEntryDto;
 import dev.cipolicy.examples.fleet.Api.RequestDto;
 import dev.cipolicy.examples.fleet.Api.ReservationDto;
 import dev.cipolicy.examples.fleet.Api.WaitDto;
-import dev.cipolicy.api.policy.FleetShare;
 import dev.cipolicy.queue.CollectorStatus;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueOrder;
 import dev.cipolicy.queue.RequestWait;
-import dev.cipolicy.queue.spi.Collector;
-import dev.cipolicy.queue.spi.DevicePlacement;
-import dev.cipolicy.queue.spi.HistoryCursor;
-import dev.cipolicy.queue.spi.HistoryEntry;
+import dev.cipolicy.queue.model.Collector;
+import dev.cipolicy.queue.model.HistoryCursor;
+import dev.cipolicy.queue.model.HistoryEntry;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobId;
+import dev.cipolicy.queue.model.JobResult;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.JobWait;
+import dev.cipolicy.queue.model.Lease;
+import dev.cipolicy.queue.model.Request;
+import dev.cipolicy.queue.model.RequestId;
+import dev.cipolicy.queue.model.RequestState;
+import dev.cipolicy.queue.model.WaitReason;
+import dev.cipolicy.queue.placement.DevicePlacement;
+import dev.cipolicy.queue.placement.PoolView;
 import dev.cipolicy.queue.spi.HistoryPage;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobId;
-import dev.cipolicy.queue.spi.JobResult;
-import dev.cipolicy.queue.spi.JobState;
-import dev.cipolicy.queue.spi.JobWait;
-import dev.cipolicy.queue.spi.PoolView;
-import dev.cipolicy.queue.spi.Lease;
 import dev.cipolicy.queue.spi.QueueStore;
-import dev.cipolicy.queue.spi.Request;
-import dev.cipolicy.queue.spi.RequestId;
-import dev.cipolicy.queue.spi.RequestState;
-import dev.cipolicy.queue.spi.WaitReason;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -441,7 +441,7 @@ public final class FleetView {
     return j == null ? "?" : j.spec().benchmarkGroup() + "@" + j.spec().collectorTag() + " #" + j.id().value();
   }
 
-  private static WaitDto wait(dev.cipolicy.queue.spi.WaitReason r) {
+  private static WaitDto wait(dev.cipolicy.queue.model.WaitReason r) {
     return new WaitDto(r.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), r.sentence());
   }
 

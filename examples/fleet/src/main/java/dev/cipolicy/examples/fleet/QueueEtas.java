@@ -2,12 +2,12 @@ package dev.cipolicy.examples.fleet;
 
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueOrder;
-import dev.cipolicy.queue.spi.Collector;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.JobState;
-import dev.cipolicy.queue.spi.Lease;
-import dev.cipolicy.queue.spi.Request;
-import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.model.Collector;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.Lease;
+import dev.cipolicy.queue.model.Request;
+import dev.cipolicy.queue.model.RequestId;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -2,10 +2,10 @@ package dev.cipolicy.examples.fleet;
 
 import dev.cipolicy.api.policy.FleetShare;
 import dev.cipolicy.examples.fleet.Api.ShareDto;
-import dev.cipolicy.queue.spi.Collector;
-import dev.cipolicy.queue.spi.Job;
-import dev.cipolicy.queue.spi.Request;
-import dev.cipolicy.queue.spi.RequestId;
+import dev.cipolicy.queue.model.Collector;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.Request;
+import dev.cipolicy.queue.model.RequestId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

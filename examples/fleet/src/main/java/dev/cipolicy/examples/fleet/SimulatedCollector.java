@@ -1,8 +1,8 @@
 package dev.cipolicy.examples.fleet;
 
 import dev.cipolicy.queue.JobQueue;
-import dev.cipolicy.queue.spi.Devices;
-import dev.cipolicy.queue.spi.ResultPayload;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.ResultPayload;
 import dev.cipolicy.queue.worker.Collector;
 import dev.cipolicy.queue.worker.JobContext;
 import dev.cipolicy.queue.worker.JobOutcome;

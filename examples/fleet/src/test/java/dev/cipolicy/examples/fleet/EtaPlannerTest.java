@@ -3,7 +3,7 @@ package dev.cipolicy.examples.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.cipolicy.queue.spi.JobSpec;
+import dev.cipolicy.queue.model.JobSpec;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

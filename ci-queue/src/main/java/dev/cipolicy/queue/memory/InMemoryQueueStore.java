@@ -1,0 +1,797 @@
+package dev.cipolicy.queue.memory;
+
+import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Collector;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.Failure;
+import dev.cipolicy.queue.model.FleetShares;
+import dev.cipolicy.queue.model.HistoryCursor;
+import dev.cipolicy.queue.model.HistoryEntry;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobFailure;
+import dev.cipolicy.queue.model.JobId;
+import dev.cipolicy.queue.model.JobResult;
+import dev.cipolicy.queue.model.JobSpec;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.Lease;
+import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.NewRequest;
+import dev.cipolicy.queue.model.Outcome;
+import dev.cipolicy.queue.model.QueueNames;
+import dev.cipolicy.queue.model.Request;
+import dev.cipolicy.queue.model.RequestId;
+import dev.cipolicy.queue.model.RequestState;
+import dev.cipolicy.queue.model.ResultPayload;
+import dev.cipolicy.queue.placement.PoolClaimer;
+import dev.cipolicy.queue.placement.PoolView;
+import dev.cipolicy.queue.spi.AttachResult;
+import dev.cipolicy.queue.spi.Backfill;
+import dev.cipolicy.queue.spi.CancelResult;
+import dev.cipolicy.queue.spi.ClaimCommand;
+import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.CollectorResult;
+import dev.cipolicy.queue.spi.CompletionResult;
+import dev.cipolicy.queue.spi.ExpiryResult;
+import dev.cipolicy.queue.spi.HistoryPage;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
+import dev.cipolicy.queue.spi.PurgeResult;
+import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.spi.RegisterResult;
+import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.StartResult;
+import dev.cipolicy.queue.spi.SubmitResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The embedded {@link QueueStore}: all state in memory, every operation atomic under one monitor, so it
+ * is correct under any number of site and collector threads in one JVM. Claims cost O(log n) in the
+ * queued jobs of the collector's tag (plus the pool's collectors with requeued jobs); completion checks
+ * are O(1) through per-request counters; open requests are listed in O(n) from an array.
+ *
+ * <p>It keeps every request, job and result for the life of the store (until the request is purged), and every instant to the microsecond,
+ * as every store does ({@link QueueStore#truncate}). Time comes from the clock it is given when it is built,
+ * read once per operation under the monitor: it is the one clock of every engine that shares this store.
+ * It owns no thread.
+ */
+public final class InMemoryQueueStore implements QueueStore {
+
+  private final Object lock = new Object();
+
+  private final Map<Long, RequestRow> requests = new HashMap<>();
+  private final Map<String, RequestRow> byTag = new HashMap<>();
+  private final Map<String, RequestRow> openByPr = new HashMap<>();
+  /**
+   * The open rows by id (ids only grow, so appending keeps the order), with closed rows left in place
+   * until they are half of the list: listing the open requests walks an array, not a tree.
+   */
+  private final ArrayList<RequestRow> open = new ArrayList<>();
+  private int closedInOpen;
+  private final TreeMap<Long, RequestRow> inProgress = new TreeMap<>();
+
+  /** Job rows by id: job {@code i} is at index {@code i - 1} (this store's ids are dense). */
+  private final ArrayList<JobRow> jobs = new ArrayList<>();
+  private final Map<String, Pool> pools = new HashMap<>();
+  private final Collectors collectors = new Collectors();
+
+  /** The results by job id. */
+  private final Map<Long, JobResult> results = new HashMap<>();
+
+  /** The completed requests, newest first: by completion instant, then id, both descending. */
+  private final TreeMap<HistoryCursor, RequestRow> completed = new TreeMap<>(NEWEST_FIRST);
+  private static final Comparator<HistoryCursor> NEWEST_FIRST = Comparator.comparing(HistoryCursor::finishedAt)
+      .thenComparing(HistoryCursor::requestId).reversed();
+
+  private final InstantSource clock;
+  private long lastRequestId;
+  private long lastJobId;
+  private long lastToken;
+  private FleetShares shares = FleetShares.none();
+
+  /**
+   * Creates an empty store on a clock.
+   *
+   * @param clock the store's clock, the only source of time of every operation (for example
+   *     {@code Clock.systemUTC()} in a host, a settable clock in a test)
+   * @throws InvalidQueueInputException when the clock is missing
+   */
+  public InMemoryQueueStore(InstantSource clock) {
+    if (clock == null) {
+      throw new InvalidQueueInputException("the in-memory queue store needs a clock; got none");
+    }
+    this.clock = clock;
+  }
+
+  @Override
+  public Instant now() {
+    return QueueStore.truncate(clock.instant());
+  }
+
+  // ---------------------------------------------------------------------------------------------- requests
+
+  @Override
+  public SubmitResult submit(NewRequest request) {
+    synchronized (lock) {
+      Instant now = now();
+      if (request.tag().isPresent()) {
+        RequestRow existing = byTag.get(request.tag().get());
+        if (existing != null) {
+          return new SubmitResult(SubmitResult.Status.DUPLICATE_TAG, existing.request);
+        }
+      }
+      String prKey = prKey(request.kind().name(), request.pr().isPresent() ? request.pr().getAsLong() : 0);
+      if (request.pr().isPresent()) {
+        RequestRow existing = openByPr.get(prKey);
+        if (existing != null) {
+          return new SubmitResult(SubmitResult.Status.DUPLICATE_OPEN_PR, existing.request);
+        }
+      }
+      RequestRow row = new RequestRow(Request.created(RequestId.of(++lastRequestId), request, now));
+      requests.put(row.request.id().value(), row);
+      request.tag().ifPresent(tag -> byTag.put(tag, row));
+      if (request.pr().isPresent()) {
+        openByPr.put(prKey, row);
+      }
+      open.add(row);
+      return new SubmitResult(SubmitResult.Status.CREATED, row.request);
+    }
+  }
+
+  @Override
+  public AttachResult attachArtifacts(RequestId id, String sha, String parentSha) {
+    QueueNames.check(sha, "try SHA");
+    QueueNames.check(parentSha, "try parent SHA");
+    synchronized (lock) {
+      RequestRow row = requests.get(id.value());
+      if (row == null) {
+        return new AttachResult(AttachResult.Status.NOT_FOUND, Optional.empty());
+      }
+      if (row.request.state() != RequestState.WAITING_FOR_ARTIFACTS) {
+        return new AttachResult(AttachResult.Status.NOT_WAITING, Optional.of(row.request));
+      }
+      if (byTag.containsKey(sha)) {
+        return new AttachResult(AttachResult.Status.DUPLICATE_TAG, Optional.of(row.request));
+      }
+      row.request = row.request.withArtifacts(sha, parentSha);
+      byTag.put(sha, row);
+      return new AttachResult(AttachResult.Status.ATTACHED, Optional.of(row.request));
+    }
+  }
+
+  @Override
+  public Optional<Request> request(RequestId id) {
+    synchronized (lock) {
+      RequestRow row = requests.get(id.value());
+      return row == null ? Optional.empty() : Optional.of(row.request);
+    }
+  }
+
+  @Override
+  public Optional<Request> requestByTag(String tag) {
+    QueueNames.check(tag, "tag");
+    synchronized (lock) {
+      RequestRow row = byTag.get(tag);
+      return row == null ? Optional.empty() : Optional.of(row.request);
+    }
+  }
+
+  @Override
+  public Set<String> knownTags(Collection<String> tags) {
+    if (tags == null) {
+      throw new InvalidQueueInputException("knownTags needs a collection of tags; got none");
+    }
+    for (String tag : tags) {
+      QueueNames.check(tag, "tag");
+    }
+    synchronized (lock) {
+      Set<String> known = new HashSet<>();
+      for (String tag : tags) {
+        if (byTag.containsKey(tag)) {
+          known.add(tag);
+        }
+      }
+      return Set.copyOf(known);
+    }
+  }
+
+  @Override
+  public List<Request> openRequests() {
+    synchronized (lock) {
+      List<Request> out = new ArrayList<>(open.size() - closedInOpen);
+      for (RequestRow row : open) {
+        if (!row.closed) {
+          out.add(row.request);
+        }
+      }
+      return out;
+    }
+  }
+
+  @Override
+  public List<Request> inProgressRequests() {
+    synchronized (lock) {
+      return values(inProgress);
+    }
+  }
+
+  @Override
+  public StartResult startRequest(StartCommand command) {
+    synchronized (lock) {
+      RequestRow row = requests.get(command.requestId().value());
+      if (row == null) {
+        return StartResult.unchanged(StartResult.Status.NOT_FOUND, Optional.empty(), inProgress.size());
+      }
+      if (row.request.state() != RequestState.ARTIFACTS_READY) {
+        return StartResult.unchanged(StartResult.Status.NOT_READY, Optional.of(row.request), inProgress.size());
+      }
+      if (inProgress.size() >= command.maxInProgress()) {
+        return StartResult.unchanged(StartResult.Status.CAP_REACHED, Optional.of(row.request), inProgress.size());
+      }
+      Instant now = now();
+      List<Job> created = new ArrayList<>(command.jobs().size());
+      for (JobSpec spec : command.jobs()) {
+        JobRow job = createJob(row, spec, now);
+        if (job != null) {
+          created.add(job.job);
+        }
+      }
+      Backfill backfill = backfill(row, command, now);
+      row.request = row.request.started(now, backfill.status() == Backfill.Status.ENQUEUED
+          ? backfill.parent().orElseThrow() : null);
+      inProgress.put(row.request.id().value(), row);
+      return new StartResult(StartResult.Status.STARTED, Optional.of(row.request), created, backfill,
+          inProgress.size());
+    }
+  }
+
+  private Backfill backfill(RequestRow row, StartCommand command, Instant now) {
+    if (!command.backfillParent()) {
+      return Backfill.none(Backfill.Status.NOT_REQUESTED, Optional.empty());
+    }
+    Optional<String> parentSha = row.request.parentSha();
+    if (parentSha.isEmpty()) {
+      return Backfill.none(Backfill.Status.NO_PARENT, Optional.empty());
+    }
+    RequestRow parent = byTag.get(parentSha.get());
+    if (parent == null) {
+      return Backfill.none(Backfill.Status.PARENT_UNKNOWN, Optional.empty());
+    }
+    Optional<RequestId> parentId = Optional.of(parent.request.id());
+    Optional<Backfill> refused = Backfill.refusedBy(parent.request);
+    if (refused.isPresent()) {
+      return refused.get();
+    }
+    List<Job> created = new ArrayList<>();
+    int existing = 0;
+    for (JobSpec spec : command.jobs()) {
+      JobRow job = createJob(parent, spec, now);
+      if (job == null) {
+        existing++;
+      } else {
+        created.add(job.job);
+      }
+    }
+    return new Backfill(Backfill.Status.ENQUEUED, parentId, created, existing);
+  }
+
+  /** Creates a queued job unless the request has one with the same group and tag; returns null then. */
+  private @Nullable JobRow createJob(RequestRow request, JobSpec spec, Instant now) {
+    RequestRow.JobKey key = new RequestRow.JobKey(spec.benchmarkGroup(), spec.collectorTag());
+    if (request.jobsByKey.containsKey(key)) {
+      return null;
+    }
+    Pool pool = pools.computeIfAbsent(spec.collectorTag(), Pool::new);
+    JobRow row = new JobRow(Job.created(JobId.of(++lastJobId), request.request.id(), spec, now), request, pool);
+    jobs.add(row);
+    request.jobs.add(row);
+    request.jobsByKey.put(key, row);
+    if (!spec.optional()) {
+      request.requiredPending++;
+    }
+    pool.ledger.queued(spec);
+    if (spec.gpus() > 0) {
+      pool.gpuQueues.computeIfAbsent(spec.gpus(), n -> new ClaimQueue()).add(row);
+    } else {
+      pool.free.add(row);
+    }
+    return row;
+  }
+
+  @Override
+  public CompletionResult completeIfDone(RequestId id) {
+    synchronized (lock) {
+      Instant now = now();
+      RequestRow row = requests.get(id.value());
+      if (row == null) {
+        return new CompletionResult(CompletionResult.Status.NOT_FOUND, Optional.empty(), 0);
+      }
+      if (row.request.state() != RequestState.IN_PROGRESS) {
+        return new CompletionResult(CompletionResult.Status.NOT_IN_PROGRESS, Optional.of(row.request), 0);
+      }
+      int pending = row.requiredPending;
+      if (row.request.parentRequest().isPresent()) {
+        // A parent this store does not hold has no pending jobs (as in the PostgreSQL store).
+        RequestRow parent = requests.get(row.request.parentRequest().get().value());
+        if (parent != null) {
+          pending += parent.requiredPending;
+        }
+      }
+      if (pending > 0) {
+        return new CompletionResult(CompletionResult.Status.NOT_DONE, Optional.of(row.request), pending);
+      }
+      Outcome outcome = Outcome.of(row.requiredSucceeded, row.requiredFailed, row.anyFailed);
+      row.request = row.request.completed(outcome, now);
+      close(row);
+      completed.put(HistoryCursor.after(row.request), row);
+      return new CompletionResult(CompletionResult.Status.COMPLETED, Optional.of(row.request), 0);
+    }
+  }
+
+  @Override
+  public CancelResult cancel(RequestId id, String reason) {
+    QueueNames.text(reason, "cancellation reason");
+    synchronized (lock) {
+      Instant now = now();
+      RequestRow row = requests.get(id.value());
+      if (row == null) {
+        return new CancelResult(CancelResult.Status.NOT_FOUND, Optional.empty(), 0, 0);
+      }
+      if (row.request.state().isTerminal()) {
+        return new CancelResult(CancelResult.Status.ALREADY_FINISHED, Optional.of(row.request), 0, 0);
+      }
+      int cancelled = 0;
+      int flagged = 0;
+      for (JobRow job : row.jobs) {
+        if (job.job.state() == JobState.QUEUED) {
+          // The row stays in its claim queue; claims skip terminal rows.
+          job.pool.ledger.unqueued(job.job.spec());
+          job.finish(job.job.cancelled(now));
+          cancelled++;
+        } else if (job.job.state() == JobState.LEASED && !job.job.cancelRequested()) {
+          job.job = job.job.flaggedForCancellation();
+          flagged++;
+        }
+      }
+      row.request = row.request.cancelled(reason, now);
+      close(row);
+      return new CancelResult(CancelResult.Status.CANCELLED, Optional.of(row.request), cancelled, flagged);
+    }
+  }
+
+  private void close(RequestRow row) {
+    long id = row.request.id().value();
+    row.closed = true;
+    if (++closedInOpen > open.size() / 2) {
+      open.removeIf(r -> r.closed);
+      closedInOpen = 0;
+    }
+    inProgress.remove(id);
+    if (row.request.pr().isPresent()) {
+      openByPr.remove(prKey(row.request.kind().name(), row.request.pr().getAsLong()), row);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------- jobs
+
+  @Override
+  public ClaimResult claim(ClaimCommand command) {
+    synchronized (lock) {
+      CollectorRow collector = collectors.get(command.collector());
+      if (collector == null) {
+        return new ClaimResult(ClaimResult.Status.UNKNOWN_COLLECTOR, List.of());
+      }
+      if (!collector.active) {
+        return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
+      }
+      Instant now = now();
+      collector.heartbeat(now);
+      Pool pool = pools.get(collector.tag);
+      if (pool == null) {
+        return new ClaimResult(ClaimResult.Status.OK, List.of());
+      }
+      pool.expire(now, command.maxCrashRescues(), null);
+      Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
+      boolean gpu = !collector.devices.isEmpty() && !pool.gpuQueues.isEmpty();
+      boolean capped = shares.covers(collector.tag);
+      List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 16));
+      if (gpu || capped) {
+        MemoryPoolTransaction tx = new MemoryPoolTransaction(this, pool, collector, now,
+            command.collectorTimeout(), shares);
+        if (gpu) {
+          claims.addAll(PoolClaimer.claimGpu(tx, collector.name, command.limit(), expiry));
+        }
+        if (capped) {
+          PoolClaimer.claimAdmitted(tx, command.limit(), expiry, claims);
+        }
+        tx.putBack();
+        if (capped) {
+          return new ClaimResult(ClaimResult.Status.OK, claims);
+        }
+      } else if (command.limit() == 1) {
+        JobRow row = pool.next(collector.name, now, command.collectorTimeout(), collectors.byName);
+        return new ClaimResult(ClaimResult.Status.OK, row == null ? List.of()
+            : List.of(pool.lease(row, ++lastToken, collector.name, expiry, List.of())));
+      }
+      while (claims.size() < command.limit()) {
+        JobRow row = pool.next(collector.name, now, command.collectorTimeout(), collectors.byName);
+        if (row == null) {
+          break;
+        }
+        claims.add(pool.lease(row, ++lastToken, collector.name, expiry, List.of()));
+      }
+      return new ClaimResult(ClaimResult.Status.OK, claims);
+    }
+  }
+
+  /**
+   * Runs {@code action} on a job under the store's lock once the lease fence passed: a wrong attempt or
+   * token (or an expired lease) changes nothing and says so, and a job flagged for cancellation ends its
+   * lease as cancelled instead. The action gets the store's {@code now}, read under the lock.
+   */
+  private LeaseResult fenced(LeaseRef lease, java.util.function.BiFunction<JobRow, Instant, LeaseResult> action) {
+    synchronized (lock) {
+      Instant now = now();
+      JobRow row = row(lease.jobId());
+      if (row == null) {
+        return new LeaseResult(LeaseStatus.NOT_FOUND, Optional.empty());
+      }
+      LeaseResult refused = row.fence(lease, now);
+      if (refused != null) {
+        return refused;
+      }
+      if (row.job.cancelRequested()) {
+        return cancelFlagged(row, now);
+      }
+      return action.apply(row, now);
+    }
+  }
+
+  @Override
+  public LeaseResult heartbeat(LeaseRef lease, Duration leaseDuration) {
+    return fenced(lease, (row, now) -> {
+      Instant expiry = QueueStore.truncate(now.plus(leaseDuration));
+      row.job = row.job.renewed(expiry);
+      row.leaseExpiry = expiry;
+      row.pool.leases.update(row);
+      holderHeartbeat(row.job.lease().orElseThrow(), now);
+      return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
+    });
+  }
+
+  @Override
+  public LeaseResult complete(LeaseRef lease, @Nullable ResultPayload result) {
+    return fenced(lease, (row, now) -> {
+      Lease ended = endLease(row, now);
+      row.finish(row.job.succeeded(now));
+      if (result != null) {
+        results.put(row.id, new JobResult(row.job.id(), row.job.requestId(), ended.attempt(), ended.collector(),
+            now, result));
+      }
+      return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
+    });
+  }
+
+  /** Completes the whole batch under one acquisition of the store's monitor: atomic as a whole. */
+  @Override
+  public List<LeaseResult> completeAll(List<LeaseRef> leases) {
+    List<LeaseRef> batch = LeaseRef.checkedBatch(leases);
+    List<LeaseResult> out = new ArrayList<>(batch.size());
+    synchronized (lock) {
+      for (LeaseRef ref : batch) {
+        out.add(complete(ref, null));
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /** Completes the whole batch with its results under one acquisition of the store's monitor. */
+  @Override
+  public List<LeaseResult> completeAll(List<LeaseRef> leases, List<ResultPayload> payloads) {
+    List<LeaseRef> batch = LeaseRef.checkedBatch(leases);
+    List<ResultPayload> checked = ResultPayload.checkedBatch(payloads, batch.size());
+    List<LeaseResult> out = new ArrayList<>(batch.size());
+    synchronized (lock) {
+      for (int i = 0; i < batch.size(); i++) {
+        out.add(complete(batch.get(i), checked.get(i)));
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  @Override
+  public Optional<JobResult> result(JobId id) {
+    synchronized (lock) {
+      return Optional.ofNullable(results.get(id.value()));
+    }
+  }
+
+  @Override
+  public List<JobResult> results(RequestId requestId) {
+    synchronized (lock) {
+      RequestRow row = requests.get(requestId.value());
+      if (row == null) {
+        return List.of();
+      }
+      List<JobResult> out = new ArrayList<>();
+      for (JobRow job : row.jobs) {
+        JobResult result = results.get(job.id);
+        if (result != null) {
+          out.add(result);
+        }
+      }
+      return out;
+    }
+  }
+
+  @Override
+  public LeaseResult fail(LeaseRef lease, Failure failure, int maxTransientRetries) {
+    return fenced(lease, (row, now) -> {
+      Lease ended = endLease(row, now);
+      Job current = row.job;
+      if (failure.kind() == Failure.Kind.PERMANENT) {
+        row.finish(current.failed(JobFailure.permanent(ended.collector(), failure.detail(), now)));
+      } else if (current.transientRetries() < maxTransientRetries) {
+        row.job = current.retriedAfterTransientFailure(failure.detail());
+        Pool.enqueue(row);
+      } else {
+        row.finish(current.failed(JobFailure.transientBudgetExhausted(ended.collector(),
+            current.transientRetries(), failure.detail(), now)));
+      }
+      return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
+    });
+  }
+
+  @Override
+  public LeaseResult release(LeaseRef lease) {
+    return fenced(lease, (row, now) -> {
+      endLease(row, now);
+      row.job = row.job.released();
+      Pool.enqueue(row);
+      return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
+    });
+  }
+
+  /** Null when the row's job is leased under this live lease, else the refusal to return. */
+  private LeaseResult cancelFlagged(JobRow row, Instant now) {
+    endLease(row, now);
+    row.finish(row.job.cancelled(now));
+    return new LeaseResult(LeaseStatus.CANCELLED, Optional.of(row.job));
+  }
+
+  /** Takes the row out of its lease heap and refreshes the holder's heartbeat; returns the ended lease. */
+  private Lease endLease(JobRow row, Instant now) {
+    Lease lease = row.job.lease().orElseThrow();
+    row.pool.endLease(row);
+    holderHeartbeat(lease, now);
+    return lease;
+  }
+
+  private void holderHeartbeat(Lease lease, Instant now) {
+    CollectorRow holder = collectors.get(lease.collector());
+    if (holder != null) {
+      holder.heartbeat(now);
+    }
+  }
+
+  @Override
+  public ExpiryResult expireLeases(int maxCrashRescues) {
+    synchronized (lock) {
+      Instant now = now();
+      List<List<Job>> changes = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+      for (Pool pool : pools.values()) {
+        pool.expire(now, maxCrashRescues, changes);
+      }
+      Comparator<Job> byId = Comparator.comparing(Job::id);
+      changes.forEach(list -> list.sort(byId));
+      return new ExpiryResult(changes.get(0), changes.get(1), changes.get(2));
+    }
+  }
+
+  @Override
+  public PoolView pool(String tag, Duration collectorTimeout) {
+    QueueNames.check(tag, "collector tag");
+    synchronized (lock) {
+      Instant now = now();
+      return Pool.view(tag, pools.get(tag), jobs, now, collectors.live(tag, now, collectorTimeout), collectorTimeout,
+          shares);
+    }
+  }
+
+  @Override
+  public void setShares(FleetShares fleetShares) {
+    if (fleetShares == null) {
+      throw new InvalidQueueInputException("setShares needs fleet shares; got none (FleetShares.none() caps nothing)");
+    }
+    synchronized (lock) {
+      shares = fleetShares;
+    }
+  }
+
+  @Override
+  public FleetShares shares() {
+    synchronized (lock) {
+      return shares;
+    }
+  }
+
+  @Override
+  public Optional<Job> job(JobId id) {
+    synchronized (lock) {
+      JobRow row = row(id);
+      return row == null ? Optional.empty() : Optional.of(row.job);
+    }
+  }
+
+  @Override
+  public List<Job> jobs(RequestId requestId) {
+    synchronized (lock) {
+      RequestRow row = requests.get(requestId.value());
+      if (row == null) {
+        return List.of();
+      }
+      List<Job> out = new ArrayList<>(row.jobs.size());
+      for (JobRow job : row.jobs) {
+        out.add(job.job);
+      }
+      return out;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------- collectors
+
+  @Override
+  public RegisterResult registerCollector(String name, String tag, boolean active) {
+    return registerCollector(name, tag, active, Devices.none());
+  }
+
+  @Override
+  public RegisterResult registerCollector(String name, String tag, boolean active, Devices devices) {
+    if (devices == null) {
+      throw new InvalidQueueInputException("collector " + name + " has no device inventory; expected one,"
+          + " possibly empty");
+    }
+    QueueNames.check(name, "collector name");
+    QueueNames.check(tag, "collector tag");
+    synchronized (lock) {
+      return collectors.register(name, tag, active, devices, now(), t -> pools.computeIfAbsent(t, Pool::new));
+    }
+  }
+
+  @Override
+  public CollectorResult collectorHeartbeat(String name) {
+    QueueNames.check(name, "collector name");
+    synchronized (lock) {
+      return collectors.heartbeat(name, now());
+    }
+  }
+
+  @Override
+  public CollectorResult setCollectorActive(String name, boolean active) {
+    QueueNames.check(name, "collector name");
+    synchronized (lock) {
+      return collectors.setActive(name, active);
+    }
+  }
+
+  @Override
+  public Optional<Collector> collector(String name) {
+    QueueNames.check(name, "collector name");
+    synchronized (lock) {
+      return collectors.collector(name);
+    }
+  }
+
+  @Override
+  public List<Collector> collectors() {
+    synchronized (lock) {
+      return collectors.all();
+    }
+  }
+
+  /** A fresh lease token (under the lock). */
+  long nextToken() {
+    return ++lastToken;
+  }
+
+  /** Removes and returns the next job without GPUs the collector may claim in the pool, or null. */
+  @Nullable JobRow next(Pool pool, String collector, Instant now, Duration timeout) {
+    return pool.next(collector, now, timeout, collectors.byName);
+  }
+
+  @Nullable JobRow row(JobId id) {
+    long index = id.value() - 1;
+    if (index >= jobs.size()) {
+      return null;
+    }
+    JobRow row = jobs.get((int) index);
+    return row.purged ? null : row;
+  }
+
+  // ---------------------------------------------------------------------------------------------- history
+
+  @Override
+  public HistoryPage history(int limit, @Nullable HistoryCursor after) {
+    HistoryPage.checkedLimit(limit);
+    synchronized (lock) {
+      Map<HistoryCursor, RequestRow> from = after == null ? completed : completed.tailMap(after, false);
+      List<HistoryEntry> read = new ArrayList<>(Math.min(limit + 1, completed.size()));
+      for (RequestRow row : from.values()) {
+        if (read.size() > limit) {
+          break;
+        }
+        List<Job> failed = new ArrayList<>();
+        for (JobRow job : row.jobs) {
+          if (job.job.state() == JobState.FAILED) {
+            failed.add(job.job);
+          }
+        }
+        read.add(new HistoryEntry(row.request, failed));
+      }
+      return HistoryPage.of(read, limit);
+    }
+  }
+
+  @Override
+  public PurgeResult purge(String tag) {
+    QueueNames.check(tag, "tag");
+    synchronized (lock) {
+      RequestRow row = byTag.get(tag);
+      if (row == null) {
+        return PurgeResult.unchanged(PurgeResult.Status.NOT_FOUND, Optional.empty());
+      }
+      Optional<Request> request = Optional.of(row.request);
+      if (row.request.state().isOpen()) {
+        return PurgeResult.unchanged(PurgeResult.Status.REQUEST_OPEN, request);
+      }
+      for (JobRow job : row.jobs) {
+        if (job.job.state() == JobState.LEASED) {
+          return PurgeResult.unchanged(PurgeResult.Status.JOB_LEASED, request);
+        }
+      }
+      Instant now = now();
+      int removedResults = 0;
+      for (JobRow job : row.jobs) {
+        if (job.job.state() == JobState.QUEUED) {
+          job.pool.ledger.unqueued(job.job.spec());
+          job.job = job.job.cancelled(now); // claim queues skip rows that are not queued
+        }
+        job.purged = true;
+        if (results.remove(job.id) != null) {
+          removedResults++;
+        }
+      }
+      requests.remove(row.request.id().value());
+      byTag.remove(tag, row);
+      if (row.request.finishedAt().isPresent() && row.request.state() == RequestState.COMPLETED) {
+        completed.remove(HistoryCursor.after(row.request));
+      }
+      return new PurgeResult(PurgeResult.Status.PURGED, request, row.jobs.size(), removedResults);
+    }
+  }
+
+  private static List<Request> values(Map<Long, RequestRow> rows) {
+    List<Request> out = new ArrayList<>(rows.size());
+    for (RequestRow row : rows.values()) {
+      out.add(row.request);
+    }
+    return out;
+  }
+
+  private static String prKey(String kind, long pr) {
+    return kind + '#' + pr;
+  }
+}

@@ -1,0 +1,62 @@
+package dev.cipolicy.queue.memory;
+
+import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.Lease;
+import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
+import java.time.Instant;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/** The in-memory row of one job: its current value and the bookkeeping of the claim queues and lease heap. */
+final class JobRow {
+  final long id;
+  final RequestRow request;
+  final Pool pool;
+  Job job;
+  /** The lease expiry while leased; the key of the lease heap. */
+  Instant leaseExpiry = Instant.MIN;
+  /** The row's index in its pool's lease heap, or -1. */
+  int heapIndex = -1;
+  /** Set when the job's request was purged: the row is no longer the job's (lookups by id miss it). */
+  boolean purged;
+  /** The collector whose devices the live lease holds, or null. */
+  @Nullable CollectorRow host;
+  /** When the live lease on devices is expected to end. */
+  Instant estimatedEnd = Instant.MIN;
+
+  JobRow(Job job, RequestRow request, Pool pool) {
+    this.id = job.id().value();
+    this.job = job;
+    this.request = request;
+    this.pool = pool;
+  }
+
+  /** Gives the row its terminal job value and updates its request's counters. */
+  void finish(Job terminal) {
+    job = terminal;
+    boolean required = !terminal.spec().optional();
+    if (required) {
+      request.requiredPending--;
+    }
+    if (terminal.state() == JobState.SUCCEEDED && required) {
+      request.requiredSucceeded++;
+    } else if (terminal.state() == JobState.FAILED) {
+      request.anyFailed++;
+      if (required) {
+        request.requiredFailed++;
+      }
+    }
+  }
+
+  /** The refusal of an operation on this row's lease, or null when the reference names its live lease. */
+  @Nullable LeaseResult fence(LeaseRef ref, Instant now) {
+    Optional<Lease> lease = job.lease();
+    if (lease.isEmpty() || !ref.matches(lease.get()) || !lease.get().isLiveAt(now)) {
+      return new LeaseResult(LeaseStatus.STALE_LEASE, Optional.of(job));
+    }
+    return null;
+  }
+}
