@@ -14,6 +14,7 @@ import dev.cipolicy.core.ProblemLocator;
 import dev.cipolicy.core.workflow.LintFinding.Severity;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -121,6 +122,18 @@ public final class WorkflowLint {
         allFound &= d.isPresent();
       }
     }
+    if (policy.isPresent()) {
+      Set<String> withRoles = new LinkedHashSet<>();
+      policy.get().workflowRoles().forEach(r -> withRoles.add(r.file()));
+      for (Workflow w : byFile.values()) {
+        if (!withRoles.contains(w.file()) && !reusableOnly(w)) {
+          out.add(withoutRoles(w));
+        }
+      }
+    }
+    for (Workflow w : workflows) {
+      needsDirect(w, out);
+    }
     Set<String> declaredFiles = new LinkedHashSet<>();
     declared.forEach(d -> declaredFiles.add(d.workflow.file()));
     for (Workflow w : workflows) {
@@ -145,6 +158,127 @@ public final class WorkflowLint {
   }
 
   // ---- the roles of a declared workflow ------------------------------------------------------------
+
+  /**
+   * The workflows of a lint the policy declares no roles for, which the rules needing roles did not check:
+   * every workflow but those the roles name and those that only run when called ({@code workflow_call}).
+   *
+   * @param workflows the workflows linted
+   * @return their file names, in order; empty without a policy
+   */
+  public List<String> withoutRoles(List<Workflow> workflows) {
+    if (policy.isEmpty()) {
+      return List.of();
+    }
+    Set<String> withRoles = new LinkedHashSet<>();
+    policy.get().workflowRoles().forEach(r -> withRoles.add(r.file()));
+    Set<String> out = new LinkedHashSet<>();
+    for (Workflow w : workflows) {
+      if (!withRoles.contains(w.file()) && !reusableOnly(w)) {
+        out.add(w.file());
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  private static boolean reusableOnly(Workflow w) {
+    return !w.triggers().isEmpty() && w.triggers().stream().allMatch(t -> t.event().equals("workflow_call"));
+  }
+
+  private LintFinding withoutRoles(Workflow w) {
+    String name = w.file().replaceFirst("\\.ya?ml$", "");
+    return new LintFinding(LintRule.WORKFLOW_ROLES, Severity.WARNING, new SourceLocation(w.file(), 1, 1),
+        Optional.empty(), "the policy declares no roles for workflow " + w.file() + ", so "
+            + LintRule.BYPASS_KEEPS_STAGES.id() + ", " + LintRule.STAGE_CONSUMES_POLICY.id() + ", "
+            + LintRule.SKIP_LIST_HONOURED.id() + ", " + LintRule.POOL_SHARE.id() + " and "
+            + LintRule.SUITE_HAS_ONE_JOB.id() + " were not checked on it; add `workflows: {" + name + ": {roles:"
+            + " {file: " + w.file() + ", policy_job: <the job that runs ci-policy resolve>}}}` to the policy");
+  }
+
+  // ---- needs-direct --------------------------------------------------------------------------------
+
+  /** The jobs an expression reads through {@code needs} that the job does not need directly. */
+  private static Set<String> notDirect(Job j, Expression e) {
+    Set<String> out = new LinkedHashSet<>();
+    for (String ref : e.neededJobs()) {
+      if (j.needs().stream().noneMatch(n -> n.equalsIgnoreCase(ref))) {
+        out.add(ref);
+      }
+    }
+    return out;
+  }
+
+  private static boolean readsNotDirect(Job j) {
+    return j.condition().map(c -> !notDirect(j, c.expression()).isEmpty()).orElse(false);
+  }
+
+  private static void needsDirect(Workflow w, List<LintFinding> out) {
+    Set<String> ids = new LinkedHashSet<>();
+    w.jobs().forEach(j -> ids.add(j.id()));
+    for (Job j : w.jobs()) {
+      Map<String, SourceLocation> refs = new LinkedHashMap<>();
+      j.condition().ifPresent(c -> notDirect(j, c.expression()).forEach(r -> refs.putIfAbsent(r, c.location())));
+      for (String text : j.texts()) {
+        if (!text.contains("${{")) {
+          continue;
+        }
+        try {
+          notDirect(j, Expression.parseTemplate(text)).forEach(r -> refs.putIfAbsent(r, j.location()));
+        } catch (InvalidExpressionException e) {
+          // a text that is no valid template reads nothing the lint can see
+        }
+      }
+      refs.forEach((ref, at) -> {
+        String fix = ids.contains(ref) ? "add " + ref + " to its needs, or read what it needs through a job it needs"
+            : "no job of " + w.file() + " is named " + ref + closest(ref, j.needs()).map(c -> " (did you mean "
+                + c + "?)").orElse("") + "; name a job of its needs";
+        out.add(new LintFinding(LintRule.NEEDS_DIRECT, Severity.ERROR, at, Optional.of(j.id()), "job " + j.id()
+            + " reads needs." + ref + ", but " + ref + " is not a job it needs directly (its needs: " + j.needs()
+            + "); GitHub sets needs.<job> only for direct dependencies, so needs." + ref + " is null and every test"
+            + " of it is decided by that null; " + fix));
+      });
+    }
+  }
+
+  /** The name of {@code candidates} closest to {@code ref} by edit distance, when one is within 3 edits. */
+  private static Optional<String> closest(String ref, List<String> candidates) {
+    String best = null;
+    int bestDistance = 4;
+    for (String c : candidates) {
+      int d = distance(ref, c);
+      if (d < bestDistance) {
+        best = c;
+        bestDistance = d;
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
+  private static int distance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        cur[j] = Math.min(sub, Math.min(prev[j] + 1, cur[j - 1] + 1));
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+
+  /** A simulation's results by job id, for lookups in constant time. */
+  private static Map<String, JobResult> results(Simulation sim) {
+    Map<String, JobResult> out = new HashMap<>();
+    sim.jobs().forEach(o -> out.put(o.job(), o.result()));
+    return out;
+  }
 
   /** A workflow with the roles the policy gives its jobs. */
   private record Declared(Workflow workflow, WorkflowRoles roles, WorkflowSimulator simulator, Job policyJob,
@@ -185,15 +319,19 @@ public final class WorkflowLint {
     Job p = policyJob.orElseThrow();
     Set<String> outputs = new LinkedHashSet<>();
     p.outputs().forEach(o -> outputs.add(o.name()));
-    for (String o : List.of(roles.cadenceOutput(), roles.labelsOutput(), roles.bypassOutput(),
-        roles.skippedStagesOutput())) {
+    Map<String, String> actionOutputs = new LinkedHashMap<>();
+    actionOutputs.put(roles.cadenceOutput(), "cadence");
+    actionOutputs.putIfAbsent(roles.labelsOutput(), "raw_labels");
+    actionOutputs.putIfAbsent(roles.bypassOutput(), "bypass_fastfail");
+    actionOutputs.putIfAbsent(roles.skippedStagesOutput(), "skipped_stages");
+    actionOutputs.forEach((o, written) -> {
       if (!outputs.contains(o)) {
         out.add(new LintFinding(LintRule.WORKFLOW_ROLES, Severity.ERROR, p.location(), Optional.of(p.id()),
             "the policy job " + p.id() + " declares no output '" + o + "' (it has " + outputs + "); add `" + o
-                + ": ${{ steps.<resolve step>.outputs." + o + " }}` under its outputs, or name the output in"
-                + " roles.outputs"));
+                + ": ${{ steps.<resolve step>.outputs." + written + " }}` under its outputs (the step that runs"
+                + " ci-policy resolve or its action writes " + written + "), or name the output in roles.outputs"));
       }
-    }
+    });
     Map<String, String> stages = new LinkedHashMap<>();
     for (Job j : w.jobs()) {
       if (!j.id().equals(p.id())) {
@@ -224,16 +362,19 @@ public final class WorkflowLint {
       Scenario s = Scenario.of(e);
       // a closed pull request resolves no cadence of its own: the policy's first stands in
       Simulation sim = WorkflowSimulator.of(w).simulate(d.map(x -> outputs(x, s, defaultCadence())).orElse(s));
+      Map<String, JobResult> results = results(sim);
+      Map<String, String> reasons = new HashMap<>();
+      sim.jobs().forEach(o -> reasons.put(o.job(), o.reason()));
       for (Job j : w.jobs()) {
-        JobResult r = sim.result(j.id());
+        JobResult r = results.get(j.id());
         if (r == JobResult.SKIPPED) {
           continue;
         }
-        boolean parentRuns = j.needs().stream().anyMatch(n -> sim.result(n) != JobResult.SKIPPED);
+        boolean parentRuns = j.needs().stream().anyMatch(n -> results.get(n) != JobResult.SKIPPED);
         if (parentRuns) {
           continue;
         }
-        String why = sim.job(j.id()).orElseThrow().reason();
+        String why = reasons.getOrDefault(j.id(), "");
         Severity sev = r == JobResult.UNKNOWN ? Severity.WARNING : Severity.ERROR;
         out.add(new LintFinding(LintRule.CLOSED_RUNS_NOTHING, sev, conditionOrJob(j), Optional.of(j.id()),
             "on " + name + " closed, job " + j.id() + (r == JobResult.UNKNOWN ? " may run" : " runs") + " ("
@@ -295,6 +436,7 @@ public final class WorkflowLint {
       return;
     }
     Job gate = d.gate.get();
+    Set<String> beforeGate = new HashSet<>(d.simulator.ancestors(gate.id()));
     Map<String, Cause> causes = new LinkedHashMap<>();
     for (LintEvent e : d.events) {
       Optional<String> cadence = bypassCadence(e);
@@ -304,18 +446,19 @@ public final class WorkflowLint {
       Scenario s = Scenario.of(e.event).withResult(gate.id(), InjectedResult.FAILURE);
       s = outputs(d, s, cadence.get()).withOutput(d.policyJob.id(), d.roles.bypassOutput(), "true");
       Simulation sim = d.simulator.simulate(s);
-      if (sim.result(d.policyJob.id()) != JobResult.SUCCESS || sim.result(gate.id()) != JobResult.FAILURE) {
+      Map<String, JobResult> results = results(sim);
+      if (results.get(d.policyJob.id()) != JobResult.SUCCESS || results.get(gate.id()) != JobResult.FAILURE) {
         continue;
       }
       for (String stage : d.stages.keySet()) {
-        if (stage.equals(gate.id()) || d.simulator.ancestors(gate.id()).contains(stage)) {
+        if (stage.equals(gate.id()) || beforeGate.contains(stage)) {
           continue;
         }
-        JobResult r = sim.result(stage);
+        JobResult r = results.get(stage);
         if (r != JobResult.SKIPPED && r != JobResult.UNKNOWN) {
           continue;
         }
-        Job root = rootOf(d, sim, stage, r);
+        Job root = rootOf(d, results, stage, r);
         Cause c = causes.computeIfAbsent(root.id(), k -> new Cause(root, sim.job(root.id()).orElseThrow().reason()));
         c.stages.add(stage);
         c.events.computeIfAbsent(e.event.name() + (e.event.schedule().isPresent() ? " '" + e.event.schedule().get()
@@ -368,15 +511,15 @@ public final class WorkflowLint {
    * The job that stops a stage job: the earliest skipped (or undecided) job of the stage's closure, itself
    * included, none of whose needs is skipped.
    */
-  private static Job rootOf(Declared d, Simulation sim, String stage, JobResult kind) {
+  private static Job rootOf(Declared d, Map<String, JobResult> results, String stage, JobResult kind) {
     List<String> chain = new ArrayList<>(d.simulator.ancestors(stage));
     chain.add(stage);
     for (String id : chain) {
-      if (sim.result(id) != kind) {
+      if (results.get(id) != kind) {
         continue;
       }
-      Job j = d.workflow.job(id).orElseThrow();
-      if (j.needs().stream().noneMatch(n -> sim.result(n) == kind)) {
+      Job j = d.simulator.jobOf(id).orElseThrow();
+      if (j.needs().stream().noneMatch(n -> results.get(n) == kind)) {
         return j;
       }
     }
@@ -406,7 +549,8 @@ public final class WorkflowLint {
     for (Map.Entry<String, String> stage : d.stages.entrySet()) {
       boolean canSkip = skippable.isEmpty() ? d.gate.map(g -> !g.id().equals(stage.getKey())).orElse(true)
           : skippable.contains(stage.getValue());
-      if (!canSkip) {
+      if (!canSkip || readsNotDirect(d.workflow.job(stage.getKey()).orElseThrow())) {
+        // a stage whose if reads needs of a job it does not need is reported by needs-direct: the root cause
         continue;
       }
       for (LintEvent e : d.events) {
@@ -565,13 +709,15 @@ public final class WorkflowLint {
     }
     int n = jobs.size();
     boolean[][] apart = new boolean[n][n];
+    List<Set<String>> before = new ArrayList<>();
+    jobs.forEach(j -> before.add(new HashSet<>(d.simulator.ancestors(j))));
     for (int a = 0; a < n; a++) {
       for (int b = 0; b < n; b++) {
         String x = jobs.get(a);
         String y = jobs.get(b);
         Optional<String> gx = d.workflow.job(x).flatMap(Job::concurrency).map(Concurrency::group);
         Optional<String> gy = d.workflow.job(y).flatMap(Job::concurrency).map(Concurrency::group);
-        apart[a][b] = a != b && (d.simulator.ancestors(x).contains(y) || d.simulator.ancestors(y).contains(x)
+        apart[a][b] = a != b && (before.get(a).contains(y) || before.get(b).contains(x)
             || (gx.isPresent() && gx.equals(gy)));
       }
     }
