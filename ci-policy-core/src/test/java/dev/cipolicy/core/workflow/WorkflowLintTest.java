@@ -293,6 +293,14 @@ class WorkflowLintTest {
     assertThat(findings).filteredOn(f -> f.rule() == LintRule.WORKFLOW_ROLES).singleElement()
         .satisfies(f -> assertThat(f.message()).contains("declares no output 'raw_labels'")
             .contains("add `raw_labels: ${{ steps.<resolve step>.outputs.raw_labels }}`"));
+    // roles that name the labels output `labels`: the fix still reads the output the action writes, raw_labels
+    LoadedPolicy renamed = PolicyLoader.load("miles.yaml", replaced(read("policies/miles.yaml"),
+        "labels: raw_labels, bypass: bypass_fastfail", "labels: labels, bypass: bypass_fastfail"));
+    assertThat(WorkflowLint.of(renamed.policy(), renamed.locator())
+        .lint(set("fixed", UnaryOperator.identity(), UnaryOperator.identity())))
+        .filteredOn(f -> f.rule() == LintRule.WORKFLOW_ROLES).singleElement()
+        .satisfies(f -> assertThat(f.message()).contains("declares no output 'labels'")
+            .contains("add `labels: ${{ steps.<resolve step>.outputs.raw_labels }}`"));
   }
 
   @Test
