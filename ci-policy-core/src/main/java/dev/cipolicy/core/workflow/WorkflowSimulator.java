@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Cost: one simulation takes time linear in the jobs plus their {@code needs} edges (each job's status
  * functions are decided from a summary of its direct needs' closures, and the path "via" which an ancestor
- * stops a job is kept as a shared list, printed shortened past {@value #SHOWN_HOPS} hops); no graph walk recurses.
+ * stops a job is kept as a shared list, printed shortened past ten hops); no graph walk recurses.
  * {@link #exhaustive} stops past {@value #MAX_EXHAUSTIVE_OUTCOMES} job outcomes.
  *
  * <p>Thread-safe and immutable once created.
