@@ -88,11 +88,11 @@ public abstract class WorkflowRoles {
   /**
    * The policy job's output carrying the labels the suites are run with.
    *
-   * @return {@code labels} unless declared
+   * @return {@code raw_labels} unless declared: the output {@code ci-policy resolve} and its action write
    */
   @Value.Default
   public String labelsOutput() {
-    return "labels";
+    return "raw_labels";
   }
 
   /**

@@ -19,7 +19,9 @@ import dev.cipolicy.core.workflow.Workflow;
 import dev.cipolicy.core.workflow.WorkflowInput;
 import dev.cipolicy.core.workflow.WorkflowWarning;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -48,7 +50,12 @@ import java.util.regex.Pattern;
  * workflow read too when the host supplies its text ({@link #load(String, String, Function)}): it must load,
  * declare {@code on.workflow_call}, and take the {@code with:} inputs the caller gives (no unknown input, every
  * required input without a default given). A local workflow the host cannot supply, or a remote one, is
- * simulated as one opaque job with a warning. Calls nest at most {@link #MAX_CALL_DEPTH} levels.
+ * simulated as one opaque job with a warning. Calls nest at most {@link #MAX_CALL_DEPTH} levels. A local
+ * reference must be what GitHub accepts, {@code ./.github/workflows/<file>.yml} or {@code .yaml} (no other
+ * directory, no {@code ..}). Each called file is asked of the host, parsed and checked once per load, however
+ * many jobs call it; the jobs of the workflow and of every workflow it calls, counted once per call, are at
+ * most {@link #MAX_EXPANDED_JOBS}. A called file that does not load is reported at the call by its first
+ * problem's position, never by quoting its text (the host may have been handed a file that is no workflow).
  *
  * <pre>{@code
  * Workflow w = WorkflowLoader.load("pr-test.yml", text);
@@ -67,17 +74,68 @@ public final class WorkflowLoader {
   /** How deep reusable workflow calls are followed: GitHub's limit of four levels. */
   public static final int MAX_CALL_DEPTH = 4;
 
+  /**
+   * The most jobs one load models: the workflow's own plus, for every call of a local reusable workflow, the
+   * called workflow's (counted again for each call, as a run would run them): 25,000.
+   */
+  public static final int MAX_EXPANDED_JOBS = 25_000;
+
+  /** The local reusable workflow references GitHub accepts. */
+  private static final Pattern LOCAL_USES = Pattern.compile("\\./\\.github/workflows/[^/\\\\]+\\.ya?ml");
+
   private final String source;
-  private final Function<String, Optional<String>> locals;
+  private final Run run;
   private final int depth;
   private final List<PolicyProblem> problems = new ArrayList<>();
   private final List<WorkflowWarning> warnings = new ArrayList<>();
 
-  private WorkflowLoader(String source, Function<String, Optional<String>> locals, int depth) {
+  private WorkflowLoader(String source, Run run, int depth) {
     this.source = source;
-    this.locals = locals;
+    this.run = run;
     this.depth = depth;
   }
+
+  /** What one load shares between the workflow and the workflows it calls: each called file once. */
+  private static final class Run {
+    final Function<String, Optional<String>> locals;
+    final Map<String, Optional<String>> texts = new HashMap<>();
+    final Map<String, Called> called = new HashMap<>();
+    final IdentityHashMap<Workflow, Long> expanded = new IdentityHashMap<>();
+
+    Run(Function<String, Optional<String>> locals) {
+      this.locals = locals;
+    }
+
+    Optional<String> text(String uses) {
+      Optional<String> t = texts.get(uses);
+      if (t == null) {
+        t = locals.apply(uses);
+        texts.put(uses, t);
+      }
+      return t;
+    }
+
+    /** The jobs a workflow runs, its called workflows' counted once per call; saturates past the limit. */
+    long expanded(Workflow w) {
+      Long known = expanded.get(w);
+      if (known != null) {
+        return known;
+      }
+      long n = 0;
+      for (Job j : w.jobs()) {
+        n += 1 + j.call().flatMap(JobCall::callee).map(this::expanded).orElse(0L);
+        n = Math.min(n, (long) MAX_EXPANDED_JOBS + 1);
+      }
+      expanded.put(w, n);
+      return n;
+    }
+  }
+
+  /** A called workflow as loaded at one depth: the workflow, or the first problem's location when it failed. */
+  private record Called(Optional<Workflow> workflow, Optional<SourceLocation> failedAt, int problems,
+      List<PolicyProblem> tooDeep) {}
+
+  private static final String TOO_DEEP = " levels deep; GitHub follows at most ";
 
   /**
    * Parses a workflow file and the local reusable workflows its jobs call.
@@ -91,17 +149,25 @@ public final class WorkflowLoader {
    *     not load, declares no {@code workflow_call}, or does not take the inputs given
    */
   public static Workflow load(String sourceName, String text, Function<String, Optional<String>> locals) {
-    return load(sourceName, text, locals, 0);
+    Run run = new Run(locals);
+    Workflow w = load(sourceName, text, run, 0);
+    long jobs = run.expanded(w);
+    if (jobs > MAX_EXPANDED_JOBS) {
+      throw new InvalidWorkflowException(List.of(new PolicyProblem(Optional.of(new SourceLocation(sourceName, 1, 1)),
+          "jobs", "the workflow and the reusable workflows it calls make more than " + MAX_EXPANDED_JOBS
+              + " jobs (each call counts the called workflow's jobs again); expected at most " + MAX_EXPANDED_JOBS)));
+    }
+    return w;
   }
 
-  private static Workflow load(String sourceName, String text, Function<String, Optional<String>> locals, int depth) {
+  private static Workflow load(String sourceName, String text, Run run, int depth) {
     Node root;
     try {
       root = TreeParser.parse(sourceName, text, DocumentFormat.YAML);
     } catch (InvalidPolicyException e) {
       throw new InvalidWorkflowException(e.problems());
     }
-    return new WorkflowLoader(sourceName, locals, depth).read(root);
+    return new WorkflowLoader(sourceName, run, depth).read(root);
   }
 
   /**
@@ -114,7 +180,7 @@ public final class WorkflowLoader {
    *     construct of the wrong shape, a bad expression, a need naming no job or a cycle
    */
   public static Workflow load(String sourceName, String text) {
-    return load(sourceName, text, uses -> Optional.empty(), 0);
+    return load(sourceName, text, uses -> Optional.empty());
   }
 
   private Workflow read(Node root) {
@@ -384,6 +450,11 @@ public final class WorkflowLoader {
           return;
         }
         JobCall call = new JobCall(u, with, uses.value().location());
+        if (call.local() && !LOCAL_USES.matcher(u).matches()) {
+          problem(uses.value().location(), path + ".uses", "calls the local reusable workflow '" + TreeParser.shown(u)
+              + "'; expected ./.github/workflows/<file>.yml or .yaml, the only local path GitHub reads");
+          return;
+        }
         if (!call.local()) {
           warnings.add(new WorkflowWarning(uses.value().location(), id, "calls the remote reusable workflow '"
               + TreeParser.shown(u) + "'; the simulation treats it as one opaque job"));
@@ -447,24 +518,43 @@ public final class WorkflowLoader {
   private JobCall called(JobCall call, String job, String path) {
     SourceLocation at = call.location();
     if (depth + 1 >= MAX_CALL_DEPTH) {
-      problem(at, path, "calls '" + TreeParser.shown(call.uses()) + "' more than " + MAX_CALL_DEPTH
-          + " levels deep; GitHub follows at most " + MAX_CALL_DEPTH);
+      problem(at, path, "calls '" + TreeParser.shown(call.uses()) + "' more than " + MAX_CALL_DEPTH + TOO_DEEP
+          + MAX_CALL_DEPTH);
       return call;
     }
-    Optional<String> text = locals.apply(call.uses());
+    Optional<String> text = run.text(call.uses());
     if (text.isEmpty()) {
       warnings.add(new WorkflowWarning(at, job, "calls the local reusable workflow '" + TreeParser.shown(call.uses())
           + "', which is not there to read; the simulation treats it as one opaque job"));
       return call;
     }
     String name = call.uses().substring(call.uses().lastIndexOf('/') + 1);
-    Workflow callee;
-    try {
-      callee = load(name, text.get(), locals, depth + 1);
-    } catch (InvalidWorkflowException e) {
-      problems.addAll(e.problems());
+    String key = (depth + 1) + " " + call.uses();
+    Called loaded = run.called.get(key);
+    if (loaded == null) {
+      try {
+        loaded = new Called(Optional.of(load(name, text.get(), run, depth + 1)), Optional.empty(), 0, List.of());
+      } catch (InvalidWorkflowException e) {
+        boolean depthOnly = e.problems().stream().allMatch(x -> x.message().contains(TOO_DEEP));
+        loaded = new Called(Optional.empty(), e.problems().get(0).location(), e.problems().size(),
+            depthOnly ? e.problems() : List.of());
+      }
+      run.called.put(key, loaded);
+    }
+    if (loaded.workflow().isEmpty() && !loaded.tooDeep().isEmpty()) {
+      // the called file is a workflow whose own calls nest too deep: our message, which quotes only a reference
+      problems.addAll(loaded.tooDeep());
       return call;
     }
+    if (loaded.workflow().isEmpty()) {
+      // the problems are not quoted: the text the host gave may be any file
+      problem(at, path, "calls '" + TreeParser.shown(call.uses()) + "', which does not load as a workflow ("
+          + loaded.problems() + (loaded.problems() == 1 ? " problem" : " problems")
+          + loaded.failedAt().map(l -> ", the first at line " + l.line() + ", column " + l.column()).orElse("")
+          + "); expected a valid reusable workflow (lint it on its own to see the problems)");
+      return call;
+    }
+    Workflow callee = loaded.workflow().get();
     Optional<Trigger> trigger = callee.trigger("workflow_call");
     if (trigger.isEmpty()) {
       problem(at, path, "calls '" + TreeParser.shown(call.uses()) + "', which has no on.workflow_call; a reusable"

@@ -131,7 +131,7 @@ final class Evaluator {
       if (v instanceof Unknown u) {
         return new Unknown(u.term(), Tri.UNKNOWN);
       }
-      sb.append(Coercion.toStr(v));
+      append(sb, Coercion.toStr(v), t, "the template");
     }
     return new Str(sb.toString());
   }
@@ -321,16 +321,20 @@ final class Evaluator {
           StringBuilder sb = new StringBuilder();
           for (int i = 0; i < a.items().size(); i++) {
             if (i > 0) {
-              sb.append(sep);
+              append(sb, sep, c, "join()");
             }
-            sb.append(Coercion.toStr(a.items().get(i)));
+            append(sb, Coercion.toStr(a.items().get(i)), c, "join()");
           }
           return new Str(sb.toString());
         }
         return new Str(Coercion.toStr(args.get(0)));
       }
       case "toJSON" -> {
-        return new Str(Json.write(args.get(0)));
+        try {
+          return new Str(Json.write(args.get(0), Expression.MAX_STRING_LENGTH));
+        } catch (Json.TooLong e) {
+          throw tooLong(c, "toJSON()");
+        }
       }
       default -> {
         String text = Coercion.toStr(args.get(0));
@@ -352,7 +356,7 @@ final class Evaluator {
       char ch = f.charAt(i);
       if (ch == '{') {
         if (i + 1 < f.length() && f.charAt(i + 1) == '{') {
-          sb.append('{');
+          append(sb, "{", c, "format()");
           i += 2;
           continue;
         }
@@ -367,22 +371,37 @@ final class Evaluator {
           throw new InvalidExpressionException(source, c.start() + 1, "format() placeholder {" + k + "} but only "
               + (args.size() - 1) + " argument" + (args.size() == 2 ? "" : "s") + " after the format string");
         }
-        sb.append(Coercion.toStr(args.get(k + 1)));
+        append(sb, Coercion.toStr(args.get(k + 1)), c, "format()");
         i = close + 1;
       } else if (ch == '}') {
         if (i + 1 < f.length() && f.charAt(i + 1) == '}') {
-          sb.append('}');
+          append(sb, "}", c, "format()");
           i += 2;
           continue;
         }
         throw new InvalidExpressionException(source, c.start() + 1,
             "format() string has a lone '}' at index " + i + "; expected }} for a literal brace");
       } else {
+        if (sb.length() >= Expression.MAX_STRING_LENGTH) {
+          throw tooLong(c, "format()");
+        }
         sb.append(ch);
         i++;
       }
     }
     return sb.toString();
+  }
+
+  /** Appends a piece of a computed string, failing before it grows past {@link Expression#MAX_STRING_LENGTH}. */
+  private void append(StringBuilder sb, String piece, Node at, String what) {
+    if ((long) sb.length() + piece.length() > Expression.MAX_STRING_LENGTH) {
+      throw tooLong(at, what);
+    }
+    sb.append(piece);
+  }
+
+  private ExpressionLimitException tooLong(Node at, String what) {
+    return new ExpressionLimitException(source, at.start() + 1, what + " makes a string");
   }
 
   // ---- explanations
@@ -445,13 +464,24 @@ final class Evaluator {
     return v;
   }
 
+  /** The longest string an explanation shows whole. */
+  private static final int SHOWN_STRING = 200;
+
   static String display(ExprValue v) {
-    if (v instanceof Str s) {
+    if (v instanceof Str s && s.value().length() > SHOWN_STRING) {
+      return "'" + s.value().substring(0, SHOWN_STRING).replace("'", "''") + "...' (" + s.value().length()
+          + " characters)";
+    } else if (v instanceof Str s) {
       return "'" + s.value().replace("'", "''") + "'";
     } else if (v instanceof Unknown u) {
       return "unknown (" + u.term() + ")";
     } else if (v instanceof Arr || v instanceof Obj) {
-      String json = Json.write(v).replaceAll("\\s+", " ");
+      String json;
+      try {
+        json = Json.write(v, 4 * SHOWN_STRING).replaceAll("\\s+", " ");
+      } catch (Json.TooLong e) {
+        return v instanceof Arr ? "a large array" : "a large object";
+      }
       return json.length() > 80 ? json.substring(0, 77) + "..." : json;
     }
     return Coercion.toStr(v).isEmpty() ? "null" : Coercion.toStr(v);

@@ -15,6 +15,13 @@ import java.util.List;
  * }</pre>
  */
 public final class Expression {
+  /**
+   * The longest string an evaluation may compute (by {@code format}, {@code join}, {@code toJSON} or a
+   * template): 1,048,576 characters (1 MiB of ASCII). Past it, evaluation throws
+   * {@link ExpressionLimitException}.
+   */
+  public static final int MAX_STRING_LENGTH = 1 << 20;
+
   private final String text;
   private final Node root;
 
@@ -125,6 +132,51 @@ public final class Expression {
     return callsStatus(root);
   }
 
+  /**
+   * The job ids the expression reads through the {@code needs} context ({@code needs.X...} or
+   * {@code needs['X']...}), in the order written.
+   *
+   * @return the ids as written
+   */
+  java.util.Set<String> neededJobs() {
+    java.util.Set<String> out = new java.util.LinkedHashSet<>();
+    java.util.Deque<Node> todo = new java.util.ArrayDeque<>();
+    todo.push(root);
+    while (!todo.isEmpty()) {
+      Node n = todo.pop();
+      if (n instanceof Node.Prop p && p.target() instanceof Node.Ctx c && c.name().equals("needs")) {
+        out.add(p.name());
+      } else if (n instanceof Node.Index ix && ix.target() instanceof Node.Ctx c && c.name().equals("needs")
+          && ix.index() instanceof Node.Lit l && l.value() instanceof ExprValue.Str str) {
+        out.add(str.value());
+      }
+      List<Node> children = children(n);
+      for (int i = children.size() - 1; i >= 0; i--) {
+        todo.push(children.get(i));
+      }
+    }
+    return out;
+  }
+
+  private static List<Node> children(Node n) {
+    if (n instanceof Node.Call c) {
+      return c.args();
+    } else if (n instanceof Node.Prop p) {
+      return List.of(p.target());
+    } else if (n instanceof Node.Star s) {
+      return List.of(s.target());
+    } else if (n instanceof Node.Index ix) {
+      return List.of(ix.target(), ix.index());
+    } else if (n instanceof Node.Not not) {
+      return List.of(not.operand());
+    } else if (n instanceof Node.Bin b) {
+      return List.of(b.left(), b.right());
+    } else if (n instanceof Template t) {
+      return t.parts();
+    }
+    return List.of();
+  }
+
   private static boolean callsStatus(Node n) {
     if (n instanceof Node.Call c) {
       if (c.name().equals("success") || c.name().equals("failure") || c.name().equals("cancelled")
@@ -155,6 +207,8 @@ public final class Expression {
    * @return the value; {@link ExprValue.Unknown} when it depends on something {@code env} does not know
    * @throws InvalidExpressionException for an error only evaluation finds ({@code fromJSON} of text that is
    *     not JSON, a {@code format} placeholder without its argument)
+   * @throws ExpressionLimitException when a string it computes would be longer than
+   *     {@link #MAX_STRING_LENGTH}
    */
   public ExprValue evaluate(ExpressionEnvironment env) {
     return new Evaluator(text, env, false).eval(root);
@@ -167,6 +221,7 @@ public final class Expression {
    * @param env the contexts and status functions
    * @return the truth and the explanation
    * @throws InvalidExpressionException as {@link #evaluate} does
+   * @throws ExpressionLimitException as {@link #evaluate} does
    */
   public Verdict decide(ExpressionEnvironment env) {
     Evaluator e = new Evaluator(text, env, true);

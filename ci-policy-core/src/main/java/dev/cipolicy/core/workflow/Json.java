@@ -201,12 +201,34 @@ final class Json {
 
   /** Writes a value as GitHub's {@code toJSON} does: two-space indentation. */
   static String write(ExprValue v) {
+    return write(v, Integer.MAX_VALUE);
+  }
+
+  /** A {@link #write} that would be longer than its limit. */
+  static final class TooLong extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    TooLong() {
+      super("too long", null, false, false);
+    }
+  }
+
+  /**
+   * Writes a value as GitHub's {@code toJSON} does, failing as soon as the text grows past {@code max}
+   * characters.
+   *
+   * @throws TooLong past the limit
+   */
+  static String write(ExprValue v, int max) {
     StringBuilder sb = new StringBuilder();
-    write(v, sb, "");
+    write(v, sb, "", max);
     return sb.toString();
   }
 
-  private static void write(ExprValue v, StringBuilder sb, String indent) {
+  private static void write(ExprValue v, StringBuilder sb, String indent, int max) {
+    if (sb.length() > max) {
+      throw new TooLong();
+    }
     if (v instanceof Null) {
       sb.append("null");
     } else if (v instanceof Bool b) {
@@ -215,6 +237,9 @@ final class Json {
       sb.append(Coercion.numberText(n.value()));
     } else if (v instanceof Str s) {
       quote(s.value(), sb);
+      if (sb.length() > max) {
+        throw new TooLong();
+      }
     } else if (v instanceof Arr a) {
       if (a.items().isEmpty()) {
         sb.append("[]");
@@ -224,10 +249,13 @@ final class Json {
       String inner = indent + "  ";
       for (int i = 0; i < a.items().size(); i++) {
         sb.append(inner);
-        write(a.items().get(i), sb, inner);
+        write(a.items().get(i), sb, inner, max);
         sb.append(i + 1 < a.items().size() ? ",\n" : "\n");
       }
       sb.append(indent).append(']');
+      if (sb.length() > max) {
+        throw new TooLong();
+      }
     } else if (v instanceof Obj o) {
       if (o.entries().isEmpty()) {
         sb.append("{}");
@@ -240,10 +268,13 @@ final class Json {
         sb.append(inner);
         quote(e.getKey(), sb);
         sb.append(": ");
-        write(e.getValue(), sb, inner);
+        write(e.getValue(), sb, inner, max);
         sb.append(++i < o.entries().size() ? ",\n" : "\n");
       }
       sb.append(indent).append('}');
+      if (sb.length() > max) {
+        throw new TooLong();
+      }
     } else {
       sb.append(((Unknown) v).term());
     }

@@ -21,8 +21,13 @@ public enum LintRule {
   POOL_SHARE,
   /** A stage job listed in the skipped stages does not run. */
   SKIP_LIST_HONOURED,
-  /** The roles the policy declares name a workflow file, jobs and outputs that exist. */
+  /**
+   * The roles the policy declares name a workflow file, jobs and outputs that exist; a workflow the policy
+   * declares no roles for is a warning, since the rules that need roles were not checked on it.
+   */
   WORKFLOW_ROLES,
+  /** A job reads {@code needs.X} only for a job {@code X} it needs directly (GitHub sets no other). */
+  NEEDS_DIRECT,
   /** Something of a workflow the model does not follow (a remote reusable workflow, ...). */
   WORKFLOW_MODEL;
 

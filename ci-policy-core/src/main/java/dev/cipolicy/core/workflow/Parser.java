@@ -23,6 +23,14 @@ final class Parser {
   /** GitHub rejects expressions nested deeper than this; it also keeps the parser off the stack limit. */
   static final int MAX_DEPTH = 50;
 
+  /**
+   * The tallest syntax tree accepted: 400 levels of operators, calls and property accesses, counted along
+   * chains such as {@code a || b || c} too (which nest no parentheses), so evaluation cannot overflow the stack.
+   */
+  static final int MAX_HEIGHT = 400;
+
+  private final java.util.IdentityHashMap<Node, Integer> heights = new java.util.IdentityHashMap<>();
+
   /** Function name (lower case) to canonical name, least and most arguments. */
   record Function(String name, int min, int max) {}
 
@@ -184,6 +192,20 @@ final class Parser {
     return t;
   }
 
+  /** Records a node's height (one more than its tallest child's), failing past {@link #MAX_HEIGHT}. */
+  private <T extends Node> T tall(T node, Node... children) {
+    int h = 0;
+    for (Node c : children) {
+      h = Math.max(h, heights.getOrDefault(c, 0));
+    }
+    if (h + 1 > MAX_HEIGHT) {
+      throw error(node.start(), "expression has more than " + MAX_HEIGHT + " levels of operators, calls and"
+          + " properties; expected a smaller expression");
+    }
+    heights.put(node, h + 1);
+    return node;
+  }
+
   private void enter() {
     if (++depth > MAX_DEPTH) {
       throw error(peek().start(), "expression nested deeper than " + MAX_DEPTH + " levels; expected a flatter expression");
@@ -196,7 +218,7 @@ final class Parser {
     while (at("||")) {
       next++;
       Node right = and();
-      left = new Bin(Op.OR, left, right, left.start(), right.end());
+      left = tall(new Bin(Op.OR, left, right, left.start(), right.end()), left, right);
     }
     depth--;
     return left;
@@ -207,7 +229,7 @@ final class Parser {
     while (at("&&")) {
       next++;
       Node right = equality();
-      left = new Bin(Op.AND, left, right, left.start(), right.end());
+      left = tall(new Bin(Op.AND, left, right, left.start(), right.end()), left, right);
     }
     return left;
   }
@@ -218,7 +240,7 @@ final class Parser {
       Op op = at("==") ? Op.EQ : Op.NE;
       next++;
       Node right = comparison();
-      left = new Bin(op, left, right, left.start(), right.end());
+      left = tall(new Bin(op, left, right, left.start(), right.end()), left, right);
     }
     return left;
   }
@@ -230,7 +252,7 @@ final class Parser {
       Op op = s.equals("<") ? Op.LT : s.equals("<=") ? Op.LE : s.equals(">") ? Op.GT : Op.GE;
       next++;
       Node right = unary();
-      left = new Bin(op, left, right, left.start(), right.end());
+      left = tall(new Bin(op, left, right, left.start(), right.end()), left, right);
     }
     return left;
   }
@@ -242,7 +264,7 @@ final class Parser {
       enter();
       Node operand = unary();
       depth--;
-      return new Not(operand, bang.start(), operand.end());
+      return tall(new Not(operand, bang.start(), operand.end()), operand);
     }
     return postfix(primary());
   }
@@ -318,7 +340,7 @@ final class Parser {
       throw error(name.start(), f.name() + "() takes " + want + " argument" + (want.equals("1") ? "" : "s")
           + ", got " + args.size());
     }
-    return new Call(f.name(), List.copyOf(args), name.start(), close.end());
+    return tall(new Call(f.name(), List.copyOf(args), name.start(), close.end()), args.toArray(new Node[0]));
   }
 
   private Node postfix(Node target) {
@@ -329,10 +351,10 @@ final class Parser {
         Token t = peek();
         if (t.kind() == Kind.IDENT) {
           next++;
-          n = new Prop(n, t.text(), n.start(), t.end());
+          n = tall(new Prop(n, t.text(), n.start(), t.end()), n);
         } else if (t.kind() == Kind.PUNCT && t.text().equals("*")) {
           next++;
-          n = new Star(n, n.start(), t.end());
+          n = tall(new Star(n, n.start(), t.end()), n);
         } else {
           throw error(t.start(), "unexpected " + describe(t) + " after '.'; expected a property name or '*'");
         }
@@ -341,13 +363,13 @@ final class Parser {
         if (at("*")) {
           next++;
           Token close = expect("]", "']' after '[*'");
-          n = new Star(n, n.start(), close.end());
+          n = tall(new Star(n, n.start(), close.end()), n);
         } else {
           enter();
           Node index = or();
           depth--;
           Token close = expect("]", "']' closing the index");
-          n = new Index(n, index, n.start(), close.end());
+          n = tall(new Index(n, index, n.start(), close.end()), n, index);
         }
       } else {
         return n;

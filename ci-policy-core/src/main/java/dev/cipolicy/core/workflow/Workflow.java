@@ -37,13 +37,13 @@ public record Workflow(String file, Optional<String> name, List<Trigger> trigger
     for (Job j : jobs) {
       for (String n : j.needs()) {
         check.require(ids.contains(n), "jobs", () -> "job '" + j.id() + "' at " + j.location() + " needs '" + n
-            + "', which is not a job of the workflow; expected one of " + ids.stream().sorted().toList());
+            + "', which is not a job of the workflow; expected one of " + shown(ids.stream().sorted().toList()));
       }
     }
     check.done();
     List<String> cycle = cycle(jobs);
     ValueCheck.of("Workflow").require(cycle.isEmpty(), "jobs",
-        () -> "the needs form a cycle " + String.join(" -> ", cycle) + "; expected an acyclic graph").done();
+        () -> "the needs form a cycle " + String.join(" -> ", shortened(cycle)) + "; expected an acyclic graph").done();
   }
 
   /**
@@ -68,41 +68,71 @@ public record Workflow(String file, Optional<String> name, List<Trigger> trigger
     return triggers.stream().filter(t -> t.event().equals(event)).findFirst();
   }
 
+  /** The most job ids a message lists. */
+  private static final int SHOWN_IDS = 20;
+
+  /** A list of ids as a message shows it: at most {@link #SHOWN_IDS}, then how many more. */
+  private static String shown(List<String> ids) {
+    return ids.size() <= SHOWN_IDS ? ids.toString()
+        : "[" + String.join(", ", ids.subList(0, SHOWN_IDS)) + ", ... " + (ids.size() - SHOWN_IDS) + " more]";
+  }
+
+  /** A long cycle shortened to its first ids, how many are left out, and its end. */
+  private static List<String> shortened(List<String> cycle) {
+    if (cycle.size() <= SHOWN_IDS) {
+      return cycle;
+    }
+    List<String> out = new ArrayList<>(cycle.subList(0, SHOWN_IDS - 2));
+    out.add("... " + (cycle.size() - SHOWN_IDS) + " more");
+    out.addAll(cycle.subList(cycle.size() - 2, cycle.size()));
+    return out;
+  }
+
+  /**
+   * A cycle of the needs, as the path {@code a, b, ..., a}; empty when there is none. An iterative
+   * depth-first walk (an explicit stack, no recursion), so a chain of any length cannot overflow the stack.
+   */
   private static List<String> cycle(List<Job> jobs) {
     Map<String, Job> byId = new LinkedHashMap<>();
     jobs.forEach(j -> byId.put(j.id(), j));
     Map<String, Integer> state = new HashMap<>();
-    for (Job j : jobs) {
-      List<String> path = new ArrayList<>();
-      if (visit(j.id(), byId, state, path)) {
-        return path;
+    for (Job start : jobs) {
+      if (state.getOrDefault(start.id(), 0) != 0) {
+        continue;
       }
-    }
-    return List.of();
-  }
-
-  private static boolean visit(String id, Map<String, Job> byId, Map<String, Integer> state, List<String> path) {
-    int s = state.getOrDefault(id, 0);
-    if (s == 2) {
-      return false;
-    }
-    path.add(id);
-    if (s == 1) {
-      path.subList(0, path.indexOf(id)).clear();
-      return true;
-    }
-    state.put(id, 1);
-    Job j = byId.get(id);
-    if (j != null) {
-      for (String n : j.needs()) {
-        if (visit(n, byId, state, path)) {
-          return true;
+      // path holds the ids on the walk; next.get(k) is the index of the next need of path.get(k) to visit
+      List<String> path = new ArrayList<>();
+      List<Integer> next = new ArrayList<>();
+      path.add(start.id());
+      next.add(0);
+      state.put(start.id(), 1);
+      while (!path.isEmpty()) {
+        int top = path.size() - 1;
+        Job j = byId.get(path.get(top));
+        List<String> needs = j == null ? List.of() : j.needs();
+        int k = next.get(top);
+        if (k == needs.size()) {
+          state.put(path.get(top), 2);
+          path.remove(top);
+          next.remove(top);
+          continue;
+        }
+        next.set(top, k + 1);
+        String n = needs.get(k);
+        int s = state.getOrDefault(n, 0);
+        if (s == 1) {
+          List<String> found = new ArrayList<>(path.subList(path.indexOf(n), path.size()));
+          found.add(n);
+          return found;
+        }
+        if (s == 0) {
+          state.put(n, 1);
+          path.add(n);
+          next.add(0);
         }
       }
     }
-    state.put(id, 2);
-    path.remove(path.size() - 1);
-    return false;
+    return List.of();
   }
 
   /**

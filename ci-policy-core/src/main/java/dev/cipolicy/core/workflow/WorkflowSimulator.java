@@ -15,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Says which jobs of a workflow run in a scenario and why, by GitHub's job rules:
@@ -32,48 +33,37 @@ import java.util.Set;
  *   <li>a job whose {@code if} cannot be decided is {@link JobResult#UNKNOWN}, never an exception.
  * </ul>
  *
+ * <p>Cost: one simulation takes time linear in the jobs plus their {@code needs} edges (each job's status
+ * functions are decided from a summary of its direct needs' closures, and the path "via" which an ancestor
+ * stops a job is kept as a shared list, printed shortened past ten hops); no graph walk recurses.
+ * {@link #exhaustive} stops past {@value #MAX_EXHAUSTIVE_OUTCOMES} job outcomes.
+ *
  * <p>Thread-safe and immutable once created.
  */
 public final class WorkflowSimulator {
+  /**
+   * The most job outcomes (simulations times jobs) one {@link #exhaustive} call returns: 250,000, which holds
+   * every failure subset of 14 jobs (16,384 simulations); past it the call fails rather than run for minutes.
+   */
+  public static final int MAX_EXHAUSTIVE_OUTCOMES = 250_000;
+
+  /** The most jobs of a "via" path a reason lists before it says how many it leaves out. */
+  static final int SHOWN_HOPS = 10;
+
+  private static final List<JobResult> BAD = List.of(JobResult.FAILURE, JobResult.CANCELLED, JobResult.SKIPPED,
+      JobResult.UNKNOWN);
+
   private final Workflow workflow;
   private final List<Job> order;
-  private final Map<String, List<String>> ancestors = new HashMap<>();
-  private final Map<String, Map<String, String>> via = new HashMap<>();
+  private final Map<String, Job> byId = new HashMap<>();
+  private final Map<String, Integer> rank = new HashMap<>();
 
   private WorkflowSimulator(Workflow workflow) {
     this.workflow = workflow;
+    workflow.jobs().forEach(j -> byId.put(j.id(), j));
     this.order = topological(workflow);
-    Map<String, Integer> rank = new HashMap<>();
     for (int i = 0; i < order.size(); i++) {
       rank.put(order.get(i).id(), i);
-    }
-    for (Job j : workflow.jobs()) {
-      Map<String, String> chains = new HashMap<>();
-      Map<String, String> parent = new HashMap<>();
-      Deque<String> queue = new ArrayDeque<>();
-      queue.add(j.id());
-      Set<String> seen = new LinkedHashSet<>();
-      while (!queue.isEmpty()) {
-        String id = queue.poll();
-        for (String n : job(id).needs()) {
-          if (!n.equals(j.id()) && seen.add(n)) {
-            parent.put(n, id);
-            queue.add(n);
-          }
-        }
-      }
-      for (String a : seen) {
-        List<String> chain = new ArrayList<>();
-        for (String p = parent.get(a); p != null && !p.equals(j.id()); p = parent.get(p)) {
-          chain.add(p);
-        }
-        Collections.reverse(chain);
-        chains.put(a, chain.isEmpty() ? "" : " (via " + String.join(", ", chain) + ")");
-      }
-      List<String> list = new ArrayList<>(seen);
-      list.sort((a, b) -> Integer.compare(get(rank, a), get(rank, b)));
-      ancestors.put(j.id(), List.copyOf(list));
-      via.put(j.id(), chains);
     }
   }
 
@@ -88,20 +78,57 @@ public final class WorkflowSimulator {
   }
 
   private Job job(String id) {
-    return workflow.job(id).orElseThrow();
+    return get(byId, id);
   }
 
+  /** A job of the workflow by id, in constant time. */
+  java.util.Optional<Job> jobOf(String id) {
+    return java.util.Optional.ofNullable(byId.get(id));
+  }
+
+  /**
+   * The run order: passes over the jobs in file order, each pass taking every job whose needs are placed
+   * (a job placed earlier in the same pass counts). Computed without repeating the passes: a job's pass is
+   * the latest pass of its needs, plus one for a need that comes after it in the file; the order is by pass,
+   * then file position. Linear in jobs plus edges (and a sort).
+   */
   private static List<Job> topological(Workflow w) {
-    List<Job> out = new ArrayList<>();
-    Set<String> placed = new LinkedHashSet<>();
-    while (out.size() < w.jobs().size()) {
-      for (Job j : w.jobs()) {
-        if (!placed.contains(j.id()) && placed.containsAll(j.needs())) {
-          placed.add(j.id());
-          out.add(j);
+    List<Job> jobs = w.jobs();
+    Map<String, Integer> index = new HashMap<>();
+    for (int i = 0; i < jobs.size(); i++) {
+      index.put(jobs.get(i).id(), i);
+    }
+    int n = jobs.size();
+    int[] waiting = new int[n];
+    List<List<Integer>> dependents = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      dependents.add(new ArrayList<>());
+    }
+    Deque<Integer> ready = new ArrayDeque<>();
+    for (int i = 0; i < n; i++) {
+      waiting[i] = jobs.get(i).needs().size();
+      for (String need : jobs.get(i).needs()) {
+        dependents.get(get(index, need)).add(i);
+      }
+      if (waiting[i] == 0) {
+        ready.add(i);
+      }
+    }
+    int[] pass = new int[n];
+    List<Integer> sorted = new ArrayList<>();
+    while (!ready.isEmpty()) {
+      int i = ready.poll();
+      sorted.add(i);
+      for (int d : dependents.get(i)) {
+        pass[d] = Math.max(pass[d], pass[i] + (i > d ? 1 : 0));
+        if (--waiting[d] == 0) {
+          ready.add(d);
         }
       }
     }
+    sorted.sort((a, b) -> pass[a] != pass[b] ? Integer.compare(pass[a], pass[b]) : Integer.compare(a, b));
+    List<Job> out = new ArrayList<>();
+    sorted.forEach(i -> out.add(jobs.get(i)));
     return List.copyOf(out);
   }
 
@@ -111,7 +138,8 @@ public final class WorkflowSimulator {
    * @param scenario the scenario
    * @return every job in file order with its result and reason
    * @throws InvalidInputException when the scenario names a job the workflow does not have, or gives a
-   *     matrix job a number of leg results other than its number of legs
+   *     matrix job a number of leg results other than its number of legs, or when a job's {@code if} computes a
+   *     string longer than {@link Expression#MAX_STRING_LENGTH}
    */
   public Simulation simulate(Scenario scenario) {
     validate(scenario);
@@ -130,31 +158,59 @@ public final class WorkflowSimulator {
    * @param base the event, outputs and pinned results
    * @return one simulation per combination, the all-success one first; each simulation's scenario holds the
    *     injected failures
-   * @throws InvalidInputException as {@link #simulate} does
+   * @throws InvalidInputException as {@link #simulate} does, and past {@link #MAX_EXHAUSTIVE_OUTCOMES} job
+   *     outcomes
    */
   public List<Simulation> exhaustive(Scenario base) {
     validate(base);
     List<Simulation> out = new ArrayList<>();
-    explore(0, base, new HashMap<>(), out);
+    int n = order.size();
+    long perSimulation = Math.max(1, n);
+    Map<String, Decided> done = new HashMap<>();
+    Scenario[] scenario = new Scenario[n + 1];
+    int[] stage = new int[n + 1];
+    boolean[] canFail = new boolean[n + 1];
+    scenario[0] = base;
+    int i = 0;
+    // a depth-first walk with an explicit stack: frame i decides order.get(i), first as the scenario has it,
+    // then (when it ran and is not pinned) failed
+    while (i >= 0) {
+      if (i == n) {
+        if ((out.size() + 1) * perSimulation > MAX_EXHAUSTIVE_OUTCOMES) {
+          throw new InvalidInputException("exhaustive simulation of " + workflow.file() + " stops at "
+              + MAX_EXHAUSTIVE_OUTCOMES + " job outcomes (simulations times its " + n + " jobs): it has more than "
+              + out.size() + " failure subsets; expected fewer jobs that can fail: pin the results of the jobs that"
+              + " need not vary (a job with a result in the scenario is not varied) or simulate an event under"
+              + " which fewer jobs run");
+        }
+        out.add(new Simulation(scenario[n], fileOrder(done)));
+        i--;
+        continue;
+      }
+      Job j = order.get(i);
+      if (stage[i] == 0) {
+        Scenario s = scenario[i];
+        boolean pinned = s.results().containsKey(j.id()) || s.legResults().containsKey(j.id());
+        Decided d = decide(j, s, done);
+        done.put(j.id(), d);
+        canFail[i] = !pinned && d.ran();
+        stage[i] = 1;
+        scenario[i + 1] = s;
+        stage[i + 1] = 0;
+        i++;
+      } else if (stage[i] == 1 && canFail[i]) {
+        Scenario failed = scenario[i].withResult(j.id(), InjectedResult.FAILURE);
+        done.put(j.id(), decide(j, failed, done));
+        stage[i] = 2;
+        scenario[i + 1] = failed;
+        stage[i + 1] = 0;
+        i++;
+      } else {
+        done.remove(j.id());
+        i--;
+      }
+    }
     return out;
-  }
-
-  private void explore(int i, Scenario s, Map<String, Decided> done, List<Simulation> out) {
-    if (i == order.size()) {
-      out.add(new Simulation(s, fileOrder(done)));
-      return;
-    }
-    Job j = order.get(i);
-    boolean pinned = s.results().containsKey(j.id()) || s.legResults().containsKey(j.id());
-    Decided d = decide(j, s, done);
-    done.put(j.id(), d);
-    explore(i + 1, s, done, out);
-    if (!pinned && d.ran()) {
-      Scenario failed = s.withResult(j.id(), InjectedResult.FAILURE);
-      done.put(j.id(), decide(j, failed, done));
-      explore(i + 1, failed, done, out);
-    }
-    done.remove(j.id());
   }
 
   /**
@@ -168,6 +224,7 @@ public final class WorkflowSimulator {
    * @return its value; {@link ExprValue.Unknown} when it depends on something the scenario does not give
    * @throws InvalidInputException when the workflow has no such job or the simulation is of another workflow
    * @throws InvalidExpressionException for an error only evaluation finds
+   * @throws ExpressionLimitException when it computes a string longer than {@link Expression#MAX_STRING_LENGTH}
    */
   public ExprValue evaluate(Simulation simulation, String job, Expression expression) {
     Job j = workflow.job(job).orElseThrow(() -> new InvalidInputException("workflow " + workflow.file()
@@ -175,12 +232,17 @@ public final class WorkflowSimulator {
     Map<String, Decided> done = new HashMap<>();
     for (JobOutcome o : simulation.jobs()) {
       JobResult r = o.result();
-      done.put(o.job(), new Decided(o, r == JobResult.SUCCESS || r == JobResult.FAILURE || r == JobResult.CANCELLED));
+      done.put(o.job(), new Decided(o, r == JobResult.SUCCESS || r == JobResult.FAILURE || r == JobResult.CANCELLED,
+          Closure.NONE));
     }
-    if (!done.keySet().equals(ancestors.keySet())) {
+    if (!done.keySet().equals(byId.keySet())) {
       throw new InvalidInputException("the simulation is not one of workflow " + workflow.file());
     }
-    return expression.evaluate(environment(j, simulation.scenario(), done));
+    for (Job o : order) {
+      Decided d = get(done, o.id());
+      done.put(o.id(), new Decided(d.outcome(), d.ran(), closure(o, done)));
+    }
+    return expression.evaluate(environment(j, simulation.scenario(), done, get(done, job).closure()));
   }
 
   /**
@@ -190,7 +252,23 @@ public final class WorkflowSimulator {
    * @return the ancestors; empty for an unknown job
    */
   public List<String> ancestors(String job) {
-    return ancestors.getOrDefault(job, List.of());
+    Job start = byId.get(job);
+    if (start == null) {
+      return List.of();
+    }
+    Set<String> seen = new LinkedHashSet<>();
+    Deque<String> queue = new ArrayDeque<>(start.needs());
+    seen.addAll(start.needs());
+    while (!queue.isEmpty()) {
+      for (String n : job(queue.poll()).needs()) {
+        if (seen.add(n)) {
+          queue.add(n);
+        }
+      }
+    }
+    List<String> list = new ArrayList<>(seen);
+    list.sort((a, b) -> Integer.compare(get(rank, a), get(rank, b)));
+    return List.copyOf(list);
   }
 
   private List<JobOutcome> fileOrder(Map<String, Decided> done) {
@@ -222,17 +300,117 @@ public final class WorkflowSimulator {
     });
   }
 
-  /** A job's outcome and whether it ran (and so could have failed). */
-  private record Decided(JobOutcome outcome, boolean ran) {}
+  /** A job's outcome, whether it ran (and so could have failed), and what its needs closure holds. */
+  private record Decided(JobOutcome outcome, boolean ran, Closure closure) {}
+
+  /**
+   * The hops between a job and an ancestor, the job's direct need first (the ancestor excluded): a list
+   * shared between the jobs that reach the same ancestor, so building one is constant time.
+   */
+  private record Via(String head, @Nullable Via rest, int length, String last) {
+    static Via of(String head, @Nullable Via rest) {
+      return new Via(head, rest, rest == null ? 1 : rest.length + 1, rest == null ? head : rest.last);
+    }
+
+    /** {@code " (via a, b, ...)"}: past {@link #SHOWN_HOPS} hops, the first ones, how many more, the last. */
+    static String shown(@Nullable Via via) {
+      if (via == null) {
+        return "";
+      }
+      List<String> names = new ArrayList<>();
+      int take = via.length <= SHOWN_HOPS ? via.length : SHOWN_HOPS - 1;
+      Via v = via;
+      for (int k = 0; k < take && v != null; k++) {
+        names.add(v.head);
+        v = v.rest;
+      }
+      if (via.length > SHOWN_HOPS) {
+        names.add("... " + (via.length - SHOWN_HOPS) + " more");
+        names.add(via.last);
+      }
+      return " (via " + String.join(", ", names) + ")";
+    }
+  }
+
+  /**
+   * What a job's needs closure holds, per bad result (failure, cancelled, skipped, unknown, in that order of
+   * {@link #BAD}): the earliest ancestor in run order with that result, the fewest hops to it and the path.
+   */
+  private static final class Closure {
+    static final Closure NONE = new Closure(new String[BAD.size()], new int[BAD.size()], new int[BAD.size()],
+        new Via[BAD.size()]);
+
+    private final @Nullable String[] who;
+    private final int[] rank;
+    private final int[] hops;
+    private final @Nullable Via[] via;
+
+    Closure(@Nullable String[] who, int[] rank, int[] hops, @Nullable Via[] via) {
+      this.who = who;
+      this.rank = rank;
+      this.hops = hops;
+      this.via = via;
+    }
+
+    @Nullable String[] who() {
+      return who;
+    }
+
+    int[] rank() {
+      return rank;
+    }
+
+    int[] hops() {
+      return hops;
+    }
+
+    @Nullable Via[] via() {
+      return via;
+    }
+  }
+
+  /** The closure of a job from its direct needs' outcomes and closures: linear in its needs. */
+  private Closure closure(Job j, Map<String, Decided> done) {
+    int k = BAD.size();
+    @Nullable String[] who = new String[k];
+    int[] ranks = new int[k];
+    int[] hops = new int[k];
+    @Nullable Via[] via = new Via[k];
+    for (String n : j.needs()) {
+      Decided d = get(done, n);
+      int nr = get(rank, n);
+      for (int c = 0; c < k; c++) {
+        if (d.outcome().result() == BAD.get(c) && better(who[c], ranks[c], hops[c], nr, 0)) {
+          who[c] = n;
+          ranks[c] = nr;
+          hops[c] = 0;
+          via[c] = null;
+        }
+        String a = d.closure().who()[c];
+        if (a != null && better(who[c], ranks[c], hops[c], d.closure().rank()[c], d.closure().hops()[c] + 1)) {
+          who[c] = a;
+          ranks[c] = d.closure().rank()[c];
+          hops[c] = d.closure().hops()[c] + 1;
+          via[c] = Via.of(n, d.closure().via()[c]);
+        }
+      }
+    }
+    return new Closure(who, ranks, hops, via);
+  }
+
+  private static boolean better(@Nullable String who, int rank, int hops, int newRank, int newHops) {
+    return who == null || newRank < rank || (newRank == rank && newHops < hops);
+  }
 
   private Decided decide(Job j, Scenario s, Map<String, Decided> done) {
-    ExpressionEnvironment env = environment(j, s, done);
+    Closure closure = closure(j, done);
+    ExpressionEnvironment env = environment(j, s, done, closure);
     if (j.condition().isEmpty()) {
       StatusCheck ok = env.status(StatusFunction.SUCCESS);
       return switch (ok.value()) {
-        case FALSE -> outcome(j, JobResult.SKIPPED, "implicit success() is false: " + ok.reason(), false);
-        case UNKNOWN -> outcome(j, JobResult.UNKNOWN, "implicit success() is unknown: " + ok.reason(), false);
-        default -> run(j, s, "implicit success() is true: " + ok.reason());
+        case FALSE -> outcome(j, JobResult.SKIPPED, "implicit success() is false: " + ok.reason(), false, closure);
+        case UNKNOWN -> outcome(j, JobResult.UNKNOWN, "implicit success() is unknown: " + ok.reason(), false, closure);
+        default -> run(j, s, "implicit success() is true: " + ok.reason(), closure);
       };
     }
     Expression e = j.condition().get().expression();
@@ -242,32 +420,39 @@ public final class WorkflowSimulator {
     if (!e.callsStatusFunction()) {
       implicit = env.status(StatusFunction.SUCCESS);
       if (implicit.value() == Tri.FALSE) {
-        return outcome(j, JobResult.SKIPPED, "implicit success() is false: " + implicit.reason(), false);
+        return outcome(j, JobResult.SKIPPED, "implicit success() is false: " + implicit.reason(), false, closure);
       }
     }
     try {
       v = e.decide(env);
+    } catch (ExpressionLimitException ex) {
+      throw new InvalidInputException("workflow " + workflow.file() + ", the if of job " + j.id() + " at "
+          + j.condition().get().location() + ": " + ex.getMessage());
     } catch (InvalidExpressionException ex) {
-      return outcome(j, JobResult.FAILURE, "evaluating the if failed: " + ex.getMessage(), false);
+      return outcome(j, JobResult.FAILURE, "evaluating the if failed: " + ex.getMessage(), false, closure);
     }
     if (v.truth() == Tri.FALSE) {
-      return outcome(j, JobResult.SKIPPED, shown + " is false: " + v.explanation(), false);
+      return outcome(j, JobResult.SKIPPED, shown + " is false: " + v.explanation(), false, closure);
     }
     if (implicit != null && implicit.value() == Tri.UNKNOWN) {
-      return outcome(j, JobResult.UNKNOWN, "implicit success() is unknown: " + implicit.reason(), false);
+      return outcome(j, JobResult.UNKNOWN, "implicit success() is unknown: " + implicit.reason(), false, closure);
     }
     if (v.truth() == Tri.UNKNOWN) {
-      return outcome(j, JobResult.UNKNOWN, shown + " is unknown: " + v.explanation(), false);
+      return outcome(j, JobResult.UNKNOWN, shown + " is unknown: " + v.explanation(), false, closure);
     }
-    return run(j, s, (implicit != null ? "implicit success() and " + shown + " are true: " : shown + " is true: ")
+    return run(j, s, closure, (implicit != null ? "implicit success() and " + shown + " are true: " : shown + " is true: ")
         + v.explanation());
   }
 
-  private static Decided outcome(Job j, JobResult r, String why, boolean ran) {
-    return new Decided(new JobOutcome(j.id(), r, r.word() + ": " + why), ran);
+  private static Decided outcome(Job j, JobResult r, String why, boolean ran, Closure closure) {
+    return new Decided(new JobOutcome(j.id(), r, r.word() + ": " + why), ran, closure);
   }
 
-  private static Decided run(Job j, Scenario s, String why) {
+  private static Decided run(Job j, Scenario s, String why, Closure closure) {
+    return run(j, s, closure, why);
+  }
+
+  private static Decided run(Job j, Scenario s, Closure closure, String why) {
     List<InjectedResult> legs = s.legResults().get(j.id());
     InjectedResult one = s.results().getOrDefault(j.id(), InjectedResult.SUCCESS);
     int count = j.matrix().map(m -> m.legs().size()).orElse(1);
@@ -289,16 +474,16 @@ public final class WorkflowSimulator {
     String which = count == 1 ? "" : failed == count ? " (all " + count + " matrix legs)"
         : " (matrix leg " + (firstFailed + 1) + " of " + count + (failed > 1 ? " and " + (failed - 1) + " more" : "") + ")";
     if (failed > 0 && j.continueOnError()) {
-      return outcome(j, JobResult.SUCCESS, ran + "; it failed" + which + ", but continue-on-error reports success", true);
+      return outcome(j, JobResult.SUCCESS, ran + "; it failed" + which + ", but continue-on-error reports success", true, closure);
     } else if (failed > 0) {
-      return outcome(j, JobResult.FAILURE, ran + "; it failed" + which, true);
+      return outcome(j, JobResult.FAILURE, ran + "; it failed" + which, true, closure);
     } else if (cancelled > 0) {
-      return outcome(j, JobResult.CANCELLED, ran + "; it was cancelled", true);
+      return outcome(j, JobResult.CANCELLED, ran + "; it was cancelled", true, closure);
     }
-    return outcome(j, JobResult.SUCCESS, ran, true);
+    return outcome(j, JobResult.SUCCESS, ran, true, closure);
   }
 
-  private ExpressionEnvironment environment(Job j, Scenario s, Map<String, Decided> done) {
+  private ExpressionEnvironment environment(Job j, Scenario s, Map<String, Decided> done, Closure closure) {
     return new ExpressionEnvironment() {
       @Override
       public ExprValue context(String name) {
@@ -312,12 +497,12 @@ public final class WorkflowSimulator {
 
       @Override
       public StatusCheck status(StatusFunction f) {
-        return WorkflowSimulator.this.status(f, j, s, done);
+        return WorkflowSimulator.this.status(f, j, s, closure);
       }
     };
   }
 
-  private StatusCheck status(StatusFunction f, Job j, Scenario s, Map<String, Decided> done) {
+  private StatusCheck status(StatusFunction f, Job j, Scenario s, Closure closure) {
     switch (f) {
       case ALWAYS -> {
         return new StatusCheck(Tri.TRUE, "always() holds whatever happened before");
@@ -327,31 +512,16 @@ public final class WorkflowSimulator {
       }
       default -> { }
     }
-    String failedAncestor = null;
-    String cancelledAncestor = null;
-    String skippedAncestor = null;
-    String unknownAncestor = null;
-    for (String a : get(ancestors, j.id())) {
-      JobResult r = get(done, a).outcome().result();
-      String named = "ancestor " + a;
-      String path = get(get(via, j.id()), a);
-      if (r == JobResult.FAILURE && failedAncestor == null) {
-        failedAncestor = named + " failed" + path;
-      } else if (r == JobResult.CANCELLED && cancelledAncestor == null) {
-        cancelledAncestor = named + " was cancelled" + path;
-      } else if (r == JobResult.SKIPPED && skippedAncestor == null) {
-        skippedAncestor = named + " was skipped" + path;
-      } else if (r == JobResult.UNKNOWN && unknownAncestor == null) {
-        unknownAncestor = named + "'s result is unknown" + path;
-      }
-    }
-    int n = get(ancestors, j.id()).size();
+    String failedAncestor = bad(closure, 0, " failed");
+    String cancelledAncestor = bad(closure, 1, " was cancelled");
+    String skippedAncestor = bad(closure, 2, " was skipped");
+    String unknownAncestor = bad(closure, 3, "'s result is unknown");
     if (f == StatusFunction.FAILURE) {
       if (failedAncestor != null) {
         return new StatusCheck(Tri.TRUE, failedAncestor);
       }
       return unknownAncestor != null ? new StatusCheck(Tri.UNKNOWN, unknownAncestor)
-          : new StatusCheck(Tri.FALSE, n == 0 ? "the job needs no job" : "no ancestor failed");
+          : new StatusCheck(Tri.FALSE, j.needs().isEmpty() ? "the job needs no job" : "no ancestor failed");
     }
     if (s.runCancelled()) {
       return new StatusCheck(Tri.FALSE, "the run was cancelled");
@@ -364,8 +534,26 @@ public final class WorkflowSimulator {
     if (unknownAncestor != null) {
       return new StatusCheck(Tri.UNKNOWN, unknownAncestor);
     }
-    return new StatusCheck(Tri.TRUE, n == 0 ? "the job needs no job"
-        : n == 1 ? "ancestor " + get(ancestors, j.id()).get(0) + " succeeded" : "all " + n + " ancestors succeeded");
+    return new StatusCheck(Tri.TRUE, succeeded(j));
+  }
+
+  private static @Nullable String bad(Closure closure, int kind, String what) {
+    String who = closure.who()[kind];
+    return who == null ? null : "ancestor " + who + what + Via.shown(closure.via()[kind]);
+  }
+
+  /** Why every ancestor succeeded: named when there is one, counted when they are the direct needs. */
+  private String succeeded(Job j) {
+    List<String> needs = j.needs();
+    if (needs.isEmpty()) {
+      return "the job needs no job";
+    }
+    boolean flat = needs.stream().allMatch(n -> job(n).needs().isEmpty());
+    if (!flat) {
+      return needs.size() == 1 ? "ancestor " + needs.get(0) + " and its ancestors succeeded"
+          : "all " + needs.size() + " jobs it needs and their ancestors succeeded";
+    }
+    return needs.size() == 1 ? "ancestor " + needs.get(0) + " succeeded" : "all " + needs.size() + " ancestors succeeded";
   }
 
   private static <K, V> V get(Map<K, V> m, K key) {

@@ -291,7 +291,69 @@ class WorkflowLoaderTest {
         .hasMessageContaining("which has no on.workflow_call; a reusable workflow must declare it");
     assertThatThrownBy(() -> WorkflowLoader.load("w.yml", caller("      cadence: x\n"),
         uses -> java.util.Optional.of("on: [workflow_call\n")))
-        .hasMessageContaining("suite.yml:").hasMessageContaining("malformed YAML");
+        .hasMessageContaining("w.yml:4:11: jobs.stage.uses: calls './.github/workflows/suite.yml', which does not"
+            + " load as a workflow (1 problem, the first at line ")
+        .hasMessageContaining("lint it on its own to see the problems");
+  }
+
+  @Test
+  void aCalledFileThatIsNoWorkflowIsNeverQuoted() {
+    String shadow = "root:$6$SECRETHASH:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n";
+    assertThatThrownBy(() -> WorkflowLoader.load("w.yml", caller("      cadence: x\n"),
+        uses -> java.util.Optional.of(shadow)))
+        .hasMessageContaining("which does not load as a workflow")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("SECRETHASH").doesNotContain("daemon"));
+  }
+
+  @Test
+  void aLocalCallOutsideTheWorkflowsDirectoryIsRefusedUnread() {
+    List<String> asked = new java.util.ArrayList<>();
+    for (String uses : List.of("./secret.yml", "./.github/workflows/../../etc/shadow.yml", "./.github/workflows/a/b.yml",
+        "./.github/workflows/x.txt", "./.github/x.yml")) {
+      assertThatThrownBy(() -> WorkflowLoader.load("w.yml", "on: push\njobs:\n  c:\n    uses: " + uses + "\n",
+          u -> {
+            asked.add(u);
+            return java.util.Optional.of(CALLEE);
+          }))
+          .as(uses).hasMessageContaining("expected ./.github/workflows/<file>.yml or .yaml, the only local path GitHub"
+              + " reads");
+    }
+    assertThat(asked).isEmpty();
+    assertThat(WorkflowLoader.load("w.yml", "on: push\njobs:\n  c:\n    uses: ./.github/workflows/s.yaml\n"
+        + "    with: {cadence: x}\n", u -> java.util.Optional.of(CALLEE)).job("c").orElseThrow().call().orElseThrow()
+        .callee()).isPresent();
+  }
+
+  /** A workflow of {@code calls} jobs, each calling {@code callee}, or of plain jobs when there is none. */
+  private static String fanOut(boolean called, int calls, String callee) {
+    StringBuilder sb = new StringBuilder(called ? "on: workflow_call\njobs:\n" : "on: push\njobs:\n");
+    for (int i = 0; i < calls; i++) {
+      sb.append(callee.isEmpty() ? "  j" + i + ": {runs-on: x}\n" : "  c" + i + ": {uses: ./.github/workflows/" + callee
+          + "}\n");
+    }
+    return sb.toString();
+  }
+
+  @Test
+  void eachCalledFileIsReadAndParsedOnceAndTheExpandedJobsAreBounded() {
+    Map<String, String> files = Map.of("./.github/workflows/l1.yml", fanOut(true, 60, "l2.yml"),
+        "./.github/workflows/l2.yml", fanOut(true, 60, "l3.yml"), "./.github/workflows/l3.yml", fanOut(true, 60, ""));
+    Map<String, Integer> asked = new java.util.HashMap<>();
+    java.util.function.Function<String, java.util.Optional<String>> locals = u -> {
+      asked.merge(u, 1, Integer::sum);
+      return java.util.Optional.ofNullable(files.get(u));
+    };
+    // 60 calls of l1, each of 60 calls of l2, each of 60 calls of l3 (60 jobs): about 13 million jobs
+    assertThatThrownBy(() -> org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30),
+        () -> WorkflowLoader.load("w.yml", fanOut(false, 60, "l1.yml"), locals)))
+        .hasMessageContaining("w.yml:1:1: jobs: the workflow and the reusable workflows it calls make more than "
+            + WorkflowLoader.MAX_EXPANDED_JOBS + " jobs");
+    assertThat(asked).containsOnly(Map.entry("./.github/workflows/l1.yml", 1), Map.entry("./.github/workflows/l2.yml", 1),
+        Map.entry("./.github/workflows/l3.yml", 1));
+    // 60 calls of l3 are 60 + 60 * 60 = 3,660 jobs: loaded, the called workflow shared by every call
+    Workflow w = WorkflowLoader.load("w.yml", fanOut(false, 60, "l3.yml"), locals);
+    assertThat(w.jobs().get(0).call().orElseThrow().callee().orElseThrow())
+        .isSameAs(w.jobs().get(59).call().orElseThrow().callee().orElseThrow());
   }
 
   @Test

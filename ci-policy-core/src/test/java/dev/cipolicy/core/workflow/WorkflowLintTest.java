@@ -142,9 +142,9 @@ class WorkflowLintTest {
     List<LintFinding> noCadence = fixedWith(t -> replaced(t, "      - run: ci/run-suite.sh stage-b-cpu --cadence"
         + " \"$CADENCE\" --labels \"$LABELS\"", "      - run: ci/run-suite.sh stage-b-cpu").replace(
         "  stage-b-cpu:\n    needs: resolve-ci-policy\n    runs-on: ubuntu-latest\n    env:\n      CADENCE: ${{"
-            + " needs.resolve-ci-policy.outputs.cadence }}\n      LABELS: ${{ needs.resolve-ci-policy.outputs.labels }}\n",
+            + " needs.resolve-ci-policy.outputs.cadence }}\n      LABELS: ${{ needs.resolve-ci-policy.outputs.raw_labels }}\n",
         "  stage-b-cpu:\n    needs: resolve-ci-policy\n    runs-on: ubuntu-latest\n    env:\n      LABELS: ${{"
-            + " needs.resolve-ci-policy.outputs.labels }}\n"));
+            + " needs.resolve-ci-policy.outputs.raw_labels }}\n"));
     assertThat(noCadence).singleElement().satisfies(f -> {
       assertThat(f.rule()).isEqualTo(LintRule.STAGE_CONSUMES_POLICY);
       assertThat(f.message()).contains("runs suite stage-b-cpu without the policy's cadence;")
@@ -201,10 +201,10 @@ class WorkflowLintTest {
     List<LintFinding> findings = fixedWith(t -> replaced(t,
         "      max-parallel: ${{ needs.resolve-ci-policy.outputs.cadence == 'weekly' && 1 || 2 }}\n"
             + "      matrix:\n        shard: [0, 1]\n    env:\n      CADENCE: ${{ needs.resolve-ci-policy.outputs.cadence }}\n"
-            + "      LABELS: ${{ needs.resolve-ci-policy.outputs.labels }}\n      IMAGE: ${{ needs.resolve-ci-image.outputs"
+            + "      LABELS: ${{ needs.resolve-ci-policy.outputs.raw_labels }}\n      IMAGE: ${{ needs.resolve-ci-image.outputs"
             + ".image }}\n    steps:\n      - uses: actions/checkout@v4\n      - run: ci/run-suite.sh stage-c-8-gpu-h100",
         "      matrix:\n        shard: [0, 1]\n    env:\n      CADENCE: ${{ needs.resolve-ci-policy.outputs.cadence }}\n"
-            + "      LABELS: ${{ needs.resolve-ci-policy.outputs.labels }}\n      IMAGE: ${{ needs.resolve-ci-image.outputs"
+            + "      LABELS: ${{ needs.resolve-ci-policy.outputs.raw_labels }}\n      IMAGE: ${{ needs.resolve-ci-image.outputs"
             + ".image }}\n    steps:\n      - uses: actions/checkout@v4\n      - run: ci/run-suite.sh stage-c-8-gpu-h100"));
     assertThat(findings).singleElement().satisfies(f -> {
       assertThat(f.rule()).isEqualTo(LintRule.POOL_SHARE);
@@ -229,6 +229,78 @@ class WorkflowLintTest {
       assertThat(f.job()).contains("stage-c-8-gpu-h100");
       assertThat(f.message()).contains("runs although needs.resolve-ci-policy.outputs.skipped_stages lists its suite");
     });
+  }
+
+  @Test
+  void aNeedsTypoIsTheRootCauseNotAMissingSkipListCheck() {
+    List<LintFinding> findings = fixedWith(t -> replaced(t,
+        "!contains(needs.resolve-ci-policy.outputs.skipped_stages, '\"stage-c-8-gpu-h100\"')",
+        "!contains(needs.resolve-ci-polcy.outputs.skipped_stages, '\"stage-c-8-gpu-h100\"')"));
+    assertThat(findings).singleElement().satisfies(f -> {
+      assertThat(f.rule()).isEqualTo(LintRule.NEEDS_DIRECT);
+      assertThat(f.severity()).isEqualTo(LintFinding.Severity.ERROR);
+      assertThat(f.job()).contains("stage-c-8-gpu-h100");
+      assertThat(f.message()).contains("reads needs.resolve-ci-polcy, but resolve-ci-polcy is not a job it needs"
+          + " directly").contains("(did you mean resolve-ci-policy?)");
+    });
+  }
+
+  @Test
+  void aNeedOfAGrandparentIsNamedAsNotDirect() {
+    Workflow w = WorkflowLoader.load("w.yml", "on: push\njobs:\n  a:\n    runs-on: x\n    outputs:\n      o: v\n"
+        + "  b:\n    needs: a\n    runs-on: x\n  c:\n    needs: b\n    if: needs.a.outputs.o == 'v'\n    runs-on: x\n");
+    assertThat(WorkflowLint.withoutPolicy().lint(List.of(w))).singleElement().satisfies(f -> {
+      assertThat(f.rule()).isEqualTo(LintRule.NEEDS_DIRECT);
+      assertThat(f.location().line()).isEqualTo(12);
+      assertThat(f.message()).contains("job c reads needs.a, but a is not a job it needs directly (its needs: [b])")
+          .contains("add a to its needs");
+    });
+  }
+
+  @Test
+  void aWorkflowWithoutRolesIsAWarningNamingWhatToAdd() {
+    Workflow other = WorkflowLoader.load("docs.yml", "on: push\njobs:\n  build:\n    runs-on: x\n");
+    Workflow reusable = WorkflowLoader.load("callee.yml", "on: workflow_call\njobs:\n  x:\n    runs-on: x\n");
+    List<Workflow> all = new ArrayList<>(set("fixed", UnaryOperator.identity(), UnaryOperator.identity()));
+    all.add(other);
+    all.add(reusable);
+    assertThat(lint().lint(all)).singleElement().satisfies(f -> {
+      assertThat(f.rule()).isEqualTo(LintRule.WORKFLOW_ROLES);
+      assertThat(f.severity()).isEqualTo(LintFinding.Severity.WARNING);
+      assertThat(f.location()).isEqualTo(new SourceLocation("docs.yml", 1, 1));
+      assertThat(f.message()).contains("the policy declares no roles for workflow docs.yml, so bypass-keeps-stages")
+          .contains("were not checked on it; add `workflows: {docs: {roles: {file: docs.yml, policy_job:");
+    });
+    assertThat(lint().withoutRoles(all)).containsExactly("docs.yml");
+    assertThat(WorkflowLint.withoutPolicy().withoutRoles(all)).isEmpty();
+  }
+
+  @Test
+  void theDefaultLabelsRoleIsTheOutputTheCliWrites() {
+    // pr-test-rocm's roles take every default: its policy job publishes the action's raw_labels
+    assertThat(MILES.policy().workflowRoles()).filteredOn(r -> r.file().equals("pr-test-rocm.yml")).singleElement()
+        .satisfies(r -> assertThat(r.labelsOutput()).isEqualTo("raw_labels"));
+    assertThat(read("workflows/model/fixed/pr-test-rocm.yml"))
+        .contains("raw_labels: ${{ steps.resolve.outputs.raw_labels }}")
+        .contains("${{ needs.resolve-ci-policy.outputs.raw_labels }}");
+    assertThat(lint().lint(set("fixed", UnaryOperator.identity(), UnaryOperator.identity()))).isEmpty();
+  }
+
+  @Test
+  void aMissingOutputsFixNamesAnOutputTheActionWrites() {
+    List<LintFinding> findings = lint().lint(set("fixed", UnaryOperator.identity(), t -> replaced(t,
+        "      raw_labels: ${{ steps.resolve.outputs.raw_labels }}\n", "")));
+    assertThat(findings).filteredOn(f -> f.rule() == LintRule.WORKFLOW_ROLES).singleElement()
+        .satisfies(f -> assertThat(f.message()).contains("declares no output 'raw_labels'")
+            .contains("add `raw_labels: ${{ steps.<resolve step>.outputs.raw_labels }}`"));
+    // roles that name the labels output `labels`: the fix still reads the output the action writes, raw_labels
+    LoadedPolicy renamed = PolicyLoader.load("miles.yaml", replaced(read("policies/miles.yaml"),
+        "labels: raw_labels, bypass: bypass_fastfail", "labels: labels, bypass: bypass_fastfail"));
+    assertThat(WorkflowLint.of(renamed.policy(), renamed.locator())
+        .lint(set("fixed", UnaryOperator.identity(), UnaryOperator.identity())))
+        .filteredOn(f -> f.rule() == LintRule.WORKFLOW_ROLES).singleElement()
+        .satisfies(f -> assertThat(f.message()).contains("declares no output 'labels'")
+            .contains("add `labels: ${{ steps.<resolve step>.outputs.raw_labels }}`"));
   }
 
   @Test

@@ -14,6 +14,7 @@ import dev.cipolicy.core.workflow.WorkflowLint;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -33,7 +34,8 @@ import picocli.CommandLine.ParentCommand;
  * {@code ci-policy workflow lint}: reads every workflow file of a directory ({@code *.yml} and
  * {@code *.yaml}, not recursive, as GitHub reads {@code .github/workflows}) and proves on them the invariants
  * the policy declares (see {@code docs/workflow-model.md}). Human output is one GitHub annotation per finding
- * on standard output, {@code ::error file=…,line=…,col=…,title=RULE::…}, then a summary line; {@code --json}
+ * on standard output, {@code ::error file=…,line=…,col=…,title=RULE::…}, then a summary line (which names the
+ * workflows the policy declares no roles for: the rules that need roles did not check them); {@code --json}
  * prints {@code {"findings":[{"rule","severity","file","line","column","job","message"},…]}}. Exit 0 when no
  * finding is an error, 1 otherwise or for an input error (a workflow that does not load is an input error:
  * its problems and the other files' findings are annotations on standard error, and nothing is printed on
@@ -85,15 +87,17 @@ final class WorkflowLintCommand implements Callable<Integer> {
       List<Workflow> loadedWorkflows = new ArrayList<>();
       Map<String, String> paths = new LinkedHashMap<>();
       Map<String, String> texts = new LinkedHashMap<>();
-      for (Path file : files(c, dir)) {
-        texts.put(file.getFileName().toString(), Inputs.readText(file, "workflow file", Inputs.MAX_WORKFLOW_BYTES));
-      }
+      List<Path> listed = files(c, dir);
       Path root = c.resolvePath(dir);
+      Path repository = repositoryRoot(root);
+      for (Path file : listed) {
+        texts.put(file.getFileName().toString(), readContained(repository, file, "workflow file " + file));
+      }
       for (Map.Entry<String, String> file : texts.entrySet()) {
         String name = file.getKey();
         String shown = dir.endsWith("/") ? dir + name : dir + "/" + name;
         try {
-          loadedWorkflows.add(WorkflowLoader.load(name, file.getValue(), uses -> localWorkflow(c, root, texts, uses)));
+          loadedWorkflows.add(WorkflowLoader.load(name, file.getValue(), uses -> localWorkflow(root, texts, uses)));
           paths.put(name, shown);
         } catch (InvalidWorkflowException e) {
           loadFailed = true;
@@ -134,9 +138,11 @@ final class WorkflowLintCommand implements Callable<Integer> {
               at.line(), at.column()), f.rule().id(), f.message());
         }
         long errors = findings.stream().filter(f -> f.severity() == LintFinding.Severity.ERROR).count();
+        List<String> withoutRoles = lint.withoutRoles(loadedWorkflows);
         c.console().line("Linted " + loadedWorkflows.size() + " workflow(s) in " + dir + ": " + errors + " error(s), "
             + (findings.size() - errors) + " warning(s)" + (policy == null ? " (no --policy: only the rules that"
-            + " need none)" : ""));
+            + " need none)" : withoutRoles.isEmpty() ? "" : "; the policy declares no roles for " + withoutRoles
+            + ", so its rules that need roles were not checked on " + (withoutRoles.size() == 1 ? "it" : "them")));
       }
       return failed ? CiPolicyCli.EXIT_ERROR : 0;
     } catch (CiPolicyException e) {
@@ -175,25 +181,81 @@ final class WorkflowLintCommand implements Callable<Integer> {
   }
 
   /**
-   * The text of a local reusable workflow: {@code ./.github/workflows/x.yml} is {@code x.yml} of the workflows
-   * directory; any other local path is read relative to the working directory. Empty when there is no such file.
+   * The repository a workflows directory belongs to: the directory holding its {@code .github} when it is a
+   * {@code .github/workflows} directory, else the directory itself (a directory of example workflows).
    */
-  static Optional<String> localWorkflow(CiPolicyCli c, Path workflowsDir, Map<String, String> texts, String uses) {
-    String prefix = "./.github/workflows/";
-    if (uses.startsWith(prefix) && uses.indexOf('/', prefix.length()) < 0) {
-      String name = uses.substring(prefix.length());
-      String known = texts.get(name);
-      if (known != null) {
-        return Optional.of(known);
-      }
-      return readIfThere(workflowsDir.resolve(name));
+  static Path repositoryRoot(Path workflowsDir) {
+    Path real;
+    try {
+      real = workflowsDir.toRealPath();
+    } catch (IOException e) {
+      throw new Inputs.InputException("cannot read directory " + workflowsDir + ": " + Inputs.describe(e));
     }
-    return uses.contains("..") ? Optional.empty() : readIfThere(c.resolvePath(uses));
+    Path parent = real.getParent();
+    Path name = real.getFileName();
+    Path parentName = parent == null ? null : parent.getFileName();
+    if (name != null && parentName != null && name.toString().equals("workflows")
+        && parentName.toString().equals(".github") && parent.getParent() != null) {
+      return Objects.requireNonNull(parent.getParent());
+    }
+    return real;
   }
 
-  private static Optional<String> readIfThere(Path p) {
-    return Files.isRegularFile(p) ? Optional.of(Inputs.readText(p, "workflow file", Inputs.MAX_WORKFLOW_BYTES))
-        : Optional.empty();
+  /**
+   * The text of a local reusable workflow: {@code ./.github/workflows/x.yml} is {@code x.yml} of the workflows
+   * directory (the loader accepts no other local reference). Empty when there is no such file; an input error
+   * when it is a link to a file outside the repository or not a regular file.
+   */
+  static Optional<String> localWorkflow(Path workflowsDir, Map<String, String> texts, String uses) {
+    String prefix = "./.github/workflows/";
+    if (!uses.startsWith(prefix)) {
+      return Optional.empty();
+    }
+    String name = uses.substring(prefix.length());
+    if (name.isEmpty() || name.contains("/") || name.contains("\\") || name.equals(".") || name.equals("..")
+        || !(name.endsWith(".yml") || name.endsWith(".yaml"))) {
+      return Optional.empty();
+    }
+    String known = texts.get(name);
+    if (known != null) {
+      return Optional.of(known);
+    }
+    Path file = workflowsDir.resolve(name);
+    if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+      return Optional.empty();
+    }
+    return Optional.of(readContained(repositoryRoot(workflowsDir), file, "reusable workflow " + uses));
+  }
+
+  /**
+   * Reads a workflow file that must be a regular file inside the repository (after following every link), of
+   * at most {@link Inputs#MAX_WORKFLOW_BYTES}: a link out of the repository, a FIFO, a device or a directory is
+   * an input error, refused before anything is read.
+   */
+  static String readContained(Path repository, Path file, String what) {
+    Path real;
+    try {
+      real = file.toRealPath();
+    } catch (IOException e) {
+      throw new Inputs.InputException("cannot read " + what + ": " + Inputs.describe(e));
+    }
+    if (!real.startsWith(repository)) {
+      throw new Inputs.InputException("cannot read " + what + ": it is a link to a file outside the repository "
+          + repository + "; expected a workflow file inside it");
+    }
+    return readRegular(real, what);
+  }
+
+  /**
+   * Reads a regular file of at most {@link Inputs#MAX_WORKFLOW_BYTES}; anything else that exists is refused unread
+   * (a missing file is the reader's "no such file").
+   */
+  static String readRegular(Path file, String what) {
+    if (Files.exists(file) && !Files.isRegularFile(file)) {
+      throw new Inputs.InputException("cannot read " + what + ": not a regular file (a directory, a FIFO or a"
+          + " device); expected a workflow file");
+    }
+    return Inputs.readText(file, "workflow file", Inputs.MAX_WORKFLOW_BYTES);
   }
 
   /** The problems of a workflow that does not load, located in the file as given on the command line. */

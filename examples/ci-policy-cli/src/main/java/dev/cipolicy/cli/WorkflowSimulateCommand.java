@@ -2,6 +2,14 @@ package dev.cipolicy.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cipolicy.api.CiPolicyException;
+import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.api.policy.WorkflowRoles;
+import dev.cipolicy.api.run.RunPolicy;
+import dev.cipolicy.api.run.TriggerInput;
+import dev.cipolicy.api.run.TriggerResolution;
+import dev.cipolicy.core.StageSelector;
+import dev.cipolicy.core.SuiteRegistry;
+import dev.cipolicy.core.load.LoadedPolicy;
 import dev.cipolicy.core.load.WorkflowLoader;
 import dev.cipolicy.core.workflow.Event;
 import dev.cipolicy.core.workflow.ExprValue;
@@ -33,9 +41,12 @@ import picocli.CommandLine.ParentCommand;
  * run and why — one line per job in file order, {@code job: result (reason)}, or with {@code --json}
  * {@code {"jobs":[{"job":ID,"result":R,"reason":TEXT},...]}}. A {@code --result} applies when that job
  * runs; a job that runs without one succeeds. {@code --exhaustive} simulates every failure subset of the
- * jobs that can fail (a job pinned by {@code --result} is not varied). Exit 0; 1 for an input error (a
- * workflow that does not load, an unknown job, a malformed flag value), as {@code ::error ...::} lines;
- * 2 for a usage error.
+ * jobs that can fail (a job pinned by {@code --result} is not varied), at most
+ * {@link WorkflowSimulator#MAX_EXHAUSTIVE_OUTCOMES} job outcomes. With {@code --policy}, the policy job the
+ * policy's {@code workflows.<name>.roles} names for this file gets the outputs {@code ci-policy resolve} would
+ * write for the scenario's event (cadence, labels, bypass, and with {@code --registrations} the skipped stages);
+ * an {@code --output} still wins. Exit 0; 1 for an input error (a workflow that does not load, an unknown job,
+ * a malformed flag value), as {@code ::error ...::} lines; 2 for a usage error.
  */
 @Command(
     name = "simulate",
@@ -76,6 +87,14 @@ final class WorkflowSimulateCommand implements Callable<Integer> {
       description = "The result of a job when it runs: success, failure or cancelled (repeatable).")
   private List<String> results = new ArrayList<>();
 
+  @Option(names = "--policy", paramLabel = "FILE",
+      description = "The policy: its roles name the policy job, whose outputs are resolved for the event.")
+  private @Nullable String policy;
+
+  @Option(names = "--registrations", paramLabel = "FILE",
+      description = "The test registrations, for the skipped stages output (needs --policy).")
+  private @Nullable String registrations;
+
   @Option(names = "--exhaustive", description = "Simulate every failure subset of the jobs that can fail.")
   private boolean exhaustive;
 
@@ -89,15 +108,24 @@ final class WorkflowSimulateCommand implements Callable<Integer> {
       String file = Objects.requireNonNull(workflow);
       Path path = c.resolvePath(file);
       Path dir = path.toAbsolutePath().getParent();
-      Workflow w = WorkflowLoader.load(file, Inputs.readText(path, "workflow file", Inputs.MAX_WORKFLOW_BYTES),
-          uses -> WorkflowLintCommand.localWorkflow(c, dir == null ? path : dir, Map.of(), uses));
+      Workflow w = WorkflowLoader.load(file, WorkflowLintCommand.readRegular(path, "workflow file " + file),
+          uses -> WorkflowLintCommand.localWorkflow(dir == null ? path : dir, Map.of(), uses));
       for (WorkflowWarning warning : w.warnings()) {
         Annotations.workflowWarning(c, file, warning);
       }
-      Scenario scenario = scenario(c, w);
+      if (registrations != null && policy == null) {
+        throw new Inputs.InputException("--registrations needs --policy: registrations are read against a policy");
+      }
+      Scenario scenario = scenario(c, w, path);
       WorkflowSimulator simulator = WorkflowSimulator.of(w);
       if (exhaustive) {
-        List<Simulation> all = simulator.exhaustive(scenario);
+        List<Simulation> all;
+        try {
+          all = simulator.exhaustive(scenario);
+        } catch (InvalidInputException e) {
+          throw new Inputs.InputException(e.getMessage() + " (--result JOB=success pins a job; --event, --action,"
+              + " --label and --input choose the event)");
+        }
         if (json) {
           List<Object> list = new ArrayList<>();
           for (Simulation s : all) {
@@ -181,21 +209,26 @@ final class WorkflowSimulateCommand implements Callable<Integer> {
     return parts.isEmpty() ? "every job that runs succeeds" : String.join(", ", parts);
   }
 
-  private Scenario scenario(CiPolicyCli c, Workflow w) {
+  private Scenario scenario(CiPolicyCli c, Workflow w, Path path) {
     Map<String, String> in = new LinkedHashMap<>();
     for (String kv : inputs) {
       String[] p = split(kv, '=', "--input", "K=V");
       in.put(p[0], p[1]);
     }
     Optional<ExprValue> payload = Optional.empty();
+    Optional<String> payloadText = Optional.empty();
     if (eventPayload != null) {
       String text = Inputs.readText(c.resolvePath(eventPayload), "event file", Inputs.MAX_EVENT_BYTES);
       JsonNode node = Inputs.parseJson(eventPayload, text);
       payload = Optional.of(ExprValue.fromTree(PolicyCommand.JSON.convertValue(node, Object.class)));
+      payloadText = Optional.of(text);
     }
     Event e = new Event(Objects.requireNonNull(event), Optional.ofNullable(action), Optional.ofNullable(schedule),
         in, labels, payload);
     Scenario s = Scenario.of(e);
+    if (policy != null) {
+      s = resolved(c, w, path, s, in, payloadText);
+    }
     for (String o : outputs) {
       String[] kv = split(o, '=', "--output", "JOB.KEY=VALUE");
       String[] jk = split(kv[0], '.', "--output", "JOB.KEY=VALUE");
@@ -215,6 +248,47 @@ final class WorkflowSimulateCommand implements Callable<Integer> {
       s = s.withResult(kv[0], x);
     }
     return s;
+  }
+
+  /**
+   * The scenario with the policy job's outputs as {@code ci-policy resolve} writes them for the event: the
+   * policy job and its output names from the roles the policy declares for this workflow file.
+   */
+  private Scenario resolved(CiPolicyCli c, Workflow w, Path path, Scenario s, Map<String, String> in,
+      Optional<String> payloadText) {
+    LoadedPolicy loaded = Inputs.loadPolicy(c, Objects.requireNonNull(policy));
+    Path name = path.getFileName();
+    String file = name == null ? w.file() : name.toString();
+    WorkflowRoles roles = loaded.policy().workflowRoles().stream().filter(r -> r.file().equals(file)).findFirst()
+        .orElseThrow(() -> new Inputs.InputException("--policy " + policy + " declares no workflows.<name>.roles"
+            + " with file: " + file + ", so which job resolves the policy is not known; add roles (file, policy_job)"
+            + " for it, or pass the outputs with --output"));
+    job(w, roles.policyJob(), "--policy " + policy + " (roles.policy_job)");
+    String name0 = Objects.requireNonNull(event);
+    Optional<GithubEvent> fromPayload = payloadText.map(t -> GithubEvent.parse(Objects.requireNonNull(eventPayload),
+        t, name0));
+    TriggerInput.Builder input = TriggerInput.builder().eventName(name0);
+    Optional<String> cron = fromPayload.isPresent() ? fromPayload.get().schedule() : Optional.ofNullable(schedule);
+    cron.ifPresent(input::schedule);
+    Optional<String> cadence = Optional.ofNullable(in.get("cadence")).filter(x -> !x.isEmpty());
+    if (name0.equals("workflow_dispatch")) {
+      (fromPayload.isPresent() ? fromPayload.get().dispatchCadence() : cadence).ifPresent(input::cadenceOverride);
+    }
+    if (loaded.resolver().readsPrLabels(input.build())) {
+      input.prLabels(fromPayload.isPresent() ? fromPayload.get().prLabels().orElse(List.of()) : labels);
+    }
+    TriggerResolution resolution = loaded.resolver().resolve(input.build());
+    List<String> skipped = List.of();
+    if (registrations != null) {
+      SuiteRegistry registry = Inputs.loadRegistry(c, loaded, registrations);
+      skipped = StageSelector.of(registry).select(resolution, Optional.empty()).skippedStages();
+    }
+    RunPolicy run = resolution.runPolicy();
+    String p = roles.policyJob();
+    return s.withOutput(p, roles.cadenceOutput(), run.cadence())
+        .withOutput(p, roles.labelsOutput(), String.join(" ", run.rawLabels()))
+        .withOutput(p, roles.bypassOutput(), String.valueOf(run.bypassFastfail()))
+        .withOutput(p, roles.skippedStagesOutput(), GithubFormats.sortedArray(skipped));
   }
 
   private static void job(Workflow w, String id, String flag) {

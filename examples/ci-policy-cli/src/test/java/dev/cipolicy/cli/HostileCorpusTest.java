@@ -133,7 +133,9 @@ class HostileCorpusTest {
    * Writes a generated input: {@code repeat:<count>:<text>} (the text, with the escapes of {@link #unescape},
    * count times), {@code bytes:<hex>} (raw bytes), {@code zeros:<count>} (NUL bytes), {@code nest:<depth>:<open>:<close>}
    * (open depth times, then close depth times), {@code dir} (an empty directory), {@code fifo} (a named pipe
-   * nobody writes to: opening it for reading would block for ever).
+   * nobody writes to: opening it for reading would block for ever), {@code chain:<count>:<order>} (a workflow of
+   * count jobs, each needing the one before, written {@code forward}, in {@code reverse} order, or closed into a
+   * {@code cycle}).
    */
   static void generate(Path file, String spec) throws IOException {
     String[] p = spec.split(":", 2);
@@ -166,6 +168,23 @@ class HostileCorpusTest {
         String[] q = p[1].split(":", 3);
         int depth = Integer.parseInt(q[0]);
         Files.writeString(file, unescape(q[1]).repeat(depth) + unescape(q[2]).repeat(depth), StandardCharsets.UTF_8);
+      }
+      case "chain" -> {
+        String[] q = p[1].split(":", 2);
+        int count = Integer.parseInt(q[0]);
+        boolean reverse = q[1].equals("reverse");
+        boolean cycle = q[1].equals("cycle");
+        try (var w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+          w.write("on:\n  push:\n  pull_request:\n    types: [opened, closed]\njobs:\n");
+          for (int k = 0; k < count; k++) {
+            int i = reverse ? count - 1 - k : k;
+            if (i == 0 && !cycle) {
+              w.write("  j0: {if: \"github.event.action != 'closed'\", runs-on: x}\n");
+            } else {
+              w.write("  j" + i + ": {needs: j" + (i == 0 ? count - 1 : i - 1) + ", runs-on: x}\n");
+            }
+          }
+        }
       }
       default -> throw new IllegalArgumentException("unknown generator '" + spec + "' for " + file);
     }

@@ -24,6 +24,12 @@ import java.util.Map;
  * {@code toJSON} and {@code success()}. Not supported (an error): {@code always()}, {@code failure()},
  * {@code cancelled()}, {@code hashFiles}, {@code format}, comparisons {@code < > <= >=}, indexing
  * {@code [..]} and the {@code *} filter.
+ *
+ * <p>It is an intentionally independent oracle, not a copy of the product's evaluator
+ * ({@code dev.cipolicy.core.workflow.Expression}): the harness runs the example workflows step by step as the
+ * runner would, and checks that the simulator predicts the same jobs, so the harness must not share the code
+ * it checks. {@code WorkflowExpressionsOracleTest} compares the two on every {@code if:} of every example
+ * workflow in a range of contexts.
  */
 final class WorkflowExpressions {
   private static final ObjectMapper JSON = new ObjectMapper();

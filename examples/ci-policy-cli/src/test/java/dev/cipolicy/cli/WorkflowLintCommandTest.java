@@ -116,4 +116,83 @@ class WorkflowLintCommandTest {
     assertThat(s.code()).as(s.err()).isZero();
     assertThat(s.err()).isEmpty();
   }
+
+  @Test
+  void theSummarySaysWhichWorkflowsThePolicyGivesNoRoles(@TempDir Path tmp) throws Exception {
+    for (String f : List.of("pr-test.yml", "pr-test-rocm.yml")) {
+      Files.copy(CliTestSupport.REPO.resolve(FIXED).resolve(f), tmp.resolve(f));
+    }
+    Files.writeString(tmp.resolve("docs.yml"), "on: push\njobs:\n  build:\n    runs-on: x\n", StandardCharsets.UTF_8);
+    Result r = run("workflow", "lint", "--workflows", tmp.toString(), "--policy", MILES);
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).startsWith("::warning file=" + tmp.resolve("docs.yml") + ",line=1,col=1,title=workflow-roles::"
+        + "the policy declares no roles for workflow docs.yml");
+    assertThat(r.out()).isEqualTo("Linted 3 workflow(s) in " + tmp + ": 0 error(s), 1 warning(s); the policy declares"
+        + " no roles for [docs.yml], so its rules that need roles were not checked on it\n");
+  }
+
+  /** A repository {@code repo/.github/workflows} with one workflow calling {@code callee.yml}. */
+  private static Path repository(Path tmp) throws Exception {
+    Path dir = Files.createDirectories(tmp.resolve("repo/.github/workflows"));
+    Files.writeString(dir.resolve("w.yml"), "on: push\njobs:\n  call:\n    uses: ./.github/workflows/callee.yml\n",
+        StandardCharsets.UTF_8);
+    return dir;
+  }
+
+  @Test
+  void aCalledWorkflowThatLinksOutOfTheRepositoryIsRefused(@TempDir Path tmp) throws Exception {
+    Path dir = repository(tmp);
+    Path outside = Files.writeString(tmp.resolve("outside.yml"), "on: workflow_call\njobs:\n  TOPSECRET: {runs-on: x}\n",
+        StandardCharsets.UTF_8);
+    Files.createSymbolicLink(tmp.resolve("elsewhere.yml"), outside);
+    // the link is not in the workflows directory, so the lint's listing does not see it: only the call reads it
+    Path link = dir.resolve("callee.yml");
+    Files.createSymbolicLink(link, tmp.resolve("elsewhere.yml"));
+    for (String[] args : List.of(new String[] {"workflow", "lint", "--workflows", dir.toString()},
+        new String[] {"workflow", "simulate", "--workflow", dir.resolve("w.yml").toString(), "--event", "push"})) {
+      Result r = run(args);
+      assertThat(r.code()).as(r.err()).isEqualTo(1);
+      assertThat(r.out()).isEmpty();
+      assertThat(r.err().lines()).singleElement().satisfies(l -> assertThat(l).startsWith("::error::")
+          .contains("is a link to a file outside the repository " + tmp.resolve("repo").toRealPath())
+          .doesNotContain("TOPSECRET"));
+    }
+    // a link inside the repository is read
+    Files.delete(link);
+    Path shared = Files.writeString(Files.createDirectories(tmp.resolve("repo/shared")).resolve("callee.yml"),
+        "on: workflow_call\njobs:\n  inner: {runs-on: x}\n", StandardCharsets.UTF_8);
+    Files.createSymbolicLink(link, shared);
+    Result ok = run("workflow", "simulate", "--workflow", dir.resolve("w.yml").toString(), "--event", "push");
+    assertThat(ok.code()).as(ok.err()).isZero();
+    assertThat(ok.err()).isEmpty();
+  }
+
+  @Test
+  void aFifoIsRefusedAtOnceAsACalledWorkflowAndAsTheWorkflow(@TempDir Path tmp) throws Exception {
+    Path dir = repository(tmp);
+    Path fifo = dir.resolve("callee.yml");
+    Process p = new ProcessBuilder("mkfifo", fifo.toString()).start();
+    assertThat(p.waitFor()).isZero();
+    Result r = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30),
+        () -> run("workflow", "simulate", "--workflow", dir.resolve("w.yml").toString(), "--event", "push"));
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err().lines()).singleElement().satisfies(l -> assertThat(l)
+        .contains("cannot read reusable workflow ./.github/workflows/callee.yml: not a regular file"));
+    Result direct = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30),
+        () -> run("workflow", "simulate", "--workflow", fifo.toString(), "--event", "push"));
+    assertThat(direct.code()).isEqualTo(1);
+    assertThat(direct.err().lines()).singleElement().satisfies(l -> assertThat(l).contains("not a regular file"));
+  }
+
+  @Test
+  void aWorkflowFileOfTheDirectoryThatLinksOutOfTheRepositoryIsRefused(@TempDir Path tmp) throws Exception {
+    Path dir = Files.createDirectories(tmp.resolve("repo/.github/workflows"));
+    Path outside = Files.writeString(tmp.resolve("shadow"), "root:TOPSECRET:19000::::::\n", StandardCharsets.UTF_8);
+    Files.createSymbolicLink(dir.resolve("evil.yml"), outside);
+    Result r = run("workflow", "lint", "--workflows", dir.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err().lines()).singleElement().satisfies(l -> assertThat(l)
+        .contains("is a link to a file outside the repository").doesNotContain("TOPSECRET"));
+  }
 }

@@ -158,4 +158,72 @@ class WorkflowSimulateCommandTest {
     Files.writeString(p, text, StandardCharsets.UTF_8);
     return p.toString();
   }
+
+  static final String FIXED_SET = "examples/workflows/model/fixed/pr-test.yml";
+  static final String MILES = "examples/policies/miles.yaml";
+
+  private static List<String> stages(Result r) {
+    return r.out().lines().filter(l -> l.startsWith("stage-") || l.startsWith("docker-build: "))
+        .map(l -> l.substring(0, l.indexOf(" ("))).toList();
+  }
+
+  @Test
+  void withAPolicyThePolicyJobsOutputsAreResolvedForTheEvent() {
+    String[] nightly = {"workflow", "simulate", "--workflow", FIXED_SET, "--event", "schedule", "--schedule",
+        "0 15 * * 0-5", "--result", "stage-a-cpu=failure"};
+    Result bare = run(nightly);
+    assertThat(bare.code()).as(bare.err()).isZero();
+    assertThat(stages(bare)).contains("stage-b-2-gpu-h200: unknown");
+    List<String> resolved = new ArrayList<>(List.of(nightly));
+    resolved.addAll(List.of("--policy", MILES));
+    Result r = run(resolved.toArray(String[]::new));
+    assertThat(r.code()).as(r.err()).isZero();
+    // the nightly cadence bypasses the fast-fail gate: the GPU stages run after the failed CPU stage
+    assertThat(stages(r)).contains("docker-build: success", "stage-b-2-gpu-h200: success")
+        .noneMatch(l -> l.endsWith(": unknown"));
+    // the same as giving every output by hand
+    List<String> byHand = new ArrayList<>(List.of(nightly));
+    byHand.addAll(List.of("--output", "resolve-ci-policy.cadence=nightly", "--output", "resolve-ci-policy.raw_labels=",
+        "--output", "resolve-ci-policy.bypass_fastfail=true", "--output", "resolve-ci-policy.skipped_stages=[]"));
+    assertThat(run(byHand.toArray(String[]::new)).out()).isEqualTo(r.out());
+    // an explicit output wins over the resolved one
+    resolved.addAll(List.of("--output", "resolve-ci-policy.bypass_fastfail=false"));
+    Result pinned = run(resolved.toArray(String[]::new));
+    assertThat(stages(pinned)).contains("docker-build: skipped", "stage-b-2-gpu-h200: skipped");
+  }
+
+  @Test
+  void registrationsGiveTheSkippedStagesAndNeedAPolicy() {
+    Result r = run("workflow", "simulate", "--workflow", FIXED_SET, "--event", "pull_request", "--action", "opened",
+        "--policy", MILES, "--registrations", "examples/registrations/miles.yaml");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(stages(r)).noneMatch(l -> l.endsWith(": unknown"));
+    Result noPolicy = run("workflow", "simulate", "--workflow", FIXED_SET, "--event", "push", "--registrations",
+        "examples/registrations/miles.yaml");
+    assertThat(noPolicy.code()).isEqualTo(1);
+    assertThat(noPolicy.err()).contains("--registrations needs --policy");
+  }
+
+  @Test
+  void aPolicyWithoutRolesForTheFileIsAnInputError() {
+    Result r = run("workflow", "simulate", "--workflow", BUGGY, "--event", "push", "--policy", MILES);
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err().lines()).singleElement().satisfies(l -> assertThat(l).startsWith("::error::")
+        .contains("declares no workflows.<name>.roles with file: buggy.yml"));
+  }
+
+  @Test
+  void exhaustiveRefusesPastItsCapAndSaysHowToNarrowTheScenarios(@TempDir Path tmp) throws Exception {
+    StringBuilder text = new StringBuilder("on: push\njobs:\n");
+    for (int i = 0; i < 20; i++) {
+      text.append("  j").append(i).append(": {runs-on: x}\n");
+    }
+    Path w = Files.writeString(tmp.resolve("w.yml"), text, StandardCharsets.UTF_8);
+    Result r = run("workflow", "simulate", "--workflow", w.toString(), "--event", "push", "--exhaustive");
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err().lines()).singleElement().satisfies(l -> assertThat(l).contains("stops at 250000 job outcomes")
+        .contains("--result JOB=success pins a job"));
+  }
 }
