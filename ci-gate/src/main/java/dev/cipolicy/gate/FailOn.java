@@ -1,5 +1,6 @@
 package dev.cipolicy.gate;
 
+import dev.cipolicy.api.gate.FailOnLevel;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
@@ -7,7 +8,8 @@ import java.util.Optional;
 /**
  * The blocking policy of a gated run: which verdicts make the host fail the run. The gate itself never fails
  * a test; a host that wants the gate to block asks {@link HookOutcome#shouldFail(FailOn)} and fails the run
- * itself. {@link #NEVER} (the default everywhere) keeps the gate report-only.
+ * itself. {@link #NEVER} (the default everywhere) keeps the gate report-only. A policy document names the
+ * level of each cadence ({@code Policy.gateFailOn()}); {@link #of(FailOnLevel)} maps it.
  *
  * <p>A <em>regression</em> is a {@link GateStatus#FAIL} verdict whose value is out of band on the worse side
  * ({@link Finding#REGRESSION}), or out of band on a gate that declares no better direction
@@ -54,6 +56,19 @@ public enum FailOn {
    */
   public String tag() {
     return name().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The policy of a policy document's blocking level ({@code gates.fail_on}): the policy of the same name.
+   *
+   * @param level a level from {@code Policy.gateFailOn()}
+   * @return {@link #REGRESSION} or {@link #ERROR}
+   */
+  public static FailOn of(FailOnLevel level) {
+    return switch (level) {
+      case REGRESSION -> REGRESSION;
+      case ERROR -> ERROR;
+    };
   }
 
   /**

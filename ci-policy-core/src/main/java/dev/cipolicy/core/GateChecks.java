@@ -5,11 +5,12 @@ import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.api.policy.Policy;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.BiConsumer;
 
 /**
- * The static checks of the {@code gates} section: every default names a metric once, declares
- * steps and a constraint, and each declared part follows the rules.
+ * The static checks of the {@code gates} section: every blocking level names a declared cadence; every
+ * default names a metric once, declares steps and a constraint, and each declared part follows the rules.
  */
 final class GateChecks {
   private GateChecks() {}
@@ -21,6 +22,12 @@ final class GateChecks {
    * @param problem receives every problem found
    */
   static void check(Policy policy, BiConsumer<String, String> problem) {
+    for (String cadence : policy.gateFailOn().keySet()) {
+      if (policy.cadence(cadence).isEmpty()) {
+        problem.accept("gates.fail_on." + cadence, "unknown cadence '" + cadence + "'; expected one of "
+            + new TreeSet<>(policy.cadenceNames()));
+      }
+    }
     Set<String> metrics = new HashSet<>();
     for (GateDeclaration d : policy.gateDefaults()) {
       String path = "gates.defaults." + d.metricKey();

@@ -2,10 +2,12 @@ package dev.cipolicy.api.policy;
 
 import dev.cipolicy.api.InvalidValueException;
 import dev.cipolicy.api.concurrency.WorkflowConcurrency;
+import dev.cipolicy.api.gate.FailOnLevel;
 import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.api.value.ValueCheck;
 import dev.cipolicy.api.value.ValueStyle;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.immutables.value.Value;
 
@@ -187,6 +189,15 @@ public abstract class Policy {
    * @return the defaults; empty when the policy declares none
    */
   public abstract List<GateDeclaration> gateDefaults();
+
+  /**
+   * The blocking level of each cadence whose gated runs may fail: cadence name → the verdicts that fail a run
+   * of that cadence ({@code gates.fail_on}). A cadence not listed only reports; a host's explicit choice wins
+   * over this table. Every key is a declared cadence (a static check of the policy).
+   *
+   * @return the levels by cadence, in declaration order; empty when the policy declares none
+   */
+  public abstract Map<String, FailOnLevel> gateFailOn();
 
   /**
    * The runner pools of the fleet, in declaration order: what suites' pools name and fleet shares are

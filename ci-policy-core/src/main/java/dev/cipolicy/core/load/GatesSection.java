@@ -1,6 +1,7 @@
 package dev.cipolicy.core.load;
 
 import dev.cipolicy.api.gate.Better;
+import dev.cipolicy.api.gate.FailOnLevel;
 import dev.cipolicy.api.gate.GateConstraint;
 import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.api.gate.GateSteps;
@@ -15,6 +16,8 @@ import java.util.Set;
  *
  * <pre>{@code
  * gates:
+ *   fail_on:                  # optional: cadence -> regression | error
+ *     nightly: regression
  *   defaults:
  *     train/grad_norm:
  *       steps: all            # last | all | [0, 10, 20]
@@ -27,7 +30,7 @@ final class GatesSection {
   static final String FIELD = "gates";
 
   /** The keys of the section itself. */
-  static final Set<String> SECTION_FIELDS = Set.of("defaults");
+  static final Set<String> SECTION_FIELDS = Set.of("fail_on", "defaults");
   /** The keys of a test's gate declaration. */
   static final Set<String> DECLARATION_FIELDS = Set.of("metric_key", "steps", "constraint", "better");
   /** The keys of a gate default (its metric key is the entry's key). */
@@ -36,15 +39,38 @@ final class GatesSection {
   private GatesSection() {}
 
   static void read(DocReader r, DocReader.Fields root, Policy.Builder policy) {
-    root.node(FIELD).flatMap(n -> r.fields(n, FIELD, SECTION_FIELDS)).ifPresent(g ->
-        g.node("defaults").flatMap(n -> r.namedMap(n, g.path("defaults"))).ifPresent(m -> {
-          for (Node.Entry e : m.view().values()) {
-            String path = DocReader.child(g.path("defaults"), e.key());
-            r.fields(e.value(), path, DEFAULT_FIELDS)
-                .flatMap(f -> declaration(r, f, Optional.of(e.key())))
-                .ifPresent(policy::addGateDefaults);
-          }
-        }));
+    root.node(FIELD).flatMap(n -> r.fields(n, FIELD, SECTION_FIELDS)).ifPresent(g -> {
+      g.node("fail_on").flatMap(n -> r.namedMap(n, g.path("fail_on"))).ifPresent(m -> {
+        for (Node.Entry e : m.view().values()) {
+          failOn(r, e.value(), DocReader.child(g.path("fail_on"), e.key()))
+              .ifPresent(level -> policy.putGateFailOn(e.key(), level));
+        }
+      });
+      g.node("defaults").flatMap(n -> r.namedMap(n, g.path("defaults"))).ifPresent(m -> {
+        for (Node.Entry e : m.view().values()) {
+          String path = DocReader.child(g.path("defaults"), e.key());
+          r.fields(e.value(), path, DEFAULT_FIELDS)
+              .flatMap(f -> declaration(r, f, Optional.of(e.key())))
+              .ifPresent(policy::addGateDefaults);
+        }
+      });
+    });
+  }
+
+  /**
+   * One cadence's blocking level: {@code regression} or {@code error}. A problem is located at the value; the
+   * path keeps the location of its key (the cadence), which the static check of unknown cadences reports.
+   */
+  private static Optional<FailOnLevel> failOn(DocReader r, Node node, String path) {
+    if (node instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.STRING) {
+      Optional<FailOnLevel> level = FailOnLevel.fromDocumentName(s.text());
+      if (level.isEmpty()) {
+        r.problem(node.location(), path, "unknown blocking level '" + s.text() + "'; expected regression or error");
+      }
+      return level;
+    }
+    r.problem(node.location(), path, "expected regression or error, found " + node.describe());
+    return Optional.empty();
   }
 
   /** Reads one declaration of a test: a mapping with {@code metric_key} and optional parts. */

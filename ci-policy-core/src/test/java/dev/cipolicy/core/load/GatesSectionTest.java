@@ -7,6 +7,7 @@ import dev.cipolicy.api.InvalidGateException;
 import dev.cipolicy.api.InvalidPolicyException;
 import dev.cipolicy.api.PolicyProblem;
 import dev.cipolicy.api.gate.Better;
+import dev.cipolicy.api.gate.FailOnLevel;
 import dev.cipolicy.api.gate.GateConstraint;
 import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.api.gate.GateSteps;
@@ -103,9 +104,60 @@ class GatesSectionTest {
   }
 
   @Test
-  void theSectionAcceptsOnlyDefaults() {
+  void theSectionAcceptsOnlyFailOnAndDefaults() {
     assertThatThrownBy(() -> PolicyLoader.load("bad.yaml", MINIMAL.replace("  defaults:\n", "  default: {}\n")))
-        .hasMessage("Invalid CI policy: bad.yaml:8:3: gates.default: unknown field 'default'; expected one of [defaults]");
+        .hasMessage("Invalid CI policy: bad.yaml:8:3: gates.default: unknown field 'default'; expected one of"
+            + " [defaults, fail_on]");
+  }
+
+  private static final String TWO_CADENCES = """
+      name: mini
+      cadences:
+        nightly: {admit_nightly_tests: true, bypass_fastfail: true, write_baseline: true}
+        weekly: {admit_nightly_tests: true, bypass_fastfail: true, write_baseline: true}
+      gates:
+        fail_on:
+      """;
+
+  private static List<String> failOnProblems(String entries) {
+    try {
+      PolicyLoader.load("bad.yaml", TWO_CADENCES + entries);
+    } catch (InvalidPolicyException e) {
+      return e.problems().stream().map(PolicyProblem::toString).toList();
+    }
+    throw new AssertionError("expected the policy to be rejected:\n" + entries);
+  }
+
+  @Test
+  void failOnNamesTheBlockingLevelOfEachCadence() {
+    assertThat(PolicyLoader.load("ok.yaml", TWO_CADENCES + "    {weekly: error, nightly: regression}\n").policy()
+        .gateFailOn()).containsExactly(Map.entry("weekly", FailOnLevel.ERROR),
+            Map.entry("nightly", FailOnLevel.REGRESSION));
+    assertThat(PolicyLoader.load("ok.yaml", TWO_CADENCES + "    {}\n").policy().gateFailOn()).isEmpty();
+    assertThat(PolicyLoader.load("ok.yaml", MINIMAL + "    {}\n").policy().gateFailOn()).isEmpty();
+  }
+
+  @Test
+  void failOnValuesAreRegressionOrErrorWithLocations() {
+    assertThat(failOnProblems("""
+            nightly: sometimes
+            weekly: [error]
+            release: REGRESSION
+        """)).containsExactly(
+        "bad.yaml:7:14: gates.fail_on.nightly: unknown blocking level 'sometimes'; expected regression or error",
+        "bad.yaml:8:13: gates.fail_on.weekly: expected regression or error, found a list",
+        "bad.yaml:9:14: gates.fail_on.release: unknown blocking level 'REGRESSION'; expected regression or error");
+    assertThat(failOnProblems("    [nightly]\n")).containsExactly(
+        "bad.yaml:7:5: gates.fail_on: expected a mapping of names, found a list");
+  }
+
+  @Test
+  void failOnKeysAreDeclaredCadencesWithLocations() {
+    assertThat(failOnProblems("""
+            nightly: regression
+            nighty: error
+        """)).containsExactly(
+        "bad.yaml:8:5: gates.fail_on.nighty: unknown cadence 'nighty'; expected one of [nightly, weekly]");
   }
 
   @Test

@@ -98,11 +98,18 @@ class SchemaExamplesTest {
         ", \"workflows\": {\"w\": {\"group_prefix\": \"w-\", \"on\": {\"closed\": \"abort\"}}}",
         ", \"gates\": {\"defaults\": {\"m\": {\"steps\": \"first\"}}}",
         ", \"gates\": {\"defaults\": {\"m\": {\"constraint\": {\"rel_sideways\": 1}}}}",
+        ", \"gates\": {\"fail_on\": {\"regular\": \"sometimes\"}}",
+        ", \"gates\": {\"fail_on\": {\"regular\": 1}}",
+        ", \"gates\": {\"fail_on\": [\"regular\"]}",
         ", \"policy_version\": 2")) {
       String doc = base + bad + "}";
       assertThat(SchemaSupport.errors(POLICY, SchemaSupport.JSON.readTree(doc))).as(doc).isNotEmpty();
       assertThatThrownBy(() -> PolicyLoader.load("bad.json", doc)).as(doc).isInstanceOf(InvalidPolicyException.class);
     }
+    // a blocking level per cadence is accepted by both
+    String blocking = base + ", \"gates\": {\"fail_on\": {\"regular\": \"regression\"}}}";
+    assertThat(SchemaSupport.errors(POLICY, SchemaSupport.JSON.readTree(blocking))).isEmpty();
+    PolicyLoader.load("blocking.json", blocking);
     // event sources are read regardless of case, by the loader and the schema alike
     String upper = base + ", \"events\": {\"schedule\": {\"source\": \"SCHEDULE_TABLE\"}}}";
     assertThat(SchemaSupport.errors(POLICY, SchemaSupport.JSON.readTree(upper))).isEmpty();

@@ -2,6 +2,7 @@ package dev.cipolicy.cli;
 
 import dev.cipolicy.api.CanonicalJson;
 import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.api.gate.FailOnLevel;
 import dev.cipolicy.api.gate.GateDeclaration;
 import dev.cipolicy.api.suite.Registration;
 import dev.cipolicy.core.load.GateDeclarationsLoader;
@@ -44,6 +45,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -55,10 +57,12 @@ import picocli.CommandLine.Option;
  * step summary (to the step-summary file when one is set, else to standard output); in a baseline-writing run
  * ({@code --write-baseline}) it also writes one baseline run into the history ({@link HistoryStoreOptions}:
  * a JSON file, or PostgreSQL). Every regression and every ERROR verdict is one annotation on the test file
- * ({@code ::error} when it blocks, else {@code ::warning}). Without {@code --fail-on} the exit code is 0 whatever
+ * ({@code ::error} when it blocks, else {@code ::warning}). Without a blocking level the exit code is 0 whatever
  * the verdicts and whatever fails inside the gate — the gate never changes a test's pass/fail by default; with
  * {@code --fail-on regression} (or {@code error}) it is 1 when a regression (or also an ERROR verdict) blocks,
- * as {@link HookOutcome#shouldFail(FailOn)} decides. A history database that cannot be reached is a failure
+ * as {@link HookOutcome#shouldFail(FailOn)} decides. Without {@code --fail-on}, the level is the policy's
+ * {@code gates.fail_on} entry for the run's {@code --cadence} (none: only reports); {@code --fail-on never}
+ * turns blocking off whatever the policy says. A history database that cannot be reached is a failure
  * inside the gate: reported (the hook's failure line, and a {@code ::warning::} annotation), exit 0. So is a
  * record past the size limits ({@link dev.cipolicy.gate.RecordLimits}): its gates are ERROR and one
  * {@code ::error::} line names the limit, exit 0. Only unusable arguments (a policy, gate declarations or history
@@ -72,9 +76,10 @@ import picocli.CommandLine.Option;
     description = {
         "Judges a test run's metric record against the trusted baseline history.",
         "Record JSON: {\"train/grad_norm\": [[0, 1.02], [1, 0.97]], \"rollout/raw_reward\": [[0, \"NaN\"]]}.",
-        "Exit code 0 whatever the verdicts (unless --fail-on), also when the history database cannot be reached;",
-        "1 when --fail-on's verdicts block, when the policy, gates, history file or database arguments are",
-        "unusable, or --write-baseline lacks the CI run id (--ci-run-id or GITHUB_RUN_ID)."
+        "Exit code 0 whatever the verdicts (unless a blocking level), also when the history database cannot be",
+        "reached; 1 when verdicts block (--fail-on, else the policy's gates.fail_on for --cadence), when the",
+        "policy, gates, history file or database arguments are unusable, or --write-baseline lacks the CI run id",
+        "(--ci-run-id or GITHUB_RUN_ID)."
     })
 final class GateCommand extends PolicyCommand {
 
@@ -140,7 +145,7 @@ final class GateCommand extends PolicyCommand {
   @Option(names = "--commit", paramLabel = "SHA", description = "The commit stored with a baseline [GITHUB_SHA].")
   private @Nullable String commit;
 
-  @Option(names = "--cadence", paramLabel = "CADENCE", description = "The cadence stored with a baseline.")
+  @Option(names = "--cadence", paramLabel = "CADENCE", description = "The run's cadence: stored with a baseline; picks the policy's gates.fail_on level.")
   private @Nullable String cadence;
 
   @Option(names = "--created-at", paramLabel = "INSTANT", description = "The baseline's time (default: now), e.g. 2026-11-29T15:00:00Z.")
@@ -154,14 +159,16 @@ final class GateCommand extends PolicyCommand {
 
   @Option(names = "--fail-on", paramLabel = "WHAT",
       description = "Exit 1 when a verdict blocks: regression, or error (a regression or an ERROR verdict);"
-          + " default never (the gate only reports).")
-  private String failOn = "never";
+          + " never turns blocking off. Default: the policy's gates.fail_on level for --cadence, else never.")
+  private @Nullable String failOn;
+
+  /** The blocking policy of the run and where it comes from, as annotations and the failing line name it. */
+  private record Blocking(FailOn failOn, String source) {}
 
   @Override
   int run(CiPolicyCli c, LoadedPolicy loaded) throws IOException {
     Map<String, String> env = c.environment();
-    FailOn blocking = FailOn.named(failOn).orElseThrow(() -> new Inputs.InputException("--fail-on: expected"
-        + " regression, error or never, found '" + failOn + "'"));
+    Blocking blocking = blocking(loaded);
     GateOptions options = options();
     String test = Objects.requireNonNull(testFile);
     List<GateDeclaration> declared = declarations(c, test);
@@ -208,28 +215,53 @@ final class GateCommand extends PolicyCommand {
     }
     print(c, outcome, summaryPath.isEmpty());
     annotate(c, test, outcome, blocking);
-    if (outcome.shouldFail(blocking)) {
-      int n = outcome.blocking(blocking).size();
+    if (outcome.shouldFail(blocking.failOn())) {
+      int n = outcome.blocking(blocking.failOn()).size();
       c.console().line("[CI Gate][" + outcome.mode().tag() + "] " + test + ": failing the run: " + n
-          + (n == 1 ? " verdict blocks" : " verdicts block") + " with --fail-on " + blocking.tag());
+          + (n == 1 ? " verdict blocks" : " verdicts block") + " with " + blocking.source());
       return 1;
     }
     return 0;
   }
 
   /**
+   * The blocking policy: {@code --fail-on} when given; else the policy's {@code gates.fail_on} level for the
+   * run's {@code --cadence}, which must then be a declared cadence; else {@link FailOn#NEVER}.
+   */
+  private Blocking blocking(LoadedPolicy loaded) {
+    if (failOn != null) {
+      String name = failOn;
+      FailOn f = FailOn.named(name).orElseThrow(() -> new Inputs.InputException("--fail-on: expected"
+          + " regression, error or never, found '" + name + "'"));
+      return new Blocking(f, "--fail-on " + f.tag());
+    }
+    Map<String, FailOnLevel> levels = loaded.policy().gateFailOn();
+    if (levels.isEmpty() || cadence == null) {
+      return new Blocking(FailOn.NEVER, "--fail-on never");
+    }
+    String run = cadence;
+    if (loaded.policy().cadence(run).isEmpty()) {
+      throw new Inputs.InputException("--cadence: unknown cadence '" + run + "' (the policy's gates.fail_on"
+          + " blocks by cadence); expected one of " + new TreeSet<>(loaded.policy().cadenceNames()));
+    }
+    return Optional.ofNullable(levels.get(run)).map(FailOn::of)
+        .map(f -> new Blocking(f, "gates.fail_on." + run + ": " + f.tag()))
+        .orElse(new Blocking(FailOn.NEVER, "--fail-on never"));
+  }
+
+  /**
    * One annotation per regression or ERROR verdict, on the test file: {@code ::error} when it blocks under
-   * {@code --fail-on}, else {@code ::warning}; the title says which, the message names the test file, the
+   * the run's blocking policy, else {@code ::warning}; the title says which, the message names the test file, the
    * metric, the step and the band. A line break from the record is written {@code \n}, so each is one line.
    */
-  private static void annotate(CiPolicyCli c, String test, HookOutcome outcome, FailOn blocking) {
+  private static void annotate(CiPolicyCli c, String test, HookOutcome outcome, Blocking blocking) {
     for (CoordinateVerdict v : outcome.findings()) {
-      boolean blocks = blocking.blocks(v);
+      boolean blocks = blocking.failOn().blocks(v);
       String what = v.status() == GateStatus.ERROR ? "error"
           : (v.finding() == Finding.OUT_OF_BAND ? "out-of-band" : "regression");
       String message = test + ": " + v.metricKey() + " step " + v.stepLabel() + ": " + v.status() + ": "
           + v.reason() + v.band().map(b -> "; band " + b).orElse("")
-          + (blocks ? " (blocks: --fail-on " + blocking.tag() + ")" : "");
+          + (blocks ? " (blocks: " + blocking.source() + ")" : "");
       Map<String, String> properties = new LinkedHashMap<>();
       properties.put("file", test);
       properties.put("title", "ci-gate-" + what);

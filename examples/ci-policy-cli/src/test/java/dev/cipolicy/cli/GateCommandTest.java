@@ -45,7 +45,11 @@ class GateCommandTest {
   }
 
   private Result gate(Map<String, String> env, String record, String... extra) {
-    List<String> args = new ArrayList<>(List.of("gate", "--policy", POLICY, "--gates", GATES, "--test-file", TEST,
+    return gateUnder(POLICY, env, record, extra);
+  }
+
+  private Result gateUnder(String policy, Map<String, String> env, String record, String... extra) {
+    List<String> args = new ArrayList<>(List.of("gate", "--policy", policy, "--gates", GATES, "--test-file", TEST,
         "--registrations", REGISTRATIONS, "--record", record, "--history", history));
     args.addAll(List.of(extra));
     return run(env, args.toArray(String[]::new));
@@ -118,6 +122,62 @@ class GateCommandTest {
     Result unknown = gate("examples/gate/pr-regression.json", "--fail-on", "sometimes");
     assertThat(unknown.code()).isEqualTo(1);
     assertThat(unknown.err()).isEqualTo("::error::--fail-on: expected regression, error or never, found 'sometimes'\n");
+  }
+
+  @Test
+  void thePolicysFailOnBlocksTheRunsOfItsCadenceAndAnExplicitFailOnWins() throws Exception {
+    String text = Files.readString(CliTestSupport.REPO.resolve(POLICY));
+    assertThat(text).contains("\ngates:\n  defaults:\n");
+    Path policy = tmp.resolve("policy.yaml");
+    Files.writeString(policy, text.replace("\ngates:\n  defaults:\n",
+        "\ngates:\n  fail_on: {nightly: regression, weekly: error}\n  defaults:\n"));
+    String summary = tmp.resolve("s.md").toString();
+
+    Result nightly = gateUnder(policy.toString(), Map.of(), "examples/gate/pr-regression.json", "--cadence",
+        "nightly", "--step-summary", summary);
+    assertThat(nightly.code()).isEqualTo(1);
+    List<String> err = nightly.err().lines().toList();
+    assertThat(err).hasSize(3);
+    assertThat(err.get(0)).startsWith("::error file=tests/e2e/test_fsdp_short.py,title=ci-gate-regression::")
+        .endsWith("band [0.198, 1.485] (blocks: gates.fail_on.nightly: regression)");
+    assertThat(err.get(1)).startsWith("::warning file=tests/e2e/test_fsdp_short.py,title=ci-gate-error::");
+    assertThat(err.get(2)).startsWith("::error file=tests/e2e/test_fsdp_short.py,title=ci-gate-regression::");
+    assertThat(nightly.out()).endsWith("[CI Gate][shadow] tests/e2e/test_fsdp_short.py: failing the run: 2"
+        + " verdicts block with gates.fail_on.nightly: regression\n");
+
+    Result weekly = gateUnder(policy.toString(), Map.of(), "examples/gate/pr-regression.json", "--cadence",
+        "weekly", "--step-summary", summary);
+    assertThat(weekly.code()).isEqualTo(1);
+    assertThat(weekly.out()).endsWith(": failing the run: 3 verdicts block with gates.fail_on.weekly: error\n");
+
+    // a cadence the policy does not list, or no cadence at all, only warns
+    for (List<String> cadence : List.of(List.of("--cadence", "regular"), List.<String>of())) {
+      List<String> extra = new ArrayList<>(cadence);
+      extra.addAll(List.of("--step-summary", summary));
+      Result regular = gateUnder(policy.toString(), Map.of(), "examples/gate/pr-regression.json",
+          extra.toArray(String[]::new));
+      assertThat(regular.code()).as(cadence.toString()).isZero();
+      assertThat(regular.err().lines()).as(cadence.toString()).hasSize(3)
+          .allMatch(l -> l.startsWith("::warning file="));
+      assertThat(regular.out()).doesNotContain("failing the run");
+    }
+
+    // an explicit --fail-on wins over the policy, in both directions
+    Result off = gateUnder(policy.toString(), Map.of(), "examples/gate/pr-regression.json", "--cadence",
+        "nightly", "--step-summary", summary, "--fail-on", "never");
+    assertThat(off.code()).isZero();
+    assertThat(off.err().lines()).allMatch(l -> l.startsWith("::warning file="));
+    Result on = gateUnder(policy.toString(), Map.of(), "examples/gate/pr-regression.json", "--cadence",
+        "regular", "--step-summary", summary, "--fail-on", "error");
+    assertThat(on.code()).isEqualTo(1);
+    assertThat(on.out()).endsWith(": failing the run: 3 verdicts block with --fail-on error\n");
+
+    // the cadence picks a blocking level, so a misspelt one is an unusable argument, not a silent report-only run
+    Result typo = gateUnder(policy.toString(), Map.of(), "examples/gate/pr-regression.json", "--cadence",
+        "nighty", "--step-summary", summary);
+    assertThat(typo.code()).isEqualTo(1);
+    assertThat(typo.err()).isEqualTo("::error::--cadence: unknown cadence 'nighty' (the policy's gates.fail_on"
+        + " blocks by cadence); expected one of [nightly, regular, release, weekly]\n");
   }
 
   @Test
