@@ -44,7 +44,7 @@ class ArchitectureTest {
         .isTrue();
     assertThat(production.contain("dev.cipolicy.queue.tck.QueueStoreCompatibilityKit")).as("ci-queue-tck imported")
         .isTrue();
-    assertThat(production.contain("dev.cipolicy.queue.worker.Collector")).as("ci-queue-worker imported").isTrue();
+    assertThat(production.contain("dev.cipolicy.queue.worker.CollectorRuntime")).as("ci-queue-worker imported").isTrue();
     assertThat(production.contain("dev.cipolicy.postgres.PostgresQueueStore")).as("ci-postgres imported").isTrue();
     assertThat(production.contain("dev.cipolicy.launch.LaunchPorts")).as("ci-launch imported").isTrue();
     assertThat(production.contain("dev.cipolicy.testkit.snapshot.LauncherSnapshots")).as("ci-testkit imported")

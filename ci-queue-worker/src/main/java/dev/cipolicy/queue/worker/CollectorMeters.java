@@ -1,7 +1,7 @@
 package dev.cipolicy.queue.worker;
 
 /**
- * The names of the Micrometer meters a {@link Collector} registers. Every meter carries the tags
+ * The names of the Micrometer meters a {@link CollectorRuntime} registers. Every meter carries the tags
  * {@value #TAG_COLLECTOR} (the collector's name) and {@value #TAG_POOL} (its collector tag); the table in
  * docs/collector.md lists each meter with its own tags.
  */

@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /**
  * What a {@link JobRunner} gets for one job: the job and its lease (with the GPU devices it may use), the
- * stop signal, and a bounded log. The {@link Collector} renews the lease on its own threads; the runner only
+ * stop signal, and a bounded log. The {@link CollectorRuntime} renews the lease on its own threads; the runner only
  * runs the job and watches the signal.
  */
 public interface JobContext {
@@ -73,7 +73,7 @@ public interface JobContext {
   boolean awaitStop(Duration maxWait) throws InterruptedException;
 
   /**
-   * The job's bounded log; the collector hands its text to its {@linkplain Collector.Builder#onJobDone job
+   * The job's bounded log; the collector hands its text to its {@linkplain CollectorRuntime.Builder#onJobDone job
    * listener} when the job is done.
    *
    * @return the log

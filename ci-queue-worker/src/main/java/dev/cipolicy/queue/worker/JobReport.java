@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * What became of one job a {@link Collector} ran, handed to its {@linkplain Collector.Builder#onJobDone job
+ * What became of one job a {@link CollectorRuntime} ran, handed to its {@linkplain CollectorRuntime.Builder#onJobDone job
  * listener} once the job's thread is done with it (for the host's own records: the log, the duration).
  *
  * @param job the job as claimed
@@ -38,7 +38,7 @@ public record JobReport(Job job, Lease lease, Disposition disposition, Optional<
     CANCELLED,
     /** Nothing: the lease was no longer this collector's. */
     LOST,
-    /** Nothing: the collector was {@linkplain Collector#abandon() abandoned}; the lease expires. */
+    /** Nothing: the collector was {@linkplain CollectorRuntime#abandon() abandoned}; the lease expires. */
     ABANDONED
   }
 

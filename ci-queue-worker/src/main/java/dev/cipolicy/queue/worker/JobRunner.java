@@ -1,7 +1,7 @@
 package dev.cipolicy.queue.worker;
 
 /**
- * The host's port that runs one claimed job: a benchmark, a test shard, a build. A {@link Collector} calls it
+ * The host's port that runs one claimed job: a benchmark, a test shard, a build. A {@link CollectorRuntime} calls it
  * on a thread of its own for every job it claims, and reports what it returns:
  *
  * <ul>
@@ -9,7 +9,7 @@ package dev.cipolicy.queue.worker;
  *   <li>a {@linkplain JobOutcome#failed failure} fails it, transient (retried while the queue's budget
  *       lasts) or permanent;
  *   <li>an exception fails it as transient, unless it is a {@link PermanentJobException} or the collector's
- *       {@linkplain Collector.Builder#permanentWhen permanent classifier} says otherwise.
+ *       {@linkplain CollectorRuntime.Builder#permanentWhen permanent classifier} says otherwise.
  * </ul>
  *
  * <p>A runner should check {@link JobContext#isCancelled()} (or wait with {@link JobContext#awaitStop}) and

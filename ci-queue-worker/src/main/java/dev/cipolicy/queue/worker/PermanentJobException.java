@@ -4,7 +4,7 @@ package dev.cipolicy.queue.worker;
  * Thrown by a {@link JobRunner} for a failure that retrying cannot fix (the artifact does not exist, the job's
  * input is malformed): the collector fails the job permanently, with this exception's message as the detail.
  * Any other exception is a transient failure unless the collector's
- * {@linkplain Collector.Builder#permanentWhen classifier} says otherwise.
+ * {@linkplain CollectorRuntime.Builder#permanentWhen classifier} says otherwise.
  */
 public class PermanentJobException extends Exception {
 

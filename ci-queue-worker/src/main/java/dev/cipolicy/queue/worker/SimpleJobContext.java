@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The {@link JobContext} a {@link Collector} gives its runners, usable on its own to run a {@link JobRunner}
+ * The {@link JobContext} a {@link CollectorRuntime} gives its runners, usable on its own to run a {@link JobRunner}
  * outside a collector (a test, a one-off tool): {@link #stop} is the stop signal, {@link #renewed} records a
  * renewed lease. Safe for use by several threads.
  */

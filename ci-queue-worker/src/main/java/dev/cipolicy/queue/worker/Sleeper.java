@@ -6,7 +6,7 @@ import java.time.Duration;
  * The collector's way of pausing between heartbeats, and the polling wake-ups' way of waiting between claims.
  * The default sleeps the calling thread; a test may pass one that also advances a settable clock. A pause
  * must end early with {@link InterruptedException} when its thread is interrupted: that is how
- * {@link Collector#close()} stops the collector's threads.
+ * {@link CollectorRuntime#close()} stops the collector's threads.
  */
 @FunctionalInterface
 public interface Sleeper {

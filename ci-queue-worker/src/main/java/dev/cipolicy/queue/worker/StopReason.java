@@ -1,7 +1,7 @@
 package dev.cipolicy.queue.worker;
 
 /**
- * Why a {@link Collector} stopped a running job before its runner returned. The collector marks the
+ * Why a {@link CollectorRuntime} stopped a running job before its runner returned. The collector marks the
  * {@link JobContext} stopped and interrupts the runner's thread; what it then tells the queue depends on the
  * reason.
  */

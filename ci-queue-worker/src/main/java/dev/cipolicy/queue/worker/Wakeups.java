@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.function.ToLongFunction;
 
 /**
- * How an idle {@link Collector} waits for work after a claim came back empty: until it is told that jobs of
+ * How an idle {@link CollectorRuntime} waits for work after a claim came back empty: until it is told that jobs of
  * its tag were queued, or for at most its claim interval (then it claims again anyway: polling is always the
  * fallback, and a wake-up is only a hint, the claim decides).
  *

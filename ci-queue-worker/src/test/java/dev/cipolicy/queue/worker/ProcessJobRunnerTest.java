@@ -39,7 +39,7 @@ class ProcessJobRunnerTest {
     RequestId request = started(queue, "fff666");
     ProcessJobRunner runner = ProcessJobRunner.builder(ctx -> List.of("sh", "-c",
         "echo \"devices=[$CUDA_VISIBLE_DEVICES]\"")).resultFromLog(true).build();
-    try (Collector collector = Collector.builder(queue).name("g1").tag(TAG).devices(Devices.count(4))
+    try (CollectorRuntime collector = CollectorRuntime.builder(queue).name("g1").tag(TAG).devices(Devices.count(4))
         .concurrency(2).claimInterval(Duration.ofMillis(20)).runner(runner).start()) {
       await("both jobs succeed", () -> Queues.jobs(queue, request).stream()
           .allMatch(j -> j.state() == JobState.SUCCEEDED));

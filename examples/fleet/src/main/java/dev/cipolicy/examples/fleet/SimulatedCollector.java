@@ -3,7 +3,7 @@ package dev.cipolicy.examples.fleet;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.model.ResultPayload;
-import dev.cipolicy.queue.worker.Collector;
+import dev.cipolicy.queue.worker.CollectorRuntime;
 import dev.cipolicy.queue.worker.JobContext;
 import dev.cipolicy.queue.worker.JobOutcome;
 import dev.cipolicy.queue.worker.Wakeups;
@@ -12,7 +12,7 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One simulated host: a {@link Collector} of the collector runtime (ci-queue-worker) whose {@link
+ * One simulated host: a {@link CollectorRuntime} of the collector runtime (ci-queue-worker) whose {@link
  * dev.cipolicy.queue.worker.JobRunner} sleeps for the job's simulated duration and completes it with the run
  * time as its result (what the status page's ETAs learn from), or fails it. The runtime claims while it has
  * room (one job per device or CPU slot), renews the leases, and stops a cancelled job. {@link #kill()} stops
@@ -25,7 +25,7 @@ public final class SimulatedCollector {
   private final Duration leaseDuration;
   private Wakeups wakeups = Wakeups.polling();
   private Duration claimInterval = Duration.ofMillis(200);
-  private volatile @Nullable Collector collector;
+  private volatile @Nullable CollectorRuntime collector;
   private volatile boolean dead;
 
   /**
@@ -68,7 +68,7 @@ public final class SimulatedCollector {
 
   /** Registers (a no-op when already registered) and starts claiming. */
   public void start() {
-    collector = Collector.builder(queue).name(host.name()).tag(host.pool())
+    collector = CollectorRuntime.builder(queue).name(host.name()).tag(host.pool())
         .devices(host.gpus() > 0 ? Devices.count(host.gpus()) : Devices.none())
         .concurrency(host.capacity()).claimInterval(claimInterval).wakeups(wakeups)
         .heartbeatInterval(leaseDuration.dividedBy(3)).runner(this::run).start();
@@ -91,7 +91,7 @@ public final class SimulatedCollector {
   /** Stops the collector dead, as a crash: its leases are left to expire. */
   public void kill() {
     dead = true;
-    Collector c = collector;
+    CollectorRuntime c = collector;
     if (c != null) {
       c.abandon();
     }

@@ -50,7 +50,7 @@ class CollectorTest {
     AtomicInteger runs = new AtomicInteger();
     List<CollectorStatus.State> seen = new CopyOnWriteArrayList<>();
     CountDownLatch running = new CountDownLatch(1);
-    try (Collector collector = Collector.builder(queue).name("c1").tag(TAG).claimInterval(Duration.ofMillis(20))
+    try (CollectorRuntime collector = CollectorRuntime.builder(queue).name("c1").tag(TAG).claimInterval(Duration.ofMillis(20))
         .runner(ctx -> {
           runs.incrementAndGet();
           running.countDown();
@@ -94,7 +94,7 @@ class CollectorTest {
     AtomicInteger interrupted = new AtomicInteger();
     Queues.RecordingThreads threads = new Queues.RecordingThreads();
     List<JobReport> reports = new CopyOnWriteArrayList<>();
-    Collector collector = Collector.builder(queue).name("c2").tag(TAG).concurrency(2)
+    CollectorRuntime collector = CollectorRuntime.builder(queue).name("c2").tag(TAG).concurrency(2)
         .claimInterval(Duration.ofMillis(20)).threadFactory(threads).onJobDone(reports::add)
         .runner(ctx -> {
           both.countDown();
@@ -145,7 +145,7 @@ class CollectorTest {
     CountDownLatch running = new CountDownLatch(1);
     Map<String, Object> seen = new ConcurrentHashMap<>();
     CountDownLatch reported = new CountDownLatch(1);
-    try (Collector collector = Collector.builder(queue).name("c3").tag(TAG).sleeper(stepped)
+    try (CollectorRuntime collector = CollectorRuntime.builder(queue).name("c3").tag(TAG).sleeper(stepped)
         .wakeups(Wakeups.polling(Sleeper.system())).claimInterval(Duration.ofMillis(20))
         .onJobDone(r -> {
           seen.put("report", r);
@@ -183,7 +183,7 @@ class CollectorTest {
     JobQueue queue = queue(clock, lease, lease, JobSpec.required("bench", TAG));
     RequestId request = started(queue, "ddd444");
     CountDownLatch onA = new CountDownLatch(1);
-    Collector a = Collector.builder(queue).name("a").tag(TAG).claimInterval(Duration.ofMillis(20))
+    CollectorRuntime a = CollectorRuntime.builder(queue).name("a").tag(TAG).claimInterval(Duration.ofMillis(20))
         .runner(ctx -> {
           onA.countDown();
           Thread.sleep(60_000);
@@ -194,7 +194,7 @@ class CollectorTest {
     assertThat(job(queue, request, "bench").lease().orElseThrow().collector()).isEqualTo("a");
 
     AtomicInteger onB = new AtomicInteger();
-    try (Collector b = Collector.builder(queue).name("b").tag(TAG).claimInterval(Duration.ofMillis(20))
+    try (CollectorRuntime b = CollectorRuntime.builder(queue).name("b").tag(TAG).claimInterval(Duration.ofMillis(20))
         .heartbeatInterval(Duration.ofMillis(50)).clock(clock)
         .runner(ctx -> {
           onB.incrementAndGet();
@@ -221,7 +221,7 @@ class CollectorTest {
         JobSpec.required("own", TAG).withTimeout(Duration.ofMillis(200)),
         JobSpec.required("longer", TAG).withTimeout(Duration.ofSeconds(30)), JobSpec.required("plain", TAG));
     RequestId request = started(queue, "fff666");
-    try (Collector collector = Collector.builder(queue).name("c6").tag(TAG).concurrency(3)
+    try (CollectorRuntime collector = CollectorRuntime.builder(queue).name("c6").tag(TAG).concurrency(3)
         .claimInterval(Duration.ofMillis(20)).heartbeatInterval(Duration.ofMillis(50))
         .jobTimeout(Duration.ofMillis(400)).timeoutFailure(Failure.Kind.PERMANENT)
         .runner(ctx -> {
@@ -250,7 +250,7 @@ class CollectorTest {
         JobSpec.required("returns", TAG), JobSpec.required("slow", TAG));
     RequestId request = started(queue, "eee555");
     Instant start = Instant.now();
-    try (Collector collector = Collector.builder(queue).name("c5").tag(TAG).concurrency(5)
+    try (CollectorRuntime collector = CollectorRuntime.builder(queue).name("c5").tag(TAG).concurrency(5)
         .claimInterval(Duration.ofMillis(20)).heartbeatInterval(Duration.ofMillis(50))
         .jobTimeout(Duration.ofMillis(300)).timeoutFailure(Failure.Kind.PERMANENT)
         .permanentWhen(t -> t instanceof UnsupportedOperationException)
@@ -315,7 +315,7 @@ class CollectorTest {
       }
     });
     CountDownLatch ran = new CountDownLatch(1);
-    try (Collector collector = Collector.builder(queue).name("c7").tag(TAG).claimInterval(Duration.ofHours(1))
+    try (CollectorRuntime collector = CollectorRuntime.builder(queue).name("c7").tag(TAG).claimInterval(Duration.ofHours(1))
         .wakeups(wakeups).runner(ctx -> {
           ran.countDown();
           return JobOutcome.success();
@@ -337,7 +337,7 @@ class CollectorTest {
     JobQueue queue = queue(Clock.systemUTC(), Duration.ofSeconds(30), Duration.ofSeconds(30),
         JobSpec.required("g", TAG));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (Collector collector = Collector.builder(queue).name("c6").tag(TAG).meterRegistry(registry)
+    try (CollectorRuntime collector = CollectorRuntime.builder(queue).name("c6").tag(TAG).meterRegistry(registry)
         .claimInterval(Duration.ofMillis(20)).runner(ctx -> JobOutcome.success()).start()) {
       assertThat(collector.meterRegistry()).isSameAs(registry);
       await("claims are counted", () -> count(registry, CollectorMeters.CLAIMS, "result", "empty") >= 1);
@@ -351,17 +351,17 @@ class CollectorTest {
   void badSettingsAreOneLineQueueErrors() {
     JobQueue queue = queue(Clock.systemUTC(), Duration.ofSeconds(3), Duration.ofSeconds(3),
         JobSpec.required("g", TAG));
-    assertThatThrownBy(() -> Collector.builder(queue).name("x").tag(TAG).start())
+    assertThatThrownBy(() -> CollectorRuntime.builder(queue).name("x").tag(TAG).start())
         .isInstanceOf(InvalidQueueInputException.class).hasMessage("job runner is missing");
-    assertThatThrownBy(() -> Collector.builder(queue).concurrency(0))
+    assertThatThrownBy(() -> CollectorRuntime.builder(queue).concurrency(0))
         .isInstanceOf(InvalidQueueInputException.class).hasMessage("collector concurrency is 0; expected 1 to 1024");
-    assertThatThrownBy(() -> Collector.builder(queue).name("x").tag(TAG).heartbeatInterval(Duration.ofSeconds(3))
+    assertThatThrownBy(() -> CollectorRuntime.builder(queue).name("x").tag(TAG).heartbeatInterval(Duration.ofSeconds(3))
         .runner(ctx -> JobOutcome.success()).start())
         .isInstanceOf(InvalidQueueInputException.class).hasMessageContaining("not shorter than the lease");
-    assertThatThrownBy(() -> Collector.builder(queue).name("has space"))
+    assertThatThrownBy(() -> CollectorRuntime.builder(queue).name("has space"))
         .isInstanceOf(InvalidQueueInputException.class);
     queue.registerCollector("taken", "other", true);
-    assertThatThrownBy(() -> Collector.builder(queue).name("taken").tag(TAG).runner(ctx -> JobOutcome.success())
+    assertThatThrownBy(() -> CollectorRuntime.builder(queue).name("taken").tag(TAG).runner(ctx -> JobOutcome.success())
         .start()).isInstanceOf(InvalidQueueInputException.class).hasMessageContaining("is taken");
   }
 }

@@ -74,7 +74,7 @@ import org.jspecify.annotations.Nullable;
  * ended; a runner that ignores interruption delays it (holding no lease by then). {@link #abandon()} instead
  * stops everything without telling the queue anything, as a crashed process would.
  */
-public final class Collector implements AutoCloseable {
+public final class CollectorRuntime implements AutoCloseable {
 
   /** The default claim interval: the longest idle wait between two claims. */
   public static final Duration DEFAULT_CLAIM_INTERVAL = Duration.ofSeconds(5);
@@ -118,7 +118,7 @@ public final class Collector implements AutoCloseable {
   private final Thread heartbeatThread;
   private final CountDownLatch ended = new CountDownLatch(1);
 
-  private Collector(Builder b, JobRunner runner) {
+  private CollectorRuntime(Builder b, JobRunner runner) {
     this.queue = b.queue;
     this.name = Settings.present(b.name, "collector name");
     this.tag = Settings.present(b.tag, "collector tag");
@@ -387,7 +387,7 @@ public final class Collector implements AutoCloseable {
 
   // ---------------------------------------------------------------------------------------------- start
 
-  private Collector start(boolean register, Devices devices) {
+  private CollectorRuntime start(boolean register, Devices devices) {
     if (register) {
       RegisterResult result = queue.registerHost(name, tag, devices);
       if (result.status() == RegisterResult.Status.NAME_TAKEN) {
@@ -731,7 +731,7 @@ public final class Collector implements AutoCloseable {
   // ---------------------------------------------------------------------------------------------- builder
 
   /**
-   * Builds and starts a {@link Collector}. Name, tag and runner are required; everything else has a default.
+   * Builds and starts a {@link CollectorRuntime}. Name, tag and runner are required; everything else has a default.
    * Every setter checks its argument and throws {@link InvalidQueueInputException} for a bad one.
    */
   public static final class Builder {
@@ -807,7 +807,7 @@ public final class Collector implements AutoCloseable {
     /**
      * The most jobs running at once; default 1.
      *
-     * @param concurrency 1 to {@value Collector#MAX_CONCURRENCY}
+     * @param concurrency 1 to {@value CollectorRuntime#MAX_CONCURRENCY}
      * @return this builder
      */
     public Builder concurrency(int concurrency) {
@@ -867,7 +867,7 @@ public final class Collector implements AutoCloseable {
     }
 
     /**
-     * How long {@link Collector#close()} lets running jobs finish; default 30 s.
+     * How long {@link CollectorRuntime#close()} lets running jobs finish; default 30 s.
      *
      * @param grace zero to one day
      * @return this builder
@@ -938,7 +938,7 @@ public final class Collector implements AutoCloseable {
 
     /**
      * Where the meters of {@link CollectorMeters} are registered; default a registry of the collector's
-     * own ({@link Collector#meterRegistry()}).
+     * own ({@link CollectorRuntime#meterRegistry()}).
      *
      * @param registry the registry
      * @return this builder
@@ -991,11 +991,11 @@ public final class Collector implements AutoCloseable {
      *     not shorter than the lease, or the name is registered with another tag
      * @throws QueueStoreException when the store cannot be reached to register
      */
-    public Collector start() {
+    public CollectorRuntime start() {
       JobRunner r = Settings.present(runner, "job runner");
       Settings.present(name, "collector name");
       Settings.present(tag, "collector tag");
-      return new Collector(this, r).start(register, devices);
+      return new CollectorRuntime(this, r).start(register, devices);
     }
   }
 
