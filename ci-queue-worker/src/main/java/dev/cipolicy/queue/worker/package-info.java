@@ -1,5 +1,5 @@
 /**
- * The collector runtime: {@link dev.cipolicy.queue.worker.Collector} claims the jobs of one collector tag
+ * The collector runtime: {@link dev.cipolicy.queue.worker.CollectorRuntime} claims the jobs of one collector tag
  * from a {@link dev.cipolicy.queue.JobQueue}, runs each on its own thread through a host's
  * {@link dev.cipolicy.queue.worker.JobRunner} (at most a bounded number at once), renews their leases,
  * stops a job whose request was cancelled, reports its result or a classified failure, keeps the collector
