@@ -73,6 +73,8 @@ import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.model.RequestId;
 import dev.cipolicy.queue.model.RequestKind;
 import dev.cipolicy.queue.model.RequestState;
+import dev.cipolicy.queue.model.WaitReason;
+import dev.cipolicy.queue.placement.PoolView;
 import fixture.values.UncheckedValue;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -447,6 +449,27 @@ class ValueBuildersProperties {
             .brokenTogether("a job fails only with a failure and a finish instant", of("state", JobState.SUCCEEDED,
                 "finishedAt", T0, "failure", JobFailure.permanent("c", "boom", T0)))
             .rules(),
+        ValueSpec.of(JobSpec.class).field("benchmarkGroup", names()).field("collectorTag", names())
+            .field("gpus", integers().between(0, 8)).field("optional", booleans().all())
+            .fixed("estimate", Duration.ofMinutes(5)).fixed("cadence", "nightly").fixed("timeout", Duration.ofHours(1))
+            .broken("a benchmark group is a name", "benchmarkGroup", "a b")
+            .broken("a collector tag is a name", "collectorTag", "")
+            .broken("the GPU budget is 0 to the most a host has", "gpus", integers().between(-10, -1))
+            .broken("the estimate is not negative", "estimate", Duration.ofSeconds(-1))
+            .broken("the timeout is at most the longest", "timeout", Duration.ofDays(400))
+            .broken("a cadence is a name or empty", "cadence", "a b").rules(),
+        ValueSpec.of(WaitReason.class).fixed("kind", WaitReason.Kind.CLAIMABLE).field("pool", names())
+            .field("liveCollectors", integers().between(1, 10))
+            .broken("a job's reason names its pool", "pool", ValueSpec.REMOVE)
+            .broken("the GPU count is 0 to the most a host has", "gpus", integers().between(-10, -1))
+            .broken("a claimable job without GPUs counts the live collectors", "liveCollectors", ValueSpec.REMOVE)
+            .broken("a request's reason names no pool", "kind", WaitReason.Kind.NEXT_TO_START)
+            .broken("only a dormant reservation's reason is dormant", "dormant", true)
+            .broken("only a reason that a reserved host blocks says the job has no estimate", "noEstimate", true)
+            .rules(),
+        ValueSpec.of(PoolView.class).field("pool", names()).fixed("at", T0)
+            .field("liveCollectors", sortedNames())
+            .noRules("a view is what a store read in one step; its parts are values that check themselves"),
         ValueSpec.of(NewRequest.class).fixed("kind", RequestKind.MASTER).field("tag", names().map(n -> "m" + n))
             .field("parentSha", names().map(n -> "p" + n)).field("pr", longs().between(1, 100_000))
             .field("benchmarkGroups", sortedNames())

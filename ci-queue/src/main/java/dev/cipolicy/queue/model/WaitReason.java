@@ -289,6 +289,14 @@ public abstract class WaitReason {
       throw new InvalidQueueInputException("wait reason " + k + ": GPU count " + gpus() + "; expected 0 to "
           + JobSpec.MAX_GPUS);
     }
+    if (dormant() && k != Kind.SHARE_FULL) {
+      throw new InvalidQueueInputException("wait reason " + k + " is dormant; only a SHARE_FULL reason keeps a"
+          + " reservation dormant");
+    }
+    if (noEstimate() && k != Kind.HOST_RESERVED) {
+      throw new InvalidQueueInputException("wait reason " + k + " says the job has no estimate; only a"
+          + " HOST_RESERVED reason does");
+    }
     if (k.ofRequest()) {
       if (pool().isPresent()) {
         throw new InvalidQueueInputException("wait reason " + k + " is a request's reason; it names no pool");
