@@ -37,7 +37,7 @@ import picocli.CommandLine.Option;
  * password is read only from {@value #PASSWORD_ENV} (or the URL), never from a flag, so that it stays out of
  * process listings and shell history. A missing URL, a URL that is not {@code jdbc:postgresql:}, a bad schema
  * name, or {@code --history} with the PostgreSQL store are unusable arguments (exit 1); a database that
- * cannot be reached is not — see {@link GateCommand} and docs/cli.md.
+ * cannot be reached is not — see {@link GateCommand} and docs/cli-gate.md.
  */
 final class HistoryStoreOptions {
   static final String URL_ENV = "CI_POLICY_PG_URL";

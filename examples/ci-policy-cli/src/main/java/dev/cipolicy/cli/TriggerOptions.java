@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 /**
  * The inputs of one workflow run, shared by {@code resolve} and {@code explain}: the event, schedule, PR
  * labels, cadence override, diff and registrations, each from its flag or, when the flag is absent, from
- * the environment and the runner's event payload (see docs/cli.md). {@link #resolve} reads them in a fixed
+ * the environment and the runner's event payload (see docs/cli-resolve.md). {@link #resolve} reads them in a fixed
  * order, so both commands fail on the same input with the same error.
  */
 final class TriggerOptions {

@@ -33,7 +33,7 @@ import picocli.CommandLine.ParentCommand;
 /**
  * {@code ci-policy workflow lint}: reads every workflow file of a directory ({@code *.yml} and
  * {@code *.yaml}, not recursive, as GitHub reads {@code .github/workflows}) and proves on them the invariants
- * the policy declares (see {@code docs/workflow-model.md}). Human output is one GitHub annotation per finding
+ * the policy declares (see {@code docs/workflow-lint.md}). Human output is one GitHub annotation per finding
  * on standard output, {@code ::error file=…,line=…,col=…,title=RULE::…}, then a summary line (which names the
  * workflows the policy declares no roles for: the rules that need roles did not check them); {@code --json}
  * prints {@code {"findings":[{"rule","severity","file","line","column","job","message"},…]}}. Exit 0 when no

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Every {@code $ ./ci-policy} command in a console block of the {@code ci-policy explain} section of docs/cli.md
+ * Every {@code $ ./ci-policy} command in a console block of the {@code ci-policy explain} section of docs/cli-explain.md
  * prints what the page shows (standard output and standard error together, run from the repository root).
  */
 class ExplainDocTest {
@@ -22,7 +22,7 @@ class ExplainDocTest {
 
   @TestFactory
   Stream<DynamicTest> everyConsoleExampleOfTheSectionIsRealOutput() throws Exception {
-    List<String> page = Files.readAllLines(CliTestSupport.REPO.resolve("docs/cli.md"));
+    List<String> page = Files.readAllLines(CliTestSupport.REPO.resolve("docs/cli-explain.md"));
     int from = page.indexOf(SECTION);
     assertThat(from).as("the section " + SECTION).isNotNegative();
     int to = from + 1;

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every {@code $ ./ci-policy} command in a console block of docs/gate.md, run in document order on a fresh
+ * Every {@code $ ./ci-policy} command in a console block of docs/gate-examples.md, run in document order on a fresh
  * {@code target/gate-demo/}, prints what the page shows; the page's JSON verdict is real output too.
  */
 class GateDocTest {
@@ -39,7 +39,7 @@ class GateDocTest {
   @Test
   void everyConsoleExampleIsRealOutputInDocumentOrder() throws Exception {
     List<ConsoleTranscripts.Example> examples =
-        ConsoleTranscripts.of(Files.readAllLines(REPO.resolve("docs/gate.md")));
+        ConsoleTranscripts.of(Files.readAllLines(REPO.resolve("docs/gate-examples.md")));
     assertThat(examples).hasSizeGreaterThanOrEqualTo(15);
     deleteDemo();
     for (ConsoleTranscripts.Example e : examples) {
