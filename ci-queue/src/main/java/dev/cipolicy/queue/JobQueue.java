@@ -2,6 +2,7 @@ package dev.cipolicy.queue;
 
 import dev.cipolicy.api.Explanation;
 import dev.cipolicy.queue.memory.InMemoryQueueStore;
+import dev.cipolicy.queue.model.Checks;
 import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.model.Failure;
 import dev.cipolicy.queue.model.FleetShares;
@@ -398,9 +399,9 @@ public final class JobQueue {
    * @param devices its devices (indices and optional groups)
    * @return what happened
    */
-  public RegisterResult registerHost(String name, String tag, Devices devices) {
+  public RegisterResult registerHost(String name, String tag, @Nullable Devices devices) {
     return store.registerCollector(token(name, "collector name"), token(tag, "collector tag"), true,
-        java.util.Objects.requireNonNull(devices, "devices"));
+        Checks.present(devices, "devices of host " + name));
   }
 
   /**
