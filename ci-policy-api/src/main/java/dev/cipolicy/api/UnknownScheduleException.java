@@ -1,6 +1,7 @@
 package dev.cipolicy.api;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A scheduled run whose cron string has no entry in the policy's schedule table; never defaulted. The
@@ -13,7 +14,7 @@ public final class UnknownScheduleException extends CiPolicyException {
   static final int MAX_LISTED = 20;
 
   private final String cron;
-  private final List<String> tableCrons;
+  private final transient @Nullable List<String> tableCrons;
 
   /**
    * Creates the exception.
@@ -57,6 +58,6 @@ public final class UnknownScheduleException extends CiPolicyException {
    * @return crons in table order
    */
   public List<String> tableCrons() {
-    return tableCrons;
+    return tableCrons != null ? tableCrons : List.of();
   }
 }

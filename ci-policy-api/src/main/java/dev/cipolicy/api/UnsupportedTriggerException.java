@@ -1,13 +1,14 @@
 package dev.cipolicy.api;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** An event name the policy has no rule for; the message lists the events the policy declares. */
 public final class UnsupportedTriggerException extends CiPolicyException {
   private static final long serialVersionUID = 1L;
 
   private final String eventName;
-  private final List<String> declaredEvents;
+  private final transient @Nullable List<String> declaredEvents;
 
   /**
    * Creates the exception.
@@ -38,6 +39,6 @@ public final class UnsupportedTriggerException extends CiPolicyException {
    * @return event names in policy order
    */
   public List<String> declaredEvents() {
-    return declaredEvents;
+    return declaredEvents != null ? declaredEvents : List.of();
   }
 }
