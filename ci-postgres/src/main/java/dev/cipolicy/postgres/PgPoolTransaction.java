@@ -117,7 +117,7 @@ final class PgPoolTransaction implements PoolTransaction {
   }
 
   /** The live leases on the devices of a tag's collectors, by holder. */
-  static Map<String, List<DevicePlacement.Holding>> holdings(QueueContext ctx, Connection c, String tag)
+  private static Map<String, List<DevicePlacement.Holding>> holdings(QueueContext ctx, Connection c, String tag)
       throws SQLException {
     Map<String, List<DevicePlacement.Holding>> holdings = new HashMap<>();
     try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHoldings)) {
@@ -153,7 +153,7 @@ final class PgPoolTransaction implements PoolTransaction {
   }
 
   /** The pool's live leases and queued jobs per cadence, read in the claim's transaction. */
-  static ShareLedger ledger(QueueContext ctx, Connection c, String tag, Instant now) throws SQLException {
+  private static ShareLedger ledger(QueueContext ctx, Connection c, String tag, Instant now) throws SQLException {
     ShareLedger ledger = new ShareLedger(tag);
     try (PreparedStatement st = c.prepareStatement(ctx.sql.leasedSpecsOfTag)) {
       st.setString(1, tag);

@@ -282,26 +282,12 @@ final class QueueClaims {
           }
         }
       }
-      Map<String, List<DevicePlacement.Holding>> holdings = PgPoolTransaction.holdings(ctx, c, tag);
       FleetShares shares = shares(c, tag);
-      ShareLedger ledger = shares.isEmpty() ? new ShareLedger(tag) : PgPoolTransaction.ledger(ctx, c, tag, now);
-      List<DevicePlacement.Host> hosts = new ArrayList<>();
-      try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHosts)) {
-        st.setString(1, tag);
-        try (ResultSet rs = st.executeQuery()) {
-          while (rs.next()) {
-            String name = rs.getString(1);
-            if (rs.getBoolean(2)
-                && now.isBefore(java.util.Objects.requireNonNull(PgValues.instant(rs, 3)).plus(collectorTimeout))) {
-              hosts.add(new DevicePlacement.Host(name, QueueRows.devices(QueueRows.ints(rs.getArray(4)),
-                  QueueRows.ints(rs.getArray(5))), holdings.getOrDefault(name, List.of())));
-            }
-          }
-        }
-      }
+      // No claimer: collector names are never empty, so the view's hosts are the live ones only.
+      PgPoolTransaction tx = new PgPoolTransaction(ctx, jobs, c, tag, "", now, collectorTimeout, shares);
       try {
-        return DevicePlacement.view(tag, now, queued, hosts, live, shares, ledger, new PgPoolTransaction(ctx, jobs,
-            c, tag, "", now, collectorTimeout, shares).keptReservation());
+        return DevicePlacement.view(tag, now, queued, tx.hosts(), live, shares,
+            shares.isEmpty() ? new ShareLedger(tag) : tx.ledger(), tx.keptReservation());
       } catch (PgPoolTransaction.Failed e) {
         throw e.sql();
       }
