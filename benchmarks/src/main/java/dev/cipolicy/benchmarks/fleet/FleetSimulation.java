@@ -212,6 +212,9 @@ public final class FleetSimulation {
     List<Outcome> os = List.of(r.a(), r.b(), r.bs());
     timeRow(sb, "nightly makespan, mean", os, o -> mean(makespans(r, o, "nightly")));
     timeRow(sb, "nightly makespan, longest", os, o -> (double) percentile(makespans(r, o, "nightly"), 100));
+    double bound = LowerBound.mean(w, "nightly");
+    row(sb, "nightly physical lower bound, mean (per pool: GPU-hours / GPUs, and the longest test)", os, o -> h(bound));
+    row(sb, "nightly makespan / lower bound", os, o -> ratio(mean(makespans(r, o, "nightly")), bound));
     for (String pool : w.poolGpus.keySet()) {
       timeRow(sb, "nightly makespan on " + pool + ", mean", os, o -> mean(poolMakespans(r, o, "nightly", pool)));
     }
@@ -246,6 +249,9 @@ public final class FleetSimulation {
         + " its share: (a) %s, (b) %s, (b') %s.%n", ratio(mean(makespans(r, r.b(), "nightly")), na),
         ratio(mean(makespans(r, r.bs(), "nightly")), na), withinShare(r, r.a()), withinShare(r, r.b()),
         withinShare(r, r.bs())));
+    sb.append(String.format(Locale.ROOT, "Nightly against its physical lower bound (%s): (a) %s, (b) %s, (b') %s"
+        + " (goal for (b'): at most 1.25).%n", h(bound), ratio(na, bound), ratio(mean(makespans(r, r.b(), "nightly")),
+        bound), ratio(mean(makespans(r, r.bs(), "nightly")), bound)));
     return sb.toString();
   }
 

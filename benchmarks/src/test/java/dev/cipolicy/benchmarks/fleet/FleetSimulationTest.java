@@ -50,6 +50,9 @@ class FleetSimulationTest {
       for (Workload.Run run : w.runs) {
         long longest = run.tests().stream().mapToLong(Workload.Test::actual).max().orElse(0);
         assertThat(o.makespan(run)).as("%s: makespan of %s", o.setup, run.what()).isGreaterThanOrEqualTo(longest);
+        assertThat(LowerBound.of(w, run)).isGreaterThanOrEqualTo(longest);
+        assertThat(o.makespan(run)).as("%s: makespan of %s against its physical lower bound", o.setup, run.what())
+            .isGreaterThanOrEqualTo(LowerBound.of(w, run));
       }
       assertThat(FleetSimulation.utilization(r, o)).isGreaterThan(0).isLessThanOrEqualTo(1);
       assertThat(FleetSimulation.nightlyWindowUtilization(r, o)).isGreaterThan(0).isLessThanOrEqualTo(1);
