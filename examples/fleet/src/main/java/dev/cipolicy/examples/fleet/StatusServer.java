@@ -8,6 +8,7 @@ import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.RequestId;
 import dev.cipolicy.queue.spi.CancelResult;
 import dev.cipolicy.queue.spi.CollectorResult;
+import dev.cipolicy.fleet.server.RequestGuard;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -17,14 +18,18 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The status page and its JSON API over HTTP (Javalin): {@code GET /} is the page, {@code GET /api/v1} lists
  * the endpoints. The two controls (cancel a request, deactivate a collector) answer 403 unless the server was
- * started with controls on and a token, and the POST carries {@code Authorization: Bearer <token>}.
+ * started with controls on and a token, and the POST carries {@code Authorization: Bearer <token>}. Every answer
+ * carries the security headers of {@link RequestGuard}, and a request for another host, or a cross-site POST, is
+ * refused before any handler runs.
  */
 public final class StatusServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
@@ -70,7 +75,17 @@ public final class StatusServer implements AutoCloseable {
     String page = resource("index.html");
     String script = resource("app.js");
     String style = resource("app.css");
+    RequestGuard guard = RequestGuard.forServer(host, List.of());
     Javalin app = Javalin.create(config -> {
+      config.routes.before(ctx -> {
+        guard.headers().forEach(ctx::header);
+        Optional<RequestGuard.Refusal> refusal = guard.check(ctx.method().name(), ctx.header("Host"),
+            ctx.header("Origin"), ctx.header("Sec-Fetch-Site"));
+        if (refusal.isPresent()) {
+          ctx.status(refusal.get().status()).contentType("application/json").result(error(refusal.get().message()));
+          ctx.skipRemainingHandlers();
+        }
+      });
       config.routes.get("/", ctx -> ctx.contentType("text/html; charset=utf-8").result(page));
       config.routes.get("/app.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(script));
       config.routes.get("/app.css", ctx -> ctx.contentType("text/css; charset=utf-8").result(style));

@@ -201,4 +201,43 @@ class StatusApiTest {
       assertThat(JSON.readTree(r.body()).get("error").asText()).contains("controls are off");
     }
   }
+
+  @Test
+  void everyAnswerCarriesTheSecurityHeaders() throws Exception {
+    for (String path : java.util.List.of("/", "/app.js", "/api/v1/overview")) {
+      HttpResponse<String> r = get(path);
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.headers().firstValue("Content-Security-Policy")).hasValue(
+          dev.cipolicy.fleet.server.RequestGuard.CONTENT_SECURITY_POLICY);
+      assertThat(r.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+      assertThat(r.headers().firstValue("X-Frame-Options")).hasValue("DENY");
+    }
+  }
+
+  @Test
+  void aRequestForAnotherHostIsRefused() throws Exception {
+    // A DNS-rebinding page sends its own host name; the JDK's client cannot forge Host, so a raw socket does.
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", fleet.port())) {
+      socket.setSoTimeout(5000);
+      socket.getOutputStream().write(("GET /api/v1/overview HTTP/1.1\r\nHost: rebind.attacker.example:" + fleet.port()
+          + "\r\nConnection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      String answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(answer).startsWith("HTTP/1.1 421").contains("does not serve host 'rebind.attacker.example:")
+          .doesNotContain("\"inProgress\"");
+    }
+  }
+
+  @Test
+  void aCrossOriginPostIsRefusedEvenWithTheToken() throws Exception {
+    TestFleets.await("an open request", Duration.ofSeconds(10), () -> !fleet.queue().store().openRequests().isEmpty());
+    long id = fleet.queue().store().openRequests().get(0).id().value();
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + fleet.port() + "/api/v1/requests/" + id + "/cancel"))
+        .header("Authorization", "Bearer " + TestFleets.TOKEN).header("Origin", "https://evil.example")
+        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(403);
+    assertThat(JSON.readTree(r.body()).get("error").asText()).contains("origin 'https://evil.example'");
+    assertThat(fleet.queue().store().request(dev.cipolicy.queue.model.RequestId.of(id)).orElseThrow().cancelReason())
+        .isEmpty();
+  }
 }
