@@ -56,7 +56,8 @@ class ModuleExportsTest {
   private static final Path ROOT = DocsLinksTestRoot.find();
 
   @Test
-  void everyLibraryModuleExportsItsApiPackagesOnly() throws IOException, URISyntaxException {
+  void everyLibraryModuleExportsItsApiPackagesOnly()
+      throws IOException, URISyntaxException, ClassNotFoundException {
     assertThat(ANCHORS.keySet()).as("the library modules of the parent pom (a new one needs an anchor here)")
         .containsExactlyInAnyOrderElementsOf(libraryModules());
     List<String> findings = new ArrayList<>();
