@@ -219,8 +219,7 @@ class ArchitectureRulesFireTest {
         Arguments.of(UsesMicrometer.class, Set.of("micrometerOnlyInCollectorRuntime")),
         // Core using a workflow class breaks core's inward rule too, which allows core only api and core.
         Arguments.of(UsesWorkflow.class, Set.of("dependenciesPointInward", "workflowSitsOnApiAndCore")),
-        Arguments.of(UsesGate.class, Set.of("workflowSitsOnApiAndCore")),
-        Arguments.of(WorkflowModel.class, Set.of()));
+        Arguments.of(UsesGate.class, Set.of("workflowSitsOnApiAndCore")));
   }
 
   @ParameterizedTest(name = "{0}")
