@@ -61,17 +61,17 @@ import org.jspecify.annotations.NullMarked;
  * that the rule can fail.
  *
  * <p>Module packages below the root: the <em>library</em> packages are {@code api}, {@code core},
- * {@code gate}, {@code queue} (with {@code queue.tck} and {@code queue.worker}), {@code postgres}, {@code launch}
- * and {@code testkit}; the
- * <em>pure core</em> packages are {@code api}, {@code core}, {@code gate} and {@code queue} without
+ * {@code workflow}, {@code gate}, {@code queue} (with {@code queue.tck} and {@code queue.worker}),
+ * {@code postgres}, {@code launch} and {@code testkit}; the
+ * <em>pure core</em> packages are {@code api}, {@code core}, {@code workflow}, {@code gate} and {@code queue} without
  * {@code queue.tck} and {@code queue.worker} (the collector runtime, which owns threads and processes); every
  * other package below the root (such as {@code cli}) is a <em>host</em>.
  */
 public final class ArchitectureRules {
 
   private static final List<String> LIBRARY_MODULES =
-      List.of("api", "core", "gate", "queue", "postgres", "launch", "testkit");
-  private static final List<String> PURE_CORE_MODULES = List.of("api", "core", "gate", "queue");
+      List.of("api", "core", "workflow", "gate", "queue", "postgres", "launch", "testkit");
+  private static final List<String> PURE_CORE_MODULES = List.of("api", "core", "workflow", "gate", "queue");
   private static final String GUAVA = "com.google.common..";
   private static final String JACKSON = "com.fasterxml.jackson..";
   private static final String CRON_UTILS = "com.cronutils..";
@@ -83,6 +83,7 @@ public final class ArchitectureRules {
   public static Map<String, ArchRule> all(String root) {
     Map<String, ArchRule> rules = new LinkedHashMap<>();
     rules.put("dependenciesPointInward", dependenciesPointInward(root));
+    rules.put("workflowSitsOnApiAndCore", workflowSitsOnApiAndCore(root));
     rules.put("pureCoreDoesNoIoAndReadsNoClockOrEnvironment", pureCoreDoesNoIoAndReadsNoClockOrEnvironment(root));
     rules.put("cronUtilsOnlyInSchedulePackage", cronUtilsOnlyInSchedulePackage(root));
     rules.put("jacksonOnlyInLoadPackage", jacksonOnlyInLoadPackage(root));
@@ -98,7 +99,8 @@ public final class ArchitectureRules {
 
   /**
    * The rule that dependencies point inward: {@code api} depends on no other package below the root;
-   * {@code core} depends only on {@code api} and itself; {@code gate} and {@code queue} (without
+   * {@code core} depends only on {@code api} and itself ({@link #workflowSitsOnApiAndCore} places
+   * {@code workflow} above them); {@code gate} and {@code queue} (without
    * {@code queue.tck}) depend on no adapter ({@code postgres}, {@code launch}, {@code testkit}); no library package
    * depends on a host package such as {@code cli}.
    */
@@ -137,7 +139,31 @@ public final class ArchitectureRules {
   }
 
   /**
-   * The rule that the pure core packages ({@code api}, {@code core}, {@code gate}, {@code queue}
+   * The layering of the workflow model ({@code ci-workflow}): the {@code workflow} packages depend on no package
+   * below the root but {@code api}, {@code core} and their own, and the {@code core} packages depend on no
+   * {@code workflow} class. Core's {@code dependenciesPointInward} part says the second half too; this rule names
+   * the layering on its own so that it stays when core's rule changes.
+   */
+  public static ArchRule workflowSitsOnApiAndCore(String root) {
+    String api = pkg(root, "api");
+    String core = pkg(root, "core");
+    String workflow = pkg(root, "workflow");
+    ArchRule workflowUsesApiAndCoreOnly = noClasses().that().resideInAPackage(workflow)
+        .should().dependOnClassesThat(resideInAPackage(pkg(root)).and(not(resideInAnyPackage(api, core, workflow))))
+        .as("the workflow packages depend on no " + root + " package but api, core and workflow")
+        // A code base (such as a fixture) without workflow packages has nothing to check here.
+        .allowEmptyShould(true);
+    ArchRule coreUsesNoWorkflow = noClasses().that().resideInAPackage(core)
+        .should().dependOnClassesThat().resideInAPackage(workflow)
+        .as("the core packages depend on no workflow class");
+    return CompositeArchRule.of(workflowUsesApiAndCoreOnly).and(coreUsesNoWorkflow)
+        .as("the workflow model sits on api and core (api <- core <- workflow), and core does not know it")
+        .because("the GitHub Actions model is a layer above the policy engine; an embedder of the engine does"
+            + " not carry it");
+  }
+
+  /**
+   * The rule that the pure core packages ({@code api}, {@code core}, {@code workflow}, {@code gate}, {@code queue}
    * without {@code queue.tck}) do no file, network or database I/O, use no console streams, read no
    * system clock, environment variable or system property, and start no threads or executors.
    *
@@ -157,7 +183,7 @@ public final class ArchitectureRules {
         .orShould().callMethodWhere(systemClockOrEnvironmentRead())
         .orShould().accessFieldWhere(consoleStream())
         .orShould().callConstructorWhere(threadConstruction())
-        .as("the pure core packages (api, core, gate, queue) do no I/O, read no clock or environment"
+        .as("the pure core packages (api, core, workflow, gate, queue) do no I/O, read no clock or environment"
             + " and start no threads")
         .because("the core modules do no I/O and read no clock or environment;"
             + " time, environment and files are ports");

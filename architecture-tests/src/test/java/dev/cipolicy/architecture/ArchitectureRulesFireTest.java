@@ -19,6 +19,7 @@ import fixture.badarch.core.UsesCron;
 import fixture.badarch.core.UsesExecutors;
 import fixture.badarch.core.UsesJackson;
 import fixture.badarch.core.UsesMicrometer;
+import fixture.badarch.core.UsesWorkflow;
 import fixture.badarch.core.cyclea.CycleA;
 import fixture.badarch.core.cycleb.CycleB;
 import fixture.badarch.core.unmarked.Unmarked;
@@ -26,6 +27,8 @@ import fixture.badarch.gate.UsesPostgres;
 import fixture.badarch.launch.StartsProcess;
 import fixture.badarch.queue.UsesWorker;
 import fixture.badarch.queue.worker.WorkerLoop;
+import fixture.badarch.workflow.UsesGate;
+import fixture.badarch.workflow.WorkflowModel;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -79,6 +82,18 @@ class ArchitectureRulesFireTest {
     assertFires(ArchitectureRules.gateAndQueueUseNoAdapters(BAD), UsesPostgres.class);
     assertThat(report(ArchitectureRules.gateAndQueueUseNoAdapters(BAD).evaluate(badClasses)))
         .as("the sub-rule names only the gate type").doesNotContain("DependsOnCore", "DependsOnHost");
+  }
+
+  @Test
+  void workflowRuleFiresOnCoreUsingTheWorkflowModel() {
+    String report = assertFires(ArchitectureRules.workflowSitsOnApiAndCore(BAD), UsesWorkflow.class);
+    assertThat(mentions(report, WorkflowModel.class)).as("names the workflow class used").isTrue();
+  }
+
+  @Test
+  void workflowRuleFiresOnTheWorkflowModelUsingAPackageAboveCore() {
+    String report = assertFires(ArchitectureRules.workflowSitsOnApiAndCore(BAD), UsesGate.class);
+    assertThat(report).contains("fixture.badarch.gate.GateVerdict");
   }
 
   @Test
@@ -201,7 +216,10 @@ class ArchitectureRulesFireTest {
         Arguments.of(UsesPostgres.class, Set.of("dependenciesPointInward")),
         Arguments.of(UsesCoreInternal.class, Set.of("internalPackagesStayInTheirModule")),
         Arguments.of(UsesWorker.class, Set.of("queueEngineUsesNoCollectorRuntime")),
-        Arguments.of(UsesMicrometer.class, Set.of("micrometerOnlyInCollectorRuntime")));
+        Arguments.of(UsesMicrometer.class, Set.of("micrometerOnlyInCollectorRuntime")),
+        // Core using a workflow class breaks core's inward rule too, which allows core only api and core.
+        Arguments.of(UsesWorkflow.class, Set.of("dependenciesPointInward", "workflowSitsOnApiAndCore")),
+        Arguments.of(UsesGate.class, Set.of("workflowSitsOnApiAndCore")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -224,6 +242,7 @@ class ArchitectureRulesFireTest {
     assertThat(goodClasses.contain("fixture.goodarch.launch.GoodPort")).isTrue();
     assertThat(goodClasses.contain("fixture.goodarch.core.internal.GoodHelper")).isTrue();
     assertThat(goodClasses.contain("fixture.goodarch.queue.worker.GoodWorker")).isTrue();
+    assertThat(goodClasses.contain("fixture.goodarch.workflow.GoodWorkflow")).isTrue();
   }
 
   /** Asserts that the rule fires on the bad fixture and that its report names every offender. */

@@ -35,6 +35,7 @@ class ArchitectureTest {
   void importsTheMainClassesOfEveryModuleAndNoTestClasses() {
     assertThat(production.contain("dev.cipolicy.api.policy.Policy")).as("ci-policy-api imported").isTrue();
     assertThat(production.contain("dev.cipolicy.core.PolicyResolver")).as("ci-policy-core imported").isTrue();
+    assertThat(production.contain("dev.cipolicy.workflow.WorkflowSimulator")).as("ci-workflow imported").isTrue();
     assertThat(production.contain("dev.cipolicy.gate.GateEvaluator")).as("ci-gate imported").isTrue();
     assertThat(production.contain("dev.cipolicy.gate.tck.MetricHistoryStoreCompatibilityKit"))
         .as("ci-gate-tck imported").isTrue();
@@ -59,6 +60,11 @@ class ArchitectureTest {
   @Test
   void dependenciesPointInward() {
     ArchitectureRules.dependenciesPointInward(ROOT).check(production);
+  }
+
+  @Test
+  void workflowSitsOnApiAndCore() {
+    ArchitectureRules.workflowSitsOnApiAndCore(ROOT).check(production);
   }
 
   @Test

@@ -1,13 +1,13 @@
 package dev.cipolicy.benchmarks;
 
-import dev.cipolicy.core.load.WorkflowLoader;
-import dev.cipolicy.core.workflow.Event;
-import dev.cipolicy.core.workflow.InjectedResult;
-import dev.cipolicy.core.workflow.JobResult;
-import dev.cipolicy.core.workflow.Scenario;
-import dev.cipolicy.core.workflow.Simulation;
-import dev.cipolicy.core.workflow.Workflow;
-import dev.cipolicy.core.workflow.WorkflowSimulator;
+import dev.cipolicy.workflow.load.WorkflowLoader;
+import dev.cipolicy.workflow.Event;
+import dev.cipolicy.workflow.InjectedResult;
+import dev.cipolicy.workflow.JobResult;
+import dev.cipolicy.workflow.Scenario;
+import dev.cipolicy.workflow.Simulation;
+import dev.cipolicy.workflow.Workflow;
+import dev.cipolicy.workflow.WorkflowSimulator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

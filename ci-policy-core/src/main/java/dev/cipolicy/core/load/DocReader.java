@@ -13,18 +13,28 @@ import java.util.TreeSet;
 import java.util.function.Supplier;
 
 /**
- * Typed, located reads over a {@link Node} tree. Every problem is recorded with its location and field
- * path and reading continues, so that one load reports every problem in the document. A value that breaks
- * one of its own rules (see {@link #build}) is a problem of its own kind, reported when the document has
- * no problem of shape or type.
+ * The typed, located reads over a {@link Node} tree that the loaders share. Every problem is recorded with its
+ * location and field path and reading continues, so that one load reports every problem in the document. A
+ * value that breaks one of its own rules (see {@link #build}) is a problem of its own kind, reported when the
+ * document has no problem of shape or type.
+ *
+ * <p>Public for the loaders of other modules (the workflow loader of {@code ci-workflow}): {@link #integer} and
+ * {@link #problems()}; the rest serves this package's loaders.
  */
-final class DocReader {
+public final class DocReader {
+  /** A reader with no problem recorded yet. */
+  public DocReader() {}
+
   private final List<PolicyProblem> problems = new ArrayList<>();
   private final List<PolicyProblem> valueProblems = new ArrayList<>();
   private final Map<String, SourceLocation> locations = new HashMap<>();
 
-  /** The problems of shape and type: a wrong type, an unknown or missing field. */
-  List<PolicyProblem> problems() {
+  /**
+   * The problems of shape and type recorded so far: a wrong type, an unknown or missing field.
+   *
+   * @return the problems in reading order (the reader's own list)
+   */
+  public List<PolicyProblem> problems() {
     return problems;
   }
 
@@ -173,8 +183,12 @@ final class DocReader {
    * An integer written in plain decimal: an optional {@code -}, then {@code 0} or digits without a leading
    * zero. YAML's other integer forms ({@code 0x10}, {@code 0o17}, {@code 0b101}, {@code 1_000}, {@code +5},
    * {@code 017}) are rejected, because YAML 1.1 and 1.2 read some of them differently.
+   *
+   * @param node the node to read
+   * @param path the field path, for the problem
+   * @return the integer, or empty with a problem recorded
    */
-  Optional<Integer> integer(Node node, String path) {
+  public Optional<Integer> integer(Node node, String path) {
     mark(path, node.location());
     if (node instanceof Node.Scalar s && s.kind() == Node.Scalar.Kind.INTEGER) {
       if (!isDecimalInteger(s.text())) {

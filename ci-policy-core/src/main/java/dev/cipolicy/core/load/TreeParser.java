@@ -21,14 +21,15 @@ import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
 
 /**
- * Turns YAML or JSON text into a located {@link Node} tree. Duplicate keys, YAML aliases and merge keys
- * are errors, and the {@link DocumentLimits} are checked before the text reaches a parser.
+ * The reader of YAML and JSON text into a located {@link Node} tree, shared by every document loader (policy,
+ * registrations, gate declarations, and {@code ci-workflow}'s workflow files). Duplicate keys, YAML aliases
+ * and merge keys are errors, and the {@link DocumentLimits} are checked before the text reaches a parser.
  *
  * <p>Aliases are rejected rather than resolved: the YAML token stream this parser reads reports an alias
  * by its anchor's name and loses the anchors of scalar values, so an alias could only be read as a
  * different document. Anchors without aliases do not change the document and are accepted.
  */
-final class TreeParser {
+public final class TreeParser {
   private static final int MAX_DEPTH = DocumentLimits.MAX_NESTING_DEPTH;
   private static final StreamReadConstraints CONSTRAINTS = StreamReadConstraints.builder()
       .maxNestingDepth(MAX_DEPTH)
@@ -55,7 +56,17 @@ final class TreeParser {
     this.source = source;
   }
 
-  static Node parse(String source, String text, DocumentFormat format) {
+  /**
+   * Parses a document into its tree.
+   *
+   * @param source the name used in locations and messages, typically the file path
+   * @param text the document text, at most {@link DocumentLimits#MAX_DOCUMENT_CHARS} characters
+   * @param format YAML or JSON
+   * @return the root node
+   * @throws InvalidPolicyException with one located problem, for text beyond the limits, malformed text, a
+   *     duplicate key, an alias or a merge key
+   */
+  public static Node parse(String source, String text, DocumentFormat format) {
     return new TreeParser(source).parseDocument(text, format);
   }
 
@@ -182,8 +193,14 @@ final class TreeParser {
     return new SourceLocation(source, Math.max(1, l.getLineNr()), Math.max(1, l.getColumnNr()));
   }
 
-  /** A name for a message: at most 40 characters, control characters shown as {@code ?}. */
-  static String shown(String s) {
+  /**
+   * A name from a document made safe to quote in a one-line message: at most 40 characters, control characters
+   * shown as {@code ?}.
+   *
+   * @param s the name as written
+   * @return the name to quote
+   */
+  public static String shown(String s) {
     StringBuilder sb = new StringBuilder();
     for (int i = 0; i < s.length() && i < 40; i++) {
       char c = s.charAt(i);

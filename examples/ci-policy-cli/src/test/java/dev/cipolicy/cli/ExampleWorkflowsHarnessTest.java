@@ -10,17 +10,17 @@ import dev.cipolicy.cli.CliTestSupport.Result;
 import dev.cipolicy.cli.WorkflowHarness.JobRun;
 import dev.cipolicy.cli.WorkflowHarness.StepRun;
 import dev.cipolicy.cli.WorkflowHarness.WorkflowRun;
-import dev.cipolicy.core.load.WorkflowLoader;
-import dev.cipolicy.core.workflow.Event;
-import dev.cipolicy.core.workflow.ExprValue;
-import dev.cipolicy.core.workflow.Job;
-import dev.cipolicy.core.workflow.JobOutcome;
-import dev.cipolicy.core.workflow.JobResult;
-import dev.cipolicy.core.workflow.Simulation;
-import dev.cipolicy.core.workflow.Step;
-import dev.cipolicy.core.workflow.Trigger;
-import dev.cipolicy.core.workflow.Workflow;
-import dev.cipolicy.core.workflow.WorkflowSimulator;
+import dev.cipolicy.workflow.load.WorkflowLoader;
+import dev.cipolicy.workflow.Event;
+import dev.cipolicy.workflow.ExprValue;
+import dev.cipolicy.workflow.Job;
+import dev.cipolicy.workflow.JobOutcome;
+import dev.cipolicy.workflow.JobResult;
+import dev.cipolicy.workflow.Simulation;
+import dev.cipolicy.workflow.Step;
+import dev.cipolicy.workflow.Trigger;
+import dev.cipolicy.workflow.Workflow;
+import dev.cipolicy.workflow.WorkflowSimulator;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -228,10 +228,10 @@ class ExampleWorkflowsHarnessTest {
   }
 
   /** The model's scenario for a run: the event with its whole payload, and the outputs the run's jobs set. */
-  private static dev.cipolicy.core.workflow.Scenario modelScenario(Scenario s, Path payload, WorkflowRun run)
+  private static dev.cipolicy.workflow.Scenario modelScenario(Scenario s, Path payload, WorkflowRun run)
       throws IOException {
     Object tree = new ObjectMapper().readValue(payload.toFile(), Object.class);
-    dev.cipolicy.core.workflow.Scenario scenario = dev.cipolicy.core.workflow.Scenario.of(new Event(s.event(),
+    dev.cipolicy.workflow.Scenario scenario = dev.cipolicy.workflow.Scenario.of(new Event(s.event(),
         Optional.empty(), Optional.empty(), Map.of(), List.of(), Optional.of(ExprValue.fromTree(tree))));
     for (JobRun job : run.jobs().values()) {
       for (Map.Entry<String, String> o : job.outputs().entrySet()) {

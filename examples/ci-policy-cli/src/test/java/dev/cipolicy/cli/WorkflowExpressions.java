@@ -26,7 +26,7 @@ import java.util.Map;
  * {@code [..]} and the {@code *} filter.
  *
  * <p>It is an intentionally independent oracle, not a copy of the product's evaluator
- * ({@code dev.cipolicy.core.workflow.Expression}): the harness runs the example workflows step by step as the
+ * ({@code dev.cipolicy.workflow.Expression}): the harness runs the example workflows step by step as the
  * runner would, and checks that the simulator predicts the same jobs, so the harness must not share the code
  * it checks. {@code WorkflowExpressionsOracleTest} compares the two on every {@code if:} of every example
  * workflow in a range of contexts.

@@ -2,9 +2,9 @@ package dev.cipolicy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.core.load.WorkflowLoader;
-import dev.cipolicy.core.workflow.Step;
-import dev.cipolicy.core.workflow.Workflow;
+import dev.cipolicy.workflow.load.WorkflowLoader;
+import dev.cipolicy.workflow.Step;
+import dev.cipolicy.workflow.Workflow;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
