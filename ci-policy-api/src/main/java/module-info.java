@@ -22,5 +22,6 @@ module dev.cipolicy.api {
   exports dev.cipolicy.api.suite;
   // Support of the value types (ValueStyle, MissingFieldException, ValueCheck): only the modules whose values
   // use it see it; hosts never name these types. A new module with Immutables values joins this list.
-  exports dev.cipolicy.api.value to dev.cipolicy.core, dev.cipolicy.gate, dev.cipolicy.queue;
+  exports dev.cipolicy.api.value to dev.cipolicy.core, dev.cipolicy.workflow, dev.cipolicy.gate, dev.cipolicy.queue,
+      dev.cipolicy.fleet;
 }

@@ -18,7 +18,4 @@ module dev.cipolicy.core {
   exports dev.cipolicy.core.load;
   exports dev.cipolicy.core.paths;
   exports dev.cipolicy.core.schedule;
-
-  // moving to ci-workflow
-  exports dev.cipolicy.core.workflow;
 }

@@ -64,6 +64,7 @@ import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobFailure;
 import dev.cipolicy.queue.model.JobId;
+import dev.cipolicy.fleet.job.CiJob;
 import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.JobState;
 import dev.cipolicy.queue.model.Lease;
@@ -458,6 +459,13 @@ class ValueBuildersProperties {
             .broken("the estimate is not negative", "estimate", Duration.ofSeconds(-1))
             .broken("the timeout is at most the longest", "timeout", Duration.ofDays(400))
             .broken("a cadence is a name or empty", "cadence", "a b").rules(),
+        ValueSpec.of(CiJob.class).fixed("repository", "acme/trainer")
+            .fixed("commit", "0123456789abcdef0123456789abcdef01234567")
+            .fixed("command", List.of("python", "tests/ci/run_suite.py")).fixed("deviceEnv", List.of("CUDA_VISIBLE_DEVICES"))
+            .broken("a repository is owner/name", "repository", "trainer")
+            .broken("a commit is a full SHA", "commit", "HEAD")
+            .broken("a command names a program", "command", List.of())
+            .broken("a device variable is a variable name", "deviceEnv", List.of("NOT A NAME")).rules(),
         ValueSpec.of(WaitReason.class).fixed("kind", WaitReason.Kind.CLAIMABLE).field("pool", names())
             .field("liveCollectors", integers().between(1, 10))
             .broken("a job's reason names its pool", "pool", ValueSpec.REMOVE)

@@ -1,0 +1,17 @@
+/**
+ * The host side of GPU CI on the fleet: a host's devices, per-job git workspaces, a CI job's arguments, the
+ * process a host starts for a job, and the fleet server's request rules.
+ */
+module dev.cipolicy.fleet {
+  requires transitive dev.cipolicy.queue;
+  requires static transitive org.jspecify;
+  requires static org.immutables.value;
+  requires static java.compiler;
+  // Internal: the streaming reader and writer of a CI job's JSON arguments.
+  requires com.fasterxml.jackson.core;
+
+  exports dev.cipolicy.fleet.host;
+  exports dev.cipolicy.fleet.job;
+  exports dev.cipolicy.fleet.server;
+  exports dev.cipolicy.fleet.workspace;
+}
