@@ -75,6 +75,7 @@ import dev.cipolicy.queue.model.RequestKind;
 import dev.cipolicy.queue.model.RequestState;
 import dev.cipolicy.queue.model.WaitReason;
 import dev.cipolicy.queue.placement.PoolView;
+import dev.cipolicy.queue.spi.ClaimCommand;
 import fixture.values.UncheckedValue;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -458,6 +459,16 @@ class ValueBuildersProperties {
             .broken("the estimate is not negative", "estimate", Duration.ofSeconds(-1))
             .broken("the timeout is at most the longest", "timeout", Duration.ofDays(400))
             .broken("a cadence is a name or empty", "cadence", "a b").rules(),
+        ValueSpec.of(ClaimCommand.class).field("collector", names())
+            .field("leaseDuration", integers().between(1, 3600).map(s -> Duration.ofSeconds(s)))
+            .field("collectorTimeout", integers().between(1, 3600).map(s -> Duration.ofSeconds(s)))
+            .field("maxCrashRescues", integers().between(0, 5)).field("limit", integers().between(1, 8))
+            .broken("the collector is a name", "collector", "a b")
+            .broken("the lease is positive", "leaseDuration", Generate.pick(List.of(Duration.ZERO,
+                Duration.ofSeconds(-1))))
+            .broken("the collector timeout is positive", "collectorTimeout", Duration.ZERO)
+            .broken("the crash budget is not negative", "maxCrashRescues", integers().between(-100, -1))
+            .broken("the limit is at least 1", "limit", notPositive()).rules(),
         ValueSpec.of(WaitReason.class).fixed("kind", WaitReason.Kind.CLAIMABLE).field("pool", names())
             .field("liveCollectors", integers().between(1, 10))
             .broken("a job's reason names its pool", "pool", ValueSpec.REMOVE)

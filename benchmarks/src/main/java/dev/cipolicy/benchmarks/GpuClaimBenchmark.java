@@ -52,7 +52,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class GpuClaimBenchmark {
   private static final int BATCH = 1_000;
   private static final int[] GPUS = {1, 2, 4, 8};
-  private static final ClaimCommand CLAIM = new ClaimCommand("h0", Duration.ofHours(2), Duration.ofHours(2), 2, 1);
+  private static final ClaimCommand CLAIM = ClaimCommand.builder().collector("h0").leaseDuration(Duration.ofHours(2))
+      .build();
 
   /** How many GPU jobs are queued. */
   @Param({"1000", "100000", "1000000"})
@@ -88,7 +89,7 @@ public class GpuClaimBenchmark {
     }
     store.startRequest(new StartCommand(busy, holders, false, Integer.MAX_VALUE));
     for (int h = 1; h < 4; h++) {
-      store.claim(new ClaimCommand("h" + h, Duration.ofHours(2), Duration.ofHours(2), 2, 1));
+      store.claim(ClaimCommand.builder().collector("h" + h).leaseDuration(Duration.ofHours(2)).build());
     }
     if (reserved) {
       List<Claim> held = store.claim(CLAIM).claims();

@@ -93,7 +93,8 @@ class ConcurrentGpuClaimsTest {
     int completed = 0;
     Set<Integer> held = new HashSet<>();
     for (int round = 0; round < 10_000 && done.size() < JOBS; round++) {
-      List<Claim> claims = store.claim(new ClaimCommand(name, Duration.ofMinutes(5), Duration.ofMinutes(5), 2, 2))
+      List<Claim> claims = store.claim(ClaimCommand.builder().collector(name).leaseDuration(Duration.ofMinutes(5))
+          .limit(2).build())
           .claims();
       for (Claim c : claims) {
         for (int d : c.lease().devices()) {

@@ -48,7 +48,7 @@ class PostgresPurgeRaceTest {
     db = database;
     PostgresQueueStore store = PostgresQueueStore.create(database.dataSource, database.schema);
     store.registerCollector("arm-1", "arm", true);
-    ClaimCommand claim = new ClaimCommand("arm-1", Duration.ofMinutes(1), Duration.ofMinutes(1), 2, 1);
+    ClaimCommand claim = ClaimCommand.builder().collector("arm-1").leaseDuration(Duration.ofMinutes(1)).build();
     ExecutorService pool = Executors.newFixedThreadPool(2);
     int purgedFirst = 0;
     int claimedFirst = 0;

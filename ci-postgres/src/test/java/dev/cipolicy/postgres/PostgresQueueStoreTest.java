@@ -87,7 +87,8 @@ class PostgresQueueStoreTest {
     store.startRequest(new StartCommand(r.id(), specs, false, 1));
     store.registerCollector("c1", "x86", true);
     Duration lease = Duration.ofMinutes(1);
-    List<LeaseRef> refs = store.claim(new ClaimCommand("c1", lease, lease, 2, 6)).claims().stream()
+    List<LeaseRef> refs = store.claim(ClaimCommand.builder().collector("c1").leaseDuration(lease).limit(6).build())
+        .claims().stream()
         .map(Claim::lease).map(LeaseRef::of).toList();
     assertThat(refs).hasSize(6);
     AtomicInteger connections = new AtomicInteger();

@@ -504,8 +504,7 @@ public final class JobQueue {
    * @return the claims (possibly none)
    */
   public ClaimResult claim(String collector, int limit) {
-    return store.claim(new ClaimCommand(collector, settings.leaseDuration(), settings.collectorTimeout(),
-        settings.maxCrashRescues(), limit));
+    return store.claim(claimCommand(collector, limit));
   }
 
   /**
@@ -556,8 +555,7 @@ public final class JobQueue {
    */
   public CompleteAndClaimResult completeAndClaim(Lease lease, int limit) {
     present(lease, "lease");
-    return store.completeAndClaim(LeaseRef.of(lease), null, new ClaimCommand(lease.collector(),
-        settings.leaseDuration(), settings.collectorTimeout(), settings.maxCrashRescues(), limit));
+    return store.completeAndClaim(LeaseRef.of(lease), null, claimCommand(lease.collector(), limit));
   }
 
   /**
@@ -571,8 +569,16 @@ public final class JobQueue {
    */
   public CompleteAndClaimResult completeAndClaim(Lease lease, ResultPayload result, int limit) {
     present(lease, "lease");
-    return store.completeAndClaim(LeaseRef.of(lease), present(result, "result"), new ClaimCommand(
-        lease.collector(), settings.leaseDuration(), settings.collectorTimeout(), settings.maxCrashRescues(), limit));
+    return store.completeAndClaim(LeaseRef.of(lease), present(result, "result"),
+        claimCommand(lease.collector(), limit));
+  }
+
+  /** A claim of up to {@code limit} jobs for a collector under the queue's settings. */
+  private ClaimCommand claimCommand(String collector, int limit) {
+    return ClaimCommand.builder().collector(Checks.token(collector, "collector name"))
+        .leaseDuration(settings.leaseDuration())
+        .collectorTimeout(settings.collectorTimeout()).maxCrashRescues(settings.maxCrashRescues()).limit(limit)
+        .build();
   }
 
   /**

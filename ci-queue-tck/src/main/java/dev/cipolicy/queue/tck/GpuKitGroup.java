@@ -75,7 +75,8 @@ abstract class GpuKitGroup extends KitGroup {
 
   /** Claims up to {@code limit} jobs for the collector with the given lease and collector timeout. */
   final List<Claim> claim(String collector, int limit, Duration lease) {
-    ClaimResult result = store.claim(new ClaimCommand(collector, lease, lease, 2, limit));
+    ClaimResult result = store.claim(ClaimCommand.builder().collector(collector).leaseDuration(lease).limit(limit)
+        .build());
     assertThat(result.status()).isEqualTo(ClaimResult.Status.OK);
     assertHeldOnce();
     return result.claims();

@@ -211,7 +211,8 @@ final class ShareModelCheck {
         case START -> start(cmd);
         case CLAIM -> {
           String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
-          ClaimCommand claim = new ClaimCommand(collector, LEASE, LEASE, 1, 1 + cmd.b() % 3);
+          ClaimCommand claim = ClaimCommand.builder().collector(collector).leaseDuration(LEASE).maxCrashRescues(1)
+              .limit(1 + cmd.b() % 3).build();
           boolean gpu = TAGS[cmd.a() % COLLECTORS.length].equals("g");
           Shown before = gpu && sameSnapshot(collector) ? shown() : null;
           ClaimResult rc = real.claim(claim);

@@ -316,8 +316,8 @@ abstract class SharesContract extends GpuKitGroup {
         futures.add(pool.submit(() -> {
           int idle = 0;
           while (idle < 200) {
-            ClaimResult result = store.claim(new ClaimCommand(me, Duration.ofMinutes(10), Duration.ofMinutes(10), 2,
-                2));
+            ClaimResult result = store.claim(ClaimCommand.builder().collector(me).leaseDuration(Duration.ofMinutes(10))
+                .limit(2).build());
             if (result.claims().isEmpty()) {
               idle++;
               Thread.onSpinWait();
