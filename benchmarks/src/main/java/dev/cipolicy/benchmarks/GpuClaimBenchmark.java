@@ -87,7 +87,7 @@ public class GpuClaimBenchmark {
     if (reserved) {
       holders.add(JobSpec.required("hold0", "b200").withGpus(1, Duration.ofMinutes(20)));
     }
-    store.startRequest(new StartCommand(busy, holders, false, Integer.MAX_VALUE));
+    store.startRequest(StartCommand.builder().requestId(busy).jobs(holders).maxInProgress(Integer.MAX_VALUE).build());
     for (int h = 1; h < 4; h++) {
       store.claim(ClaimCommand.builder().collector("h" + h).leaseDuration(Duration.ofHours(2)).build());
     }
@@ -97,8 +97,8 @@ public class GpuClaimBenchmark {
         throw new IllegalStateException("h0 should hold the 1-GPU job; got " + held);
       }
       RequestId wide = store.submit(NewRequest.master("wide", null)).request().id();
-      store.startRequest(new StartCommand(wide, List.of(JobSpec.required("wide", "b200").withGpus(8,
-          Duration.ofHours(1))), false, Integer.MAX_VALUE));
+      store.startRequest(StartCommand.builder().requestId(wide).jobs(List.of(JobSpec.required("wide", "b200")
+          .withGpus(8, Duration.ofHours(1)))).maxInProgress(Integer.MAX_VALUE).build());
     }
     while (waiting < queued) {
       refill();
@@ -126,7 +126,7 @@ public class GpuClaimBenchmark {
           ? JobSpec.required("g" + i, "b200").withGpus(GPUS[i % 3], Duration.ofMinutes(5L * (1 + i % 3)))
           : JobSpec.required("g" + i, "b200").withGpus(GPUS[i % GPUS.length], Duration.ofMinutes(5L * (1 + i % 8))));
     }
-    store.startRequest(new StartCommand(id, specs, false, Integer.MAX_VALUE));
+    store.startRequest(StartCommand.builder().requestId(id).jobs(specs).maxInProgress(Integer.MAX_VALUE).build());
     waiting += BATCH;
   }
 

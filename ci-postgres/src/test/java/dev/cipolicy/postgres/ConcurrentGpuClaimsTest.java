@@ -65,7 +65,7 @@ class ConcurrentGpuClaimsTest {
     for (int i = 0; i < JOBS; i++) {
       specs.add(JobSpec.required("g" + i, "gpu").withGpus(sizes[i % sizes.length], Duration.ofSeconds(1)));
     }
-    List<Job> jobs = store.startRequest(new StartCommand(r.id(), specs, false, 1)).jobs();
+    List<Job> jobs = store.startRequest(StartCommand.builder().requestId(r.id()).jobs(specs).build()).jobs();
     Set<Long> done = ConcurrentHashMap.newKeySet();
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {

@@ -56,7 +56,8 @@ class PostgresPurgeRaceTest {
       for (int round = 0; round < ROUNDS; round++) {
         String tag = "p" + round;
         Request r = store.submit(NewRequest.master(tag, null)).request();
-        store.startRequest(new StartCommand(r.id(), List.of(JobSpec.optionalJob("compile", "arm")), false, 1));
+        store.startRequest(StartCommand.builder().requestId(r.id())
+            .jobs(List.of(JobSpec.optionalJob("compile", "arm"))).build());
         store.completeIfDone(r.id());
         CyclicBarrier barrier = new CyclicBarrier(2);
         Future<ClaimResult> claimed = pool.submit(() -> {

@@ -280,7 +280,7 @@ class QueuedJobsTableTest {
     for (int i = 0; i < jobs; i++) {
       specs.add(JobSpec.required("g" + i, "x86"));
     }
-    return store.startRequest(new StartCommand(id, specs, false, 2));
+    return store.startRequest(StartCommand.builder().requestId(id).jobs(specs).maxInProgress(2).build());
   }
 
   private List<Long> longs(String sql) {

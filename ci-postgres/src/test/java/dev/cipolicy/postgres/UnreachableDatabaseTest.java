@@ -68,8 +68,8 @@ class UnreachableDatabaseTest {
     queueUnavailable("request", () -> store.request(RequestId.of(1)));
     queueUnavailable("openRequests", store::openRequests);
     queueUnavailable("scanInProgressRequests", store::scanInProgressRequests);
-    queueUnavailable("startRequest", () -> store.startRequest(new StartCommand(RequestId.of(1), List.of(), false,
-        1)));
+    queueUnavailable("startRequest", () -> store.startRequest(StartCommand.builder().requestId(RequestId.of(1))
+        .build()));
     queueUnavailable("completeIfDone", () -> store.completeIfDone(RequestId.of(1)));
     queueUnavailable("cancel", () -> store.cancel(RequestId.of(1), "gone"));
     queueUnavailable("claim", () -> store.claim(ClaimCommand.builder().collector("c1").leaseDuration(MINUTE).limit(4)

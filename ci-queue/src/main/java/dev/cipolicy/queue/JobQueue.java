@@ -193,7 +193,7 @@ public final class JobQueue {
     try {
       expired = store.expireLeases(settings.maxCrashRescues());
     } catch (ImpossibleRowException e) {
-      expired = new ExpiryResult(List.of(), List.of(), List.of(), List.of(e.row()));
+      expired = ExpiryResult.builder().addImpossibleRows(e.row()).build();
     }
     if (!expired.isEmpty()) {
       reasons.add(new Explanation.Reason("queue.expire", expired.rescued().size() + " expired leases rescued, "
@@ -235,8 +235,8 @@ public final class JobQueue {
         List<JobSpec> jobs = settings.jobsFor(candidate);
         StartResult result;
         try {
-          result = store.startRequest(new StartCommand(candidate.id(), jobs,
-              settings.backfill() && !jobs.isEmpty(), cap));
+          result = store.startRequest(StartCommand.builder().requestId(candidate.id()).jobs(jobs)
+              .backfillParent(settings.backfill() && !jobs.isEmpty()).maxInProgress(cap).build());
         } catch (ImpossibleRowException e) {
           impossible(e.row(), candidate.label() + " is not started", impossible, reasons);
           continue;

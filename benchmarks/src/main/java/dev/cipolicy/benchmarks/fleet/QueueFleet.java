@@ -187,7 +187,8 @@ final class QueueFleet {
     for (Workload.Test t : run.tests()) {
       specs.add(spec(run, t));
     }
-    StartResult started = store.startRequest(new StartCommand(id, specs, false, Integer.MAX_VALUE));
+    StartResult started = store.startRequest(StartCommand.builder().requestId(id).jobs(specs)
+        .maxInProgress(Integer.MAX_VALUE).build());
     if (started.jobs().size() != specs.size()) {
       throw new IllegalStateException("run " + run.id() + " started " + started.jobs().size() + " of " + specs.size()
           + " jobs: " + started.status());

@@ -53,7 +53,8 @@ abstract class GpuKitGroup extends KitGroup {
     for (int i = 0; i < gpus.length; i++) {
       specs.add(JobSpec.required("g" + i, "gpu").withGpus(gpus[i], estimate).withCadence(cadence));
     }
-    StartResult started = store.startRequest(new StartCommand(r.id(), specs, false, 100_000));
+    StartResult started = store.startRequest(StartCommand.builder().requestId(r.id()).jobs(specs)
+        .maxInProgress(100_000).build());
     assertThat(started.status()).isEqualTo(StartResult.Status.STARTED);
     return started.jobs();
   }

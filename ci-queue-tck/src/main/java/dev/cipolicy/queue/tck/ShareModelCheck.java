@@ -301,8 +301,10 @@ final class ShareModelCheck {
               .withCadence(cadence));
         }
       }
-      StartResult rs = real.startRequest(new StartCommand(r.id(), specs, false, 1_000));
-      StartResult ms = model.startRequest(new StartCommand(m.id(), specs, false, 1_000));
+      StartResult rs = real.startRequest(StartCommand.builder().requestId(r.id()).jobs(specs).maxInProgress(1_000)
+          .build());
+      StartResult ms = model.startRequest(StartCommand.builder().requestId(m.id()).jobs(specs).maxInProgress(1_000)
+          .build());
       assertThat(rs.status()).isEqualTo(ms.status());
       assertThat(rs.jobs().stream().map(j -> render(j, true)).toList())
           .isEqualTo(ms.jobs().stream().map(j -> render(j, false)).toList());

@@ -100,7 +100,8 @@ abstract class TimePrecisionContract extends KitGroup {
     Instant t = clock.advance(Duration.ofNanos(20_002));
     List<JobSpec> specs = List.of(JobSpec.required("a", "x86"), JobSpec.required("b", "x86"),
         JobSpec.required("c", "x86"), JobSpec.required("d", "x86"));
-    StartResult start = store.startRequest(new StartCommand(submitted.id(), specs, false, 2));
+    StartResult start = store.startRequest(StartCommand.builder().requestId(submitted.id()).jobs(specs)
+        .maxInProgress(2).build());
     Request running = start.request().orElseThrow();
     assertThat(running.startedAt()).contains(micros(t));
     assertThat(store.request(running.id())).contains(running);

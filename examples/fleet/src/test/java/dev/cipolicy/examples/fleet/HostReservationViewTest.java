@@ -99,6 +99,7 @@ class HostReservationViewTest {
 
   private static Job start(QueueStore store, String tag, JobSpec spec) {
     RequestId id = store.submit(NewRequest.master(tag, null)).request().id();
-    return store.startRequest(new StartCommand(id, List.of(spec), false, 100)).jobs().get(0);
+    return store.startRequest(StartCommand.builder().requestId(id).jobs(List.of(spec)).maxInProgress(100).build())
+        .jobs().get(0);
   }
 }
