@@ -76,6 +76,14 @@ import dev.cipolicy.queue.model.RequestKind;
 import dev.cipolicy.queue.model.RequestState;
 import dev.cipolicy.queue.model.WaitReason;
 import dev.cipolicy.queue.placement.PoolView;
+import dev.cipolicy.queue.spi.Backfill;
+import dev.cipolicy.queue.spi.CancelResult;
+import dev.cipolicy.queue.spi.ClaimCommand;
+import dev.cipolicy.queue.spi.ExpiryResult;
+import dev.cipolicy.queue.spi.ImpossibleRow;
+import dev.cipolicy.queue.spi.PurgeResult;
+import dev.cipolicy.queue.spi.StartCommand;
+import dev.cipolicy.queue.spi.StartResult;
 import fixture.values.UncheckedValue;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -466,6 +474,40 @@ class ValueBuildersProperties {
             .broken("a commit is a full SHA", "commit", "HEAD")
             .broken("a command names a program", "command", List.of())
             .broken("a device variable is a variable name", "deviceEnv", List.of("NOT A NAME")).rules(),
+        ValueSpec.of(ClaimCommand.class).field("collector", names())
+            .field("leaseDuration", integers().between(1, 3600).map(s -> Duration.ofSeconds(s)))
+            .field("collectorTimeout", integers().between(1, 3600).map(s -> Duration.ofSeconds(s)))
+            .field("maxCrashRescues", integers().between(0, 5)).field("limit", integers().between(1, 8))
+            .broken("the collector is a name", "collector", "a b")
+            .broken("the lease is positive", "leaseDuration", Generate.pick(List.of(Duration.ZERO,
+                Duration.ofSeconds(-1))))
+            .broken("the collector timeout is positive", "collectorTimeout", Duration.ZERO)
+            .broken("the crash budget is not negative", "maxCrashRescues", integers().between(-100, -1))
+            .broken("the limit is at least 1", "limit", notPositive()).rules(),
+        ValueSpec.of(StartCommand.class).field("requestId", longs().between(1, 1000).map(RequestId::of))
+            .fixed("jobs", List.of(JobSpec.required("g", "t"), JobSpec.optionalJob("g", "u")))
+            .field("backfillParent", booleans().all()).field("maxInProgress", integers().between(1, 8))
+            .broken("the in-progress cap is at least 1", "maxInProgress", notPositive())
+            .broken("a job is listed once by group and tag", "jobs",
+                List.of(JobSpec.required("g", "t"), JobSpec.optionalJob("g", "t"))).rules(),
+        ValueSpec.of(StartResult.class).field("status", Generate.enumValues(StartResult.Status.class))
+            .field("inProgress", integers().between(0, 8))
+            .broken("the in-progress count is not negative", "inProgress", integers().between(-100, -1)).rules(),
+        ValueSpec.of(Backfill.class).field("status", Generate.enumValues(Backfill.Status.class))
+            .field("parent", longs().between(1, 1000).map(RequestId::of)).field("existing", integers().between(0, 8))
+            .broken("the existing count is not negative", "existing", integers().between(-100, -1)).rules(),
+        ValueSpec.of(CancelResult.class).field("status", Generate.enumValues(CancelResult.Status.class))
+            .field("queuedJobsCancelled", integers().between(0, 8)).field("leasedJobsFlagged", integers().between(0, 8))
+            .broken("the cancelled count is not negative", "queuedJobsCancelled", integers().between(-100, -1))
+            .broken("the flagged count is not negative", "leasedJobsFlagged", integers().between(-100, -1)).rules(),
+        ValueSpec.of(PurgeResult.class).field("status", Generate.enumValues(PurgeResult.Status.class))
+            .field("jobsRemoved", integers().between(0, 8)).field("resultsRemoved", integers().between(0, 8))
+            .broken("the removed job count is not negative", "jobsRemoved", integers().between(-100, -1))
+            .broken("the removed result count is not negative", "resultsRemoved", integers().between(-100, -1))
+            .rules(),
+        ValueSpec.of(ExpiryResult.class)
+            .fixed("impossibleRows", List.of(new ImpossibleRow("ci_queue.queue_jobs", "id = 1", "state", "NULL", "r")))
+            .noRules("any lists of jobs are a result; the jobs and rows are values that check themselves"),
         ValueSpec.of(WaitReason.class).fixed("kind", WaitReason.Kind.CLAIMABLE).field("pool", names())
             .field("liveCollectors", integers().between(1, 10))
             .broken("a job's reason names its pool", "pool", ValueSpec.REMOVE)

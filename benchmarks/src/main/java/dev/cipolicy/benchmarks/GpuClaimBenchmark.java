@@ -52,7 +52,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class GpuClaimBenchmark {
   private static final int BATCH = 1_000;
   private static final int[] GPUS = {1, 2, 4, 8};
-  private static final ClaimCommand CLAIM = new ClaimCommand("h0", Duration.ofHours(2), Duration.ofHours(2), 2, 1);
+  private static final ClaimCommand CLAIM = ClaimCommand.builder().collector("h0").leaseDuration(Duration.ofHours(2))
+      .build();
 
   /** How many GPU jobs are queued. */
   @Param({"1000", "100000", "1000000"})
@@ -86,9 +87,9 @@ public class GpuClaimBenchmark {
     if (reserved) {
       holders.add(JobSpec.required("hold0", "b200").withGpus(1, Duration.ofMinutes(20)));
     }
-    store.startRequest(new StartCommand(busy, holders, false, Integer.MAX_VALUE));
+    store.startRequest(StartCommand.builder().requestId(busy).jobs(holders).maxInProgress(Integer.MAX_VALUE).build());
     for (int h = 1; h < 4; h++) {
-      store.claim(new ClaimCommand("h" + h, Duration.ofHours(2), Duration.ofHours(2), 2, 1));
+      store.claim(ClaimCommand.builder().collector("h" + h).leaseDuration(Duration.ofHours(2)).build());
     }
     if (reserved) {
       List<Claim> held = store.claim(CLAIM).claims();
@@ -96,8 +97,8 @@ public class GpuClaimBenchmark {
         throw new IllegalStateException("h0 should hold the 1-GPU job; got " + held);
       }
       RequestId wide = store.submit(NewRequest.master("wide", null)).request().id();
-      store.startRequest(new StartCommand(wide, List.of(JobSpec.required("wide", "b200").withGpus(8,
-          Duration.ofHours(1))), false, Integer.MAX_VALUE));
+      store.startRequest(StartCommand.builder().requestId(wide).jobs(List.of(JobSpec.required("wide", "b200")
+          .withGpus(8, Duration.ofHours(1)))).maxInProgress(Integer.MAX_VALUE).build());
     }
     while (waiting < queued) {
       refill();
@@ -125,7 +126,7 @@ public class GpuClaimBenchmark {
           ? JobSpec.required("g" + i, "b200").withGpus(GPUS[i % 3], Duration.ofMinutes(5L * (1 + i % 3)))
           : JobSpec.required("g" + i, "b200").withGpus(GPUS[i % GPUS.length], Duration.ofMinutes(5L * (1 + i % 8))));
     }
-    store.startRequest(new StartCommand(id, specs, false, Integer.MAX_VALUE));
+    store.startRequest(StartCommand.builder().requestId(id).jobs(specs).maxInProgress(Integer.MAX_VALUE).build());
     waiting += BATCH;
   }
 

@@ -83,7 +83,8 @@ public class QueueClaimBenchmark {
     /** Starts one more request with {@value #BATCH} queued jobs. */
     void refill() {
       RequestId id = queue.submit(NewRequest.master("m" + batches.incrementAndGet(), null)).request().id();
-      queue.store().startRequest(new StartCommand(id, SPECS, false, Integer.MAX_VALUE));
+      queue.store().startRequest(StartCommand.builder().requestId(id).jobs(SPECS).maxInProgress(Integer.MAX_VALUE)
+          .build());
     }
   }
 

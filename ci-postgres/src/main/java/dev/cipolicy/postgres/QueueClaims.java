@@ -116,9 +116,8 @@ final class QueueClaims {
     if (hasDevices) {
       List<Claim> gpu = claimGpu(c, command, tag, now, FleetShares.none());
       if (!gpu.isEmpty()) {
-        ClaimResult rest = gpu.size() == command.limit() ? null : claimQueued(c, new ClaimCommand(
-            command.collector(), command.leaseDuration(), command.collectorTimeout(), command.maxCrashRescues(),
-            command.limit() - gpu.size()), tag, now);
+        ClaimResult rest = gpu.size() == command.limit() ? null : claimQueued(c,
+            ClaimCommand.builder().from(command).limit(command.limit() - gpu.size()).build(), tag, now);
         List<Claim> all = new ArrayList<>(gpu);
         if (rest != null) {
           all.addAll(rest.claims());
@@ -344,8 +343,7 @@ final class QueueClaims {
       if (picked == claimed || rest == 0) {
         return new ClaimResult(ClaimResult.Status.OK, claims);
       }
-      run = new ClaimCommand(command.collector(), command.leaseDuration(), command.collectorTimeout(),
-          command.maxCrashRescues(), rest);
+      run = ClaimCommand.builder().from(command).limit(rest).build();
     }
   }
 
@@ -370,7 +368,6 @@ final class QueueClaims {
    */
   @Nullable Combined completeAndClaimFast(Connection c, LeaseRef lease, ClaimCommand next, String tag,
       @Nullable Instant now) throws SQLException {
-    String name = next.collector();
     try (PreparedStatement st = c.prepareStatement(ctx.sql.completeAndClaim)) {
       int i = bindNow(st, 1, next, now);
       st.setLong(i++, lease.jobId().value());
@@ -403,8 +400,8 @@ final class QueueClaims {
               + " jobs but inserted " + inserted + " leases");
         }
         int rest = next.limit() - claims.size();
-        ClaimCommand more = picked != claims.size() && rest > 0 ? new ClaimCommand(name, next.leaseDuration(),
-            next.collectorTimeout(), next.maxCrashRescues(), rest) : null;
+        ClaimCommand more = picked != claims.size() && rest > 0 ? ClaimCommand.builder().from(next).limit(rest).build()
+            : null;
         return new Combined(completion, new ClaimResult(ClaimResult.Status.OK, claims), more);
       }
     }

@@ -49,7 +49,8 @@ final class QueueExpiry {
       expire(c, null, now, maxCrashRescues, changes, impossible);
       Comparator<Job> byId = Comparator.comparing(Job::id);
       changes.forEach(list -> list.sort(byId));
-      return new ExpiryResult(changes.get(0), changes.get(1), changes.get(2), impossible);
+      return ExpiryResult.builder().rescued(changes.get(0)).failed(changes.get(1)).cancelled(changes.get(2))
+          .impossibleRows(impossible).build();
     });
     vacuumIfNeeded();
     return result;

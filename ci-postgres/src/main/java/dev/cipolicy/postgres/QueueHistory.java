@@ -138,7 +138,8 @@ final class QueueHistory {
       update(c, deleteLeases, id);
       int jobs = update(c, deleteJobs, id);
       update(c, deleteRequest, id);
-      return new PurgeResult(PurgeResult.Status.PURGED, found, jobs, results);
+      return PurgeResult.builder().status(PurgeResult.Status.PURGED).request(found).jobsRemoved(jobs)
+          .resultsRemoved(results).build();
     });
   }
 

@@ -178,7 +178,8 @@ final class QueueRequests {
       Request started = request.started(now,
           backfill.status() == Backfill.Status.ENQUEUED ? backfill.parent().orElseThrow() : null);
       write(c, started);
-      return new StartResult(StartResult.Status.STARTED, Optional.of(started), created, backfill, inProgress + 1);
+      return StartResult.builder().status(StartResult.Status.STARTED).request(started).jobs(created)
+          .backfill(backfill).inProgress(inProgress + 1).build();
     });
   }
 
@@ -211,7 +212,8 @@ final class QueueRequests {
         created.add(job);
       }
     }
-    return new Backfill(Backfill.Status.ENQUEUED, Optional.of(parent.id()), created, existing);
+    return Backfill.builder().status(Backfill.Status.ENQUEUED).parent(parent.id()).created(created).existing(existing)
+        .build();
   }
 
   /** Inserts a queued job unless its key exists ({@code ON CONFLICT DO NOTHING}); null then. */
@@ -273,11 +275,11 @@ final class QueueRequests {
       Optional<Request> found = requestWhere(c, "r.id = ? FOR UPDATE", id.value());
       Instant now = ctx.now(c);
       if (found.isEmpty()) {
-        return new CancelResult(CancelResult.Status.NOT_FOUND, Optional.empty(), 0, 0);
+        return CancelResult.unchanged(CancelResult.Status.NOT_FOUND, Optional.empty());
       }
       Request request = found.get();
       if (request.state().isTerminal()) {
-        return new CancelResult(CancelResult.Status.ALREADY_FINISHED, found, 0, 0);
+        return CancelResult.unchanged(CancelResult.Status.ALREADY_FINISHED, found);
       }
       // The queued rows go first: a claim locks a queued row before its job, so taking the same order here
       // waits for a claim in flight instead of deadlocking with it (its job is then leased, and flagged below).
@@ -298,7 +300,8 @@ final class QueueRequests {
       }
       Request done = request.cancelled(reason, now);
       write(c, done);
-      return new CancelResult(CancelResult.Status.CANCELLED, Optional.of(done), cancelled, flagged);
+      return CancelResult.builder().status(CancelResult.Status.CANCELLED).request(done).queuedJobsCancelled(cancelled)
+          .leasedJobsFlagged(flagged).build();
     });
   }
 

@@ -65,7 +65,7 @@ class ConcurrentGpuClaimsTest {
     for (int i = 0; i < JOBS; i++) {
       specs.add(JobSpec.required("g" + i, "gpu").withGpus(sizes[i % sizes.length], Duration.ofSeconds(1)));
     }
-    List<Job> jobs = store.startRequest(new StartCommand(r.id(), specs, false, 1)).jobs();
+    List<Job> jobs = store.startRequest(StartCommand.builder().requestId(r.id()).jobs(specs).build()).jobs();
     Set<Long> done = ConcurrentHashMap.newKeySet();
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
@@ -93,7 +93,8 @@ class ConcurrentGpuClaimsTest {
     int completed = 0;
     Set<Integer> held = new HashSet<>();
     for (int round = 0; round < 10_000 && done.size() < JOBS; round++) {
-      List<Claim> claims = store.claim(new ClaimCommand(name, Duration.ofMinutes(5), Duration.ofMinutes(5), 2, 2))
+      List<Claim> claims = store.claim(ClaimCommand.builder().collector(name).leaseDuration(Duration.ofMinutes(5))
+          .limit(2).build())
           .claims();
       for (Claim c : claims) {
         for (int d : c.lease().devices()) {

@@ -49,9 +49,10 @@ class HeldDevicesTableTest {
   private List<Claim> twoLeases() {
     store.registerCollector("h0", "gpu", true, Devices.count(8));
     Request r = store.submit(NewRequest.master("m1", null)).request();
-    store.startRequest(new StartCommand(r.id(), List.of(JobSpec.required("a", "gpu").withGpus(2, Duration.ofHours(1)),
-        JobSpec.required("b", "gpu").withGpus(4, Duration.ofHours(1))), false, 1));
-    List<Claim> claims = store.claim(new ClaimCommand("h0", Duration.ofMinutes(5), Duration.ofMinutes(5), 2, 5))
+    store.startRequest(StartCommand.builder().requestId(r.id()).jobs(List.of(JobSpec.required("a", "gpu")
+        .withGpus(2, Duration.ofHours(1)), JobSpec.required("b", "gpu").withGpus(4, Duration.ofHours(1)))).build());
+    List<Claim> claims = store.claim(ClaimCommand.builder().collector("h0").leaseDuration(Duration.ofMinutes(5))
+        .limit(5).build())
         .claims();
     assertThat(claims).extracting(c -> c.lease().devices()).containsExactly(List.of(0, 1), List.of(2, 3, 4, 5));
     return claims;

@@ -48,7 +48,7 @@ class PostgresPurgeRaceTest {
     db = database;
     PostgresQueueStore store = PostgresQueueStore.create(database.dataSource, database.schema);
     store.registerCollector("arm-1", "arm", true);
-    ClaimCommand claim = new ClaimCommand("arm-1", Duration.ofMinutes(1), Duration.ofMinutes(1), 2, 1);
+    ClaimCommand claim = ClaimCommand.builder().collector("arm-1").leaseDuration(Duration.ofMinutes(1)).build();
     ExecutorService pool = Executors.newFixedThreadPool(2);
     int purgedFirst = 0;
     int claimedFirst = 0;
@@ -56,7 +56,8 @@ class PostgresPurgeRaceTest {
       for (int round = 0; round < ROUNDS; round++) {
         String tag = "p" + round;
         Request r = store.submit(NewRequest.master(tag, null)).request();
-        store.startRequest(new StartCommand(r.id(), List.of(JobSpec.optionalJob("compile", "arm")), false, 1));
+        store.startRequest(StartCommand.builder().requestId(r.id())
+            .jobs(List.of(JobSpec.optionalJob("compile", "arm"))).build());
         store.completeIfDone(r.id());
         CyclicBarrier barrier = new CyclicBarrier(2);
         Future<ClaimResult> claimed = pool.submit(() -> {

@@ -71,8 +71,8 @@ class PostgresQueueStoreTest {
   @Test
   void duplicateJobKeysAreNoOps() {
     Request r = store.submit(NewRequest.master("a1", null)).request();
-    StartResult started = store.startRequest(new StartCommand(r.id(),
-        List.of(JobSpec.required("compile", "x86")), false, 1));
+    StartResult started = store.startRequest(StartCommand.builder().requestId(r.id())
+        .jobs(List.of(JobSpec.required("compile", "x86"))).build());
     assertThat(started.jobs()).hasSize(1);
     assertThat(store.jobs(r.id())).hasSize(1);
   }
@@ -84,10 +84,11 @@ class PostgresQueueStoreTest {
     for (int i = 0; i < 6; i++) {
       specs.add(JobSpec.required("g" + i, "x86"));
     }
-    store.startRequest(new StartCommand(r.id(), specs, false, 1));
+    store.startRequest(StartCommand.builder().requestId(r.id()).jobs(specs).build());
     store.registerCollector("c1", "x86", true);
     Duration lease = Duration.ofMinutes(1);
-    List<LeaseRef> refs = store.claim(new ClaimCommand("c1", lease, lease, 2, 6)).claims().stream()
+    List<LeaseRef> refs = store.claim(ClaimCommand.builder().collector("c1").leaseDuration(lease).limit(6).build())
+        .claims().stream()
         .map(Claim::lease).map(LeaseRef::of).toList();
     assertThat(refs).hasSize(6);
     AtomicInteger connections = new AtomicInteger();
@@ -144,7 +145,7 @@ class PostgresQueueStoreTest {
     Request r = store.submit(NewRequest.master("b1", null)).request();
     db.exec("DELETE FROM " + db.schema + ".queue_control");
     try {
-      assertThatThrownBy(() -> store.startRequest(new StartCommand(r.id(), List.of(), false, 1)))
+      assertThatThrownBy(() -> store.startRequest(StartCommand.builder().requestId(r.id()).build()))
           .isInstanceOf(QueueStoreException.class).hasMessageContaining("control row");
     } finally {
       db.exec("INSERT INTO " + db.schema + ".queue_control (id) VALUES (1)");

@@ -218,8 +218,8 @@ class QueuedJobsTableTest {
     }
     assertThat(longs("SELECT count(*) FROM " + s + ".queue_queued")).containsExactly(10L);
 
-    ClaimCommand command = new ClaimCommand("c1", Duration.ofMinutes(1), Duration.ofMinutes(5), 3,
-        5);
+    ClaimCommand command = ClaimCommand.builder().collector("c1").leaseDuration(Duration.ofMinutes(1))
+        .collectorTimeout(Duration.ofMinutes(5)).maxCrashRescues(3).limit(5).build();
     String plan;
     try (Connection c = db.dataSource.getConnection()) {
       c.setAutoCommit(false);
@@ -280,7 +280,7 @@ class QueuedJobsTableTest {
     for (int i = 0; i < jobs; i++) {
       specs.add(JobSpec.required("g" + i, "x86"));
     }
-    return store.startRequest(new StartCommand(id, specs, false, 2));
+    return store.startRequest(StartCommand.builder().requestId(id).jobs(specs).maxInProgress(2).build());
   }
 
   private List<Long> longs(String sql) {

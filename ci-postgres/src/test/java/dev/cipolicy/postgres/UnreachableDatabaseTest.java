@@ -68,11 +68,12 @@ class UnreachableDatabaseTest {
     queueUnavailable("request", () -> store.request(RequestId.of(1)));
     queueUnavailable("openRequests", store::openRequests);
     queueUnavailable("scanInProgressRequests", store::scanInProgressRequests);
-    queueUnavailable("startRequest", () -> store.startRequest(new StartCommand(RequestId.of(1), List.of(), false,
-        1)));
+    queueUnavailable("startRequest", () -> store.startRequest(StartCommand.builder().requestId(RequestId.of(1))
+        .build()));
     queueUnavailable("completeIfDone", () -> store.completeIfDone(RequestId.of(1)));
     queueUnavailable("cancel", () -> store.cancel(RequestId.of(1), "gone"));
-    queueUnavailable("claim", () -> store.claim(new ClaimCommand("c1", MINUTE, MINUTE, 2, 4)));
+    queueUnavailable("claim", () -> store.claim(ClaimCommand.builder().collector("c1").leaseDuration(MINUTE).limit(4)
+        .build()));
     queueUnavailable("heartbeat", () -> store.heartbeat(LEASE, MINUTE));
     queueUnavailable("complete", () -> store.complete(LEASE));
     queueUnavailable("completeAll", () -> store.completeAll(List.of(LEASE, new LeaseRef(JobId.of(2), 1, 2))));

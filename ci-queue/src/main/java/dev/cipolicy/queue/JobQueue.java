@@ -193,7 +193,7 @@ public final class JobQueue {
     try {
       expired = store.expireLeases(settings.maxCrashRescues());
     } catch (ImpossibleRowException e) {
-      expired = new ExpiryResult(List.of(), List.of(), List.of(), List.of(e.row()));
+      expired = ExpiryResult.builder().addImpossibleRows(e.row()).build();
     }
     if (!expired.isEmpty()) {
       reasons.add(new Explanation.Reason("queue.expire", expired.rescued().size() + " expired leases rescued, "
@@ -235,8 +235,8 @@ public final class JobQueue {
         List<JobSpec> jobs = settings.jobsFor(candidate);
         StartResult result;
         try {
-          result = store.startRequest(new StartCommand(candidate.id(), jobs,
-              settings.backfill() && !jobs.isEmpty(), cap));
+          result = store.startRequest(StartCommand.builder().requestId(candidate.id()).jobs(jobs)
+              .backfillParent(settings.backfill() && !jobs.isEmpty()).maxInProgress(cap).build());
         } catch (ImpossibleRowException e) {
           impossible(e.row(), candidate.label() + " is not started", impossible, reasons);
           continue;
@@ -504,8 +504,7 @@ public final class JobQueue {
    * @return the claims (possibly none)
    */
   public ClaimResult claim(String collector, int limit) {
-    return store.claim(new ClaimCommand(collector, settings.leaseDuration(), settings.collectorTimeout(),
-        settings.maxCrashRescues(), limit));
+    return store.claim(claimCommand(collector, limit));
   }
 
   /**
@@ -556,8 +555,7 @@ public final class JobQueue {
    */
   public CompleteAndClaimResult completeAndClaim(Lease lease, int limit) {
     present(lease, "lease");
-    return store.completeAndClaim(LeaseRef.of(lease), null, new ClaimCommand(lease.collector(),
-        settings.leaseDuration(), settings.collectorTimeout(), settings.maxCrashRescues(), limit));
+    return store.completeAndClaim(LeaseRef.of(lease), null, claimCommand(lease.collector(), limit));
   }
 
   /**
@@ -571,8 +569,16 @@ public final class JobQueue {
    */
   public CompleteAndClaimResult completeAndClaim(Lease lease, ResultPayload result, int limit) {
     present(lease, "lease");
-    return store.completeAndClaim(LeaseRef.of(lease), present(result, "result"), new ClaimCommand(
-        lease.collector(), settings.leaseDuration(), settings.collectorTimeout(), settings.maxCrashRescues(), limit));
+    return store.completeAndClaim(LeaseRef.of(lease), present(result, "result"),
+        claimCommand(lease.collector(), limit));
+  }
+
+  /** A claim of up to {@code limit} jobs for a collector under the queue's settings. */
+  private ClaimCommand claimCommand(String collector, int limit) {
+    return ClaimCommand.builder().collector(Checks.token(collector, "collector name"))
+        .leaseDuration(settings.leaseDuration())
+        .collectorTimeout(settings.collectorTimeout()).maxCrashRescues(settings.maxCrashRescues()).limit(limit)
+        .build();
   }
 
   /**

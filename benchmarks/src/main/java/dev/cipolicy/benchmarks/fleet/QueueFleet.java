@@ -187,7 +187,8 @@ final class QueueFleet {
     for (Workload.Test t : run.tests()) {
       specs.add(spec(run, t));
     }
-    StartResult started = store.startRequest(new StartCommand(id, specs, false, Integer.MAX_VALUE));
+    StartResult started = store.startRequest(StartCommand.builder().requestId(id).jobs(specs)
+        .maxInProgress(Integer.MAX_VALUE).build());
     if (started.jobs().size() != specs.size()) {
       throw new IllegalStateException("run " + run.id() + " started " + started.jobs().size() + " of " + specs.size()
           + " jobs: " + started.status());
@@ -202,7 +203,8 @@ final class QueueFleet {
 
   private void claim(String host) {
     while (true) {
-      List<Claim> claims = store.claim(new ClaimCommand(host, LEASE, COLLECTOR_TIMEOUT, 2, 8)).claims();
+      List<Claim> claims = store.claim(ClaimCommand.builder().collector(host).leaseDuration(LEASE)
+          .collectorTimeout(COLLECTOR_TIMEOUT).limit(8).build()).claims();
       if (claims.isEmpty()) {
         // Every claim records its pool's reservation: read the wait reasons after each one, so that a head
         // whose share refuses it at one claim of an instant and admits it again at the next is seen refused.

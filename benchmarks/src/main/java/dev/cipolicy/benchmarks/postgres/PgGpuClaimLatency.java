@@ -125,7 +125,8 @@ public final class PgGpuClaimLatency {
           specs.add(JobSpec.required("g" + i, tag(i % pools)).withGpus(widths[(i / pools) % widths.length],
               Duration.ofMinutes(5L * (1 + (i / pools / widths.length) % 8))));
         }
-        StartResult started = queue.store().startRequest(new StartCommand(id, specs, false, Integer.MAX_VALUE));
+        StartResult started = queue.store().startRequest(StartCommand.builder().requestId(id).jobs(specs)
+            .maxInProgress(Integer.MAX_VALUE).build());
         if (started.status() != StartResult.Status.STARTED || started.jobs().size() != jobs) {
           throw new IllegalStateException("could not enqueue " + jobs + " jobs: " + started.status());
         }

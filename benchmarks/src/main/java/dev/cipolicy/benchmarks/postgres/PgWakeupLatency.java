@@ -121,8 +121,8 @@ public final class PgWakeupLatency {
       for (int i = 0; i < jobs && failure.get() == null; i++) {
         RequestId id = queue.submit(NewRequest.master("r" + i, null)).request().id();
         enqueuedAt.put(id, System.nanoTime());
-        StartResult started = queue.store().startRequest(new StartCommand(id, List.of(JobSpec.required("g", TAG)),
-            false, Integer.MAX_VALUE));
+        StartResult started = queue.store().startRequest(StartCommand.builder().requestId(id)
+            .jobs(List.of(JobSpec.required("g", TAG))).maxInProgress(Integer.MAX_VALUE).build());
         if (started.status() != StartResult.Status.STARTED) {
           throw new IllegalStateException("could not start request " + id + ": " + started.status());
         }

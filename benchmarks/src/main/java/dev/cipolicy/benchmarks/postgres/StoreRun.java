@@ -101,7 +101,8 @@ final class StoreRun {
         for (int i = 0; i < total; i++) {
           specs.add(JobSpec.required("g" + i, TAG));
         }
-        StartResult started = queue.store().startRequest(new StartCommand(id, specs, false, Integer.MAX_VALUE));
+        StartResult started = queue.store().startRequest(StartCommand.builder().requestId(id).jobs(specs)
+            .maxInProgress(Integer.MAX_VALUE).build());
         if (started.status() != StartResult.Status.STARTED || started.jobs().size() != total) {
           throw new IllegalStateException("could not enqueue " + total + " jobs: " + started.status());
         }

@@ -73,8 +73,8 @@ abstract class AffinityContract extends KitGroup {
     assertThat(queue.registerHost("h1", "gpu", Devices.count(2)).status()).isEqualTo(RegisterResult.Status.REGISTERED);
     assertThat(queue.registerHost("h2", "gpu", Devices.count(2)).status()).isEqualTo(RegisterResult.Status.REGISTERED);
     Request r = submit(NewRequest.master("g1", null).withPr(7).withBenchmarkGroups("t"));
-    store.startRequest(new StartCommand(r.id(), List.of(JobSpec.required("t", "gpu").withGpus(2, Duration.ZERO)),
-        false, 5));
+    store.startRequest(StartCommand.builder().requestId(r.id()).jobs(List.of(JobSpec.required("t", "gpu")
+        .withGpus(2, Duration.ZERO))).maxInProgress(5).build());
     Claim first = claimOne("h1");
     queue.fail(first.lease(), Failure.transientFailure("flaky"));
     Claim again = claimOne("h2");
@@ -109,7 +109,8 @@ abstract class AffinityContract extends KitGroup {
   @DisplayName("a collector takes its own requeued jobs before older jobs")
   void ownFirst() {
     Request second = submit(NewRequest.master("m2", null).withPr(2).withBenchmarkGroups("h"));
-    store.startRequest(new StartCommand(second.id(), List.of(JobSpec.required("h", "x86")), false, 5));
+    store.startRequest(StartCommand.builder().requestId(second.id()).jobs(List.of(JobSpec.required("h", "x86")))
+        .maxInProgress(5).build());
     Claim newer = claimOne("c2");
     assertThat(newer.job().requestId()).isEqualTo(second.id());
     queue.fail(newer.lease(), Failure.transientFailure("network"));

@@ -69,9 +69,10 @@ abstract class BadInputContract extends KitGroup {
     assertRejected(() -> QueueSettings.builder().maxInProgress(0).build(), "maxInProgress is 0");
     assertRejected(() -> QueueSettings.builder().leaseDuration(Duration.ofSeconds(-1)).build(),
         "leaseDuration is PT-1S; expected a positive duration");
-    assertRejected(() -> new StartCommand(RequestId.of(1), List.of(JobSpec.required("g", "t"),
-        JobSpec.optionalJob("g", "t")), false, 1), "list g@t twice");
-    assertRejected(() -> new ClaimCommand("c1", Duration.ZERO, LEASE, 1, 1), "lease duration is PT0S");
+    assertRejected(() -> StartCommand.builder().requestId(RequestId.of(1))
+        .jobs(List.of(JobSpec.required("g", "t"), JobSpec.optionalJob("g", "t"))).build(), "list g@t twice");
+    assertRejected(() -> ClaimCommand.builder().collector("c1").leaseDuration(Duration.ZERO).collectorTimeout(LEASE)
+        .maxCrashRescues(1).build(), "lease duration is PT0S");
   }
 
   /** Texts no store can keep: a NUL character, and unpaired high and low surrogates. */

@@ -12,7 +12,6 @@ import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.StartCommand;
 import java.lang.reflect.Method;
-import java.lang.reflect.RecordComponent;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -56,9 +55,11 @@ abstract class CallerClocksContract extends KitGroup {
       }
     }
     for (Class<?> command : List.of(ClaimCommand.class, StartCommand.class)) {
-      for (RecordComponent component : command.getRecordComponents()) {
-        if (isTime(component.getType())) {
-          offending.add(command.getSimpleName() + "." + component.getName());
+      // The fields of a command are its public accessors.
+      for (Method field : command.getDeclaredMethods()) {
+        if (java.lang.reflect.Modifier.isPublic(field.getModifiers()) && field.getParameterCount() == 0
+            && isTime(field.getReturnType())) {
+          offending.add(command.getSimpleName() + "." + field.getName());
         }
       }
     }

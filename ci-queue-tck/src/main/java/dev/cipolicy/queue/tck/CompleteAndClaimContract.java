@@ -40,7 +40,7 @@ abstract class CompleteAndClaimContract extends KitGroup {
   }
 
   private static ClaimCommand next(String collector, int limit) {
-    return new ClaimCommand(collector, LEASE, LEASE, 2, limit);
+    return ClaimCommand.builder().collector(collector).leaseDuration(LEASE).limit(limit).build();
   }
 
   private String render(LeaseResult result) {

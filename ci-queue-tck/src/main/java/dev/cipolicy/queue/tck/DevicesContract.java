@@ -65,7 +65,8 @@ abstract class DevicesContract extends GpuKitGroup {
     JobSpec limited = JobSpec.required("limited", "gpu").withGpus(4, Duration.ofMinutes(20).plusNanos(7_000))
         .withCadence("nightly").withTimeout(Duration.ofMinutes(45).plusNanos(3_000));
     JobSpec unlimited = JobSpec.required("unlimited", "gpu").withGpus(2, Duration.ofMinutes(5));
-    StartResult started = store.startRequest(new StartCommand(r.id(), List.of(limited, unlimited), false, 100_000));
+    StartResult started = store.startRequest(StartCommand.builder().requestId(r.id()).jobs(List.of(limited, unlimited))
+        .maxInProgress(100_000).build());
     assertThat(started.status()).isEqualTo(StartResult.Status.STARTED);
     assertThat(started.jobs()).extracting(Job::spec).containsExactly(limited, unlimited);
     assertThat(reload(started.jobs().get(0)).spec().timeout()).isEqualTo(Duration.ofMinutes(45).plusNanos(3_000));
@@ -184,7 +185,8 @@ abstract class DevicesContract extends GpuKitGroup {
     Request r = submit(NewRequest.master("mixed", null));
     List<JobSpec> specs = List.of(JobSpec.required("cpu1", "gpu"), JobSpec.required("g8", "gpu").withGpus(8,
         Duration.ofHours(1)), JobSpec.required("cpu2", "gpu"));
-    List<Job> jobs = store.startRequest(new StartCommand(r.id(), specs, false, 100)).jobs();
+    List<Job> jobs = store.startRequest(StartCommand.builder().requestId(r.id()).jobs(specs).maxInProgress(100)
+        .build()).jobs();
     // A collector without devices never takes the GPU job.
     List<Claim> cpu = claim("cpu", 5);
     assertThat(cpu).extracting(c -> c.job().id()).containsExactly(jobs.get(0).id(), jobs.get(2).id());
@@ -194,8 +196,9 @@ abstract class DevicesContract extends GpuKitGroup {
     assertThat(gpu).extracting(c -> c.job().id()).containsExactly(jobs.get(1).id());
     // A host takes its GPU jobs first, then jobs that need none.
     Request r2 = submit(NewRequest.master("mixed2", null));
-    List<Job> more = store.startRequest(new StartCommand(r2.id(), List.of(JobSpec.required("cpu3", "gpu"),
-        JobSpec.required("g2", "gpu").withGpus(2, Duration.ofHours(1))), false, 100)).jobs();
+    List<Job> more = store.startRequest(StartCommand.builder().requestId(r2.id())
+        .jobs(List.of(JobSpec.required("cpu3", "gpu"), JobSpec.required("g2", "gpu").withGpus(2, Duration.ofHours(1))))
+        .maxInProgress(100).build()).jobs();
     complete(jobs.get(1));
     List<Claim> both = claim("h0", 5);
     assertThat(both).extracting(c -> c.job().id()).containsExactly(more.get(1).id(), more.get(0).id());

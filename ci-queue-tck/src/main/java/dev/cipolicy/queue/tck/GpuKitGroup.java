@@ -53,7 +53,8 @@ abstract class GpuKitGroup extends KitGroup {
     for (int i = 0; i < gpus.length; i++) {
       specs.add(JobSpec.required("g" + i, "gpu").withGpus(gpus[i], estimate).withCadence(cadence));
     }
-    StartResult started = store.startRequest(new StartCommand(r.id(), specs, false, 100_000));
+    StartResult started = store.startRequest(StartCommand.builder().requestId(r.id()).jobs(specs)
+        .maxInProgress(100_000).build());
     assertThat(started.status()).isEqualTo(StartResult.Status.STARTED);
     return started.jobs();
   }
@@ -75,7 +76,8 @@ abstract class GpuKitGroup extends KitGroup {
 
   /** Claims up to {@code limit} jobs for the collector with the given lease and collector timeout. */
   final List<Claim> claim(String collector, int limit, Duration lease) {
-    ClaimResult result = store.claim(new ClaimCommand(collector, lease, lease, 2, limit));
+    ClaimResult result = store.claim(ClaimCommand.builder().collector(collector).leaseDuration(lease).limit(limit)
+        .build());
     assertThat(result.status()).isEqualTo(ClaimResult.Status.OK);
     assertHeldOnce();
     return result.claims();

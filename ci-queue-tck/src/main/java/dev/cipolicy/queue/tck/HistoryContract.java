@@ -47,7 +47,8 @@ abstract class HistoryContract extends KitGroup {
     Request r = submit(NewRequest.master(tag, null));
     List<JobSpec> jobs = failing == null ? List.of()
         : List.of(JobSpec.required("compile", "x86"), JobSpec.required("runtime", "x86"));
-    StartResult started = store.startRequest(new StartCommand(r.id(), jobs, false, 100));
+    StartResult started = store.startRequest(StartCommand.builder().requestId(r.id()).jobs(jobs).maxInProgress(100)
+        .build());
     assertThat(started.status()).isEqualTo(StartResult.Status.STARTED);
     if (failing != null) {
       Claim first = claimOne("c1");

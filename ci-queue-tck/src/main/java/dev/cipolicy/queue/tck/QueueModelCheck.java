@@ -238,10 +238,10 @@ final class QueueModelCheck {
           }
           RequestId[] pair = known.get(cmd.a() % known.size());
           Request request = model.request(pair[1]).orElseThrow();
-          StartResult rs = real.startRequest(new StartCommand(pair[0], settings.jobsFor(request), true,
-              scenario.maxInProgress()));
-          StartResult ms = model.startRequest(new StartCommand(pair[1], settings.jobsFor(request), true,
-              scenario.maxInProgress()));
+          StartResult rs = real.startRequest(StartCommand.builder().requestId(pair[0]).jobs(settings.jobsFor(request))
+              .backfillParent(true).maxInProgress(scenario.maxInProgress()).build());
+          StartResult ms = model.startRequest(StartCommand.builder().requestId(pair[1]).jobs(settings.jobsFor(request))
+              .backfillParent(true).maxInProgress(scenario.maxInProgress()).build());
           assertThat(render(rs, this::mapped)).as(at(cmd)).isEqualTo(render(ms, RequestId::toString));
         }
         case START_GPU -> {
@@ -255,8 +255,10 @@ final class QueueModelCheck {
               JobSpec.required("gpuA", "x").withGpus(1 + cmd.b() % 4, Duration.ofSeconds(20L * (cmd.c() % 3))),
               JobSpec.required("gpuB", "x").withGpus(1 + cmd.c() % 4, Duration.ofSeconds(20L * (cmd.b() % 3))),
               JobSpec.optionalJob("gpuC", "y").withGpus(1 + cmd.a() % 2, Duration.ofSeconds(20)));
-          StartResult rs = real.startRequest(new StartCommand(pair[0], specs, false, scenario.maxInProgress()));
-          StartResult ms = model.startRequest(new StartCommand(pair[1], specs, false, scenario.maxInProgress()));
+          StartResult rs = real.startRequest(StartCommand.builder().requestId(pair[0]).jobs(specs)
+              .maxInProgress(scenario.maxInProgress()).build());
+          StartResult ms = model.startRequest(StartCommand.builder().requestId(pair[1]).jobs(specs)
+              .maxInProgress(scenario.maxInProgress()).build());
           assertThat(render(rs, this::mapped)).as(at(cmd)).isEqualTo(render(ms, RequestId::toString));
         }
         case CLAIM -> {

@@ -173,7 +173,8 @@ public final class ReferenceQueueStore implements QueueStore {
     Backfill backfill = backfill(r.get(), command, now);
     Request started = put(r.get().started(now,
         backfill.status() == Backfill.Status.ENQUEUED ? backfill.parent().orElseThrow() : null));
-    return new StartResult(StartResult.Status.STARTED, Optional.of(started), created, backfill, running + 1);
+    return StartResult.builder().status(StartResult.Status.STARTED).request(started).jobs(created)
+        .backfill(backfill).inProgress(running + 1).build();
   }
 
   private Backfill backfill(Request r, StartCommand command, Instant now) {
@@ -205,7 +206,8 @@ public final class ReferenceQueueStore implements QueueStore {
         existing++;
       }
     }
-    return new Backfill(Backfill.Status.ENQUEUED, parentId, created, existing);
+    return Backfill.builder().status(Backfill.Status.ENQUEUED).parent(parentId).created(created).existing(existing)
+        .build();
   }
 
   private Optional<Job> createJob(RequestId request, JobSpec spec, Instant now) {
@@ -264,10 +266,10 @@ public final class ReferenceQueueStore implements QueueStore {
     Instant now = now();
     Optional<Request> r = request(id);
     if (r.isEmpty()) {
-      return new CancelResult(CancelResult.Status.NOT_FOUND, r, 0, 0);
+      return CancelResult.unchanged(CancelResult.Status.NOT_FOUND, r);
     }
     if (r.get().state().isTerminal()) {
-      return new CancelResult(CancelResult.Status.ALREADY_FINISHED, r, 0, 0);
+      return CancelResult.unchanged(CancelResult.Status.ALREADY_FINISHED, r);
     }
     int cancelled = 0;
     int flagged = 0;
@@ -280,8 +282,8 @@ public final class ReferenceQueueStore implements QueueStore {
         flagged++;
       }
     }
-    return new CancelResult(CancelResult.Status.CANCELLED, Optional.of(put(r.get().cancelled(reason, now))),
-        cancelled, flagged);
+    return CancelResult.builder().status(CancelResult.Status.CANCELLED).request(put(r.get().cancelled(reason, now)))
+        .queuedJobsCancelled(cancelled).leasedJobsFlagged(flagged).build();
   }
 
   @Override
@@ -575,7 +577,8 @@ public final class ReferenceQueueStore implements QueueStore {
         changes.get(list).add(job(j.id()).orElseThrow());
       }
     }
-    return new ExpiryResult(changes.get(0), changes.get(1), changes.get(2));
+    return ExpiryResult.builder().rescued(changes.get(0)).failed(changes.get(1)).cancelled(changes.get(2))
+        .build();
   }
 
   @Override
@@ -719,7 +722,8 @@ public final class ReferenceQueueStore implements QueueStore {
       }
     }
     requests.remove(r.id().value());
-    return new PurgeResult(PurgeResult.Status.PURGED, found, own.size(), removedResults);
+    return PurgeResult.builder().status(PurgeResult.Status.PURGED).request(found).jobsRemoved(own.size())
+        .resultsRemoved(removedResults).build();
   }
 
   private Request put(Request r) {

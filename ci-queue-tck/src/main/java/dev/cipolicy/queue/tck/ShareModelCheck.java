@@ -211,7 +211,8 @@ final class ShareModelCheck {
         case START -> start(cmd);
         case CLAIM -> {
           String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
-          ClaimCommand claim = new ClaimCommand(collector, LEASE, LEASE, 1, 1 + cmd.b() % 3);
+          ClaimCommand claim = ClaimCommand.builder().collector(collector).leaseDuration(LEASE).maxCrashRescues(1)
+              .limit(1 + cmd.b() % 3).build();
           boolean gpu = TAGS[cmd.a() % COLLECTORS.length].equals("g");
           Shown before = gpu && sameSnapshot(collector) ? shown() : null;
           ClaimResult rc = real.claim(claim);
@@ -300,8 +301,10 @@ final class ShareModelCheck {
               .withCadence(cadence));
         }
       }
-      StartResult rs = real.startRequest(new StartCommand(r.id(), specs, false, 1_000));
-      StartResult ms = model.startRequest(new StartCommand(m.id(), specs, false, 1_000));
+      StartResult rs = real.startRequest(StartCommand.builder().requestId(r.id()).jobs(specs).maxInProgress(1_000)
+          .build());
+      StartResult ms = model.startRequest(StartCommand.builder().requestId(m.id()).jobs(specs).maxInProgress(1_000)
+          .build());
       assertThat(rs.status()).isEqualTo(ms.status());
       assertThat(rs.jobs().stream().map(j -> render(j, true)).toList())
           .isEqualTo(ms.jobs().stream().map(j -> render(j, false)).toList());

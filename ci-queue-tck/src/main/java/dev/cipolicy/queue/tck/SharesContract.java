@@ -59,7 +59,8 @@ abstract class SharesContract extends GpuKitGroup {
     for (int i = 0; i < cadences.length; i++) {
       specs.add(JobSpec.required("j" + i, "r").withCadence(cadences[i]));
     }
-    StartResult started = store.startRequest(new StartCommand(r.id(), specs, false, 100_000));
+    StartResult started = store.startRequest(StartCommand.builder().requestId(r.id()).jobs(specs)
+        .maxInProgress(100_000).build());
     assertThat(started.status()).isEqualTo(StartResult.Status.STARTED);
     assertThat(started.jobs()).extracting(j -> j.spec().cadence()).containsExactly(cadences);
     return started.jobs();
@@ -72,7 +73,8 @@ abstract class SharesContract extends GpuKitGroup {
     for (int i = 0; i < gpus.length; i++) {
       specs.add(JobSpec.required("g" + i, "gpu").withGpus(gpus[i], Duration.ofHours(1)).withCadence(cadence));
     }
-    StartResult started = store.startRequest(new StartCommand(r.id(), specs, false, 100_000));
+    StartResult started = store.startRequest(StartCommand.builder().requestId(r.id()).jobs(specs)
+        .maxInProgress(100_000).build());
     assertThat(started.status()).isEqualTo(StartResult.Status.STARTED);
     return started.jobs();
   }
@@ -316,8 +318,8 @@ abstract class SharesContract extends GpuKitGroup {
         futures.add(pool.submit(() -> {
           int idle = 0;
           while (idle < 200) {
-            ClaimResult result = store.claim(new ClaimCommand(me, Duration.ofMinutes(10), Duration.ofMinutes(10), 2,
-                2));
+            ClaimResult result = store.claim(ClaimCommand.builder().collector(me).leaseDuration(Duration.ofMinutes(10))
+                .limit(2).build());
             if (result.claims().isEmpty()) {
               idle++;
               Thread.onSpinWait();

@@ -60,9 +60,9 @@ abstract class SiteTickContract extends KitGroup {
     Request a = submit(NewRequest.master("a", null));
     Request b = submit(NewRequest.master("b", null).withPr(2));
     List<JobSpec> jobs = List.of(JobSpec.required("g", "x86"));
-    assertThat(store.startRequest(new StartCommand(a.id(), jobs, false, 1)).status())
+    assertThat(store.startRequest(StartCommand.builder().requestId(a.id()).jobs(jobs).build()).status())
         .isEqualTo(StartResult.Status.STARTED);
-    StartResult refused = store.startRequest(new StartCommand(b.id(), jobs, false, 1));
+    StartResult refused = store.startRequest(StartCommand.builder().requestId(b.id()).jobs(jobs).build());
     assertThat(refused.status()).isEqualTo(StartResult.Status.CAP_REACHED);
     assertThat(refused.inProgress()).isEqualTo(1);
     assertThat(reload(b).state()).isEqualTo(RequestState.ARTIFACTS_READY);
@@ -85,13 +85,15 @@ abstract class SiteTickContract extends KitGroup {
   @DisplayName("starting a request that is not ready, or unknown, changes nothing and says so")
   void startNotReady() {
     Request waiting = submit(NewRequest.tryAwaitingArtifacts(3));
-    StartCommand command = new StartCommand(waiting.id(), List.of(JobSpec.required("g", "x86")), true, 1);
+    StartCommand command = StartCommand.builder().requestId(waiting.id()).jobs(List.of(JobSpec.required("g", "x86")))
+        .backfillParent(true).build();
     assertThat(store.startRequest(command).status()).isEqualTo(StartResult.Status.NOT_READY);
     assertThat(store.jobs(waiting.id())).isEmpty();
     Request started = running(NewRequest.master("m1", null));
-    assertThat(store.startRequest(new StartCommand(started.id(), List.of(), false, 5)).status())
+    assertThat(store.startRequest(StartCommand.builder().requestId(started.id()).maxInProgress(5).build()).status())
         .isEqualTo(StartResult.Status.NOT_READY);
-    assertThat(store.startRequest(new StartCommand(RequestId.of(999), List.of(), false, 5)).status())
+    assertThat(store.startRequest(StartCommand.builder().requestId(RequestId.of(999)).maxInProgress(5).build())
+        .status())
         .isEqualTo(StartResult.Status.NOT_FOUND);
   }
 
@@ -144,12 +146,14 @@ abstract class SiteTickContract extends KitGroup {
     Request r = submit(NewRequest.release("1.0"));
     Request ready = submit(NewRequest.master("m3", null).withPr(50));
     Request t = submit(NewRequest.tryWithArtifacts(6, "t6", "m3"));
-    StartCommand command = new StartCommand(t.id(), List.of(JobSpec.required("g", "x86")), true, 9);
+    StartCommand command = StartCommand.builder().requestId(t.id()).jobs(List.of(JobSpec.required("g", "x86")))
+        .backfillParent(true).maxInProgress(9).build();
     StartResult start = store.startRequest(command);
     assertThat(start.backfill().status()).isEqualTo(Backfill.Status.PARENT_NOT_STARTED);
     assertThat(start.backfill().parent()).contains(ready.id());
     assertThat(start.request().orElseThrow().parentRequest()).isEmpty();
-    StartResult release = store.startRequest(new StartCommand(r.id(), List.of(), true, 9));
+    StartResult release = store.startRequest(StartCommand.builder().requestId(r.id()).backfillParent(true)
+        .maxInProgress(9).build());
     assertThat(release.backfill().status()).isEqualTo(Backfill.Status.NO_PARENT);
   }
 

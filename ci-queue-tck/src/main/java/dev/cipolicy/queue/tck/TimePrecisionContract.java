@@ -100,7 +100,8 @@ abstract class TimePrecisionContract extends KitGroup {
     Instant t = clock.advance(Duration.ofNanos(20_002));
     List<JobSpec> specs = List.of(JobSpec.required("a", "x86"), JobSpec.required("b", "x86"),
         JobSpec.required("c", "x86"), JobSpec.required("d", "x86"));
-    StartResult start = store.startRequest(new StartCommand(submitted.id(), specs, false, 2));
+    StartResult start = store.startRequest(StartCommand.builder().requestId(submitted.id()).jobs(specs)
+        .maxInProgress(2).build());
     Request running = start.request().orElseThrow();
     assertThat(running.startedAt()).contains(micros(t));
     assertThat(store.request(running.id())).contains(running);
@@ -108,7 +109,8 @@ abstract class TimePrecisionContract extends KitGroup {
     assertThat(store.jobs(running.id())).isEqualTo(start.jobs());
 
     Instant claimedAt = clock.advance(Duration.ofNanos(300_003));
-    ClaimResult claimed = store.claim(new ClaimCommand("c1", LEASE.plusNanos(777), LEASE, 2, 4));
+    ClaimResult claimed = store.claim(ClaimCommand.builder().collector("c1").leaseDuration(LEASE.plusNanos(777))
+        .collectorTimeout(LEASE).limit(4).build());
     assertThat(claimed.claims()).hasSize(4);
     for (Claim claim : claimed.claims()) {
       assertThat(claim.lease().expiresAt()).as("now and now + lease duration truncated")
@@ -148,7 +150,7 @@ abstract class TimePrecisionContract extends KitGroup {
     assertThat(store.collector("c1")).contains(alive);
 
     clock.advance(Duration.ofNanos(23));
-    Claim second = store.claim(new ClaimCommand("c1", LEASE, LEASE, 2, 1)).claims().get(0);
+    Claim second = store.claim(ClaimCommand.builder().collector("c1").leaseDuration(LEASE).build()).claims().get(0);
     clock.advance(Duration.ofNanos(29));
     store.complete(LeaseRef.of(second.lease()));
     Instant completedAt = clock.advance(Duration.ofNanos(7_000_031));
@@ -170,7 +172,7 @@ abstract class TimePrecisionContract extends KitGroup {
     running(NewRequest.master("m1", null).withBenchmarkGroups("g"));
     Instant claimedAt = ODD;
     clock.set(claimedAt);
-    Claim claim = store.claim(new ClaimCommand("c1", LEASE, LEASE, 2, 1)).claims().get(0);
+    Claim claim = store.claim(ClaimCommand.builder().collector("c1").leaseDuration(LEASE).build()).claims().get(0);
     Instant expiry = micros(claimedAt).plus(LEASE);
     assertThat(claim.lease().expiresAt()).isEqualTo(expiry);
     LeaseRef ref = LeaseRef.of(claim.lease());

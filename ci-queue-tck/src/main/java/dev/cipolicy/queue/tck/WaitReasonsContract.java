@@ -74,8 +74,9 @@ abstract class WaitReasonsContract extends GpuKitGroup {
   @DisplayName("without live collectors a job says so; a job that needs no GPU is claimable by a live one")
   void collectorReasons() {
     Request r = submit(NewRequest.master("w1", null));
-    List<Job> jobs = store.startRequest(new StartCommand(r.id(), List.of(JobSpec.required("cpu", "gpu"),
-        JobSpec.required("g2", "gpu").withGpus(2, Duration.ofMinutes(5))), false, 10)).jobs();
+    List<Job> jobs = store.startRequest(StartCommand.builder().requestId(r.id())
+        .jobs(List.of(JobSpec.required("cpu", "gpu"), JobSpec.required("g2", "gpu").withGpus(2, Duration.ofMinutes(5))))
+        .maxInProgress(10).build()).jobs();
     assertThat(waits()).extracting(JobWait::reason).containsExactly(
         WaitReason.of(WaitReason.Kind.NO_LIVE_COLLECTOR, "gpu", 0).build(),
         WaitReason.of(WaitReason.Kind.NO_LIVE_COLLECTOR, "gpu", 2).build());

@@ -253,8 +253,8 @@ public final class InMemoryQueueStore implements QueueStore {
       row.request = row.request.started(now, backfill.status() == Backfill.Status.ENQUEUED
           ? backfill.parent().orElseThrow() : null);
       inProgress.put(row.request.id().value(), row);
-      return new StartResult(StartResult.Status.STARTED, Optional.of(row.request), created, backfill,
-          inProgress.size());
+      return StartResult.builder().status(StartResult.Status.STARTED).request(row.request).jobs(created)
+          .backfill(backfill).inProgress(inProgress.size()).build();
     }
   }
 
@@ -285,7 +285,8 @@ public final class InMemoryQueueStore implements QueueStore {
         created.add(job.job);
       }
     }
-    return new Backfill(Backfill.Status.ENQUEUED, parentId, created, existing);
+    return Backfill.builder().status(Backfill.Status.ENQUEUED).parent(parentId).created(created).existing(existing)
+        .build();
   }
 
   /** Creates a queued job unless the request has one with the same group and tag; returns null then. */
@@ -348,10 +349,10 @@ public final class InMemoryQueueStore implements QueueStore {
       Instant now = now();
       RequestRow row = requests.get(id.value());
       if (row == null) {
-        return new CancelResult(CancelResult.Status.NOT_FOUND, Optional.empty(), 0, 0);
+        return CancelResult.unchanged(CancelResult.Status.NOT_FOUND, Optional.empty());
       }
       if (row.request.state().isTerminal()) {
-        return new CancelResult(CancelResult.Status.ALREADY_FINISHED, Optional.of(row.request), 0, 0);
+        return CancelResult.unchanged(CancelResult.Status.ALREADY_FINISHED, Optional.of(row.request));
       }
       int cancelled = 0;
       int flagged = 0;
@@ -368,7 +369,8 @@ public final class InMemoryQueueStore implements QueueStore {
       }
       row.request = row.request.cancelled(reason, now);
       close(row);
-      return new CancelResult(CancelResult.Status.CANCELLED, Optional.of(row.request), cancelled, flagged);
+      return CancelResult.builder().status(CancelResult.Status.CANCELLED).request(row.request)
+          .queuedJobsCancelled(cancelled).leasedJobsFlagged(flagged).build();
     }
   }
 
@@ -597,7 +599,8 @@ public final class InMemoryQueueStore implements QueueStore {
       }
       Comparator<Job> byId = Comparator.comparing(Job::id);
       changes.forEach(list -> list.sort(byId));
-      return new ExpiryResult(changes.get(0), changes.get(1), changes.get(2));
+      return ExpiryResult.builder().rescued(changes.get(0)).failed(changes.get(1)).cancelled(changes.get(2))
+          .build();
     }
   }
 
@@ -779,7 +782,8 @@ public final class InMemoryQueueStore implements QueueStore {
       if (row.request.finishedAt().isPresent() && row.request.state() == RequestState.COMPLETED) {
         completed.remove(HistoryCursor.after(row.request));
       }
-      return new PurgeResult(PurgeResult.Status.PURGED, request, row.jobs.size(), removedResults);
+      return PurgeResult.builder().status(PurgeResult.Status.PURGED).request(request).jobsRemoved(row.jobs.size())
+          .resultsRemoved(removedResults).build();
     }
   }
 

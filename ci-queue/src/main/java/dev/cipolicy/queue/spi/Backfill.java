@@ -1,22 +1,25 @@
 package dev.cipolicy.queue.spi;
 
+import dev.cipolicy.api.value.ValueStyle;
 import dev.cipolicy.queue.model.Checks;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.model.RequestId;
 import java.util.List;
 import java.util.Optional;
+import org.immutables.value.Value;
 
 /**
  * What starting a request did to its parent: the jobs enqueued for the parent (existing ones are
  * no-ops), or why nothing was enqueued.
  *
- * @param status what happened
- * @param parent the parent request, when it exists
- * @param created the jobs newly created for the parent, in order
- * @param existing how many of the jobs the parent already had
+ * <p>Build one with {@link #none}, {@link #refusedBy} or {@link #builder()} (the status is required; no
+ * parent, no jobs created and none existing by default).
  */
-public record Backfill(Status status, Optional<RequestId> parent, List<Job> created, int existing) {
+@Value.Immutable
+@ValueStyle
+public abstract class Backfill {
 
   /** What happened to the parent. */
   public enum Status {
@@ -34,12 +37,45 @@ public record Backfill(Status status, Optional<RequestId> parent, List<Job> crea
     ENQUEUED
   }
 
-  /** Checks the components and copies the list. */
-  public Backfill {
-    Checks.present(status, "backfill status");
-    Checks.present(parent, "backfill parent");
-    created = List.copyOf(Checks.present(created, "backfilled jobs"));
-    Checks.atLeast(existing, 0, "existing backfill jobs");
+  /**
+   * What happened.
+   *
+   * @return the status
+   */
+  public abstract Status status();
+
+  /**
+   * The parent request, when it exists.
+   *
+   * @return its id
+   */
+  public abstract Optional<RequestId> parent();
+
+  /**
+   * The jobs newly created for the parent.
+   *
+   * @return the jobs in order; default none
+   */
+  public abstract List<Job> created();
+
+  /**
+   * How many of the jobs the parent already had.
+   *
+   * @return at least 0; default 0
+   */
+  @Value.Default
+  public int existing() {
+    return 0;
+  }
+
+  /**
+   * Checks the count.
+   *
+   * @throws InvalidQueueInputException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    Checks.atLeast(existing(), 0, "existing backfill jobs");
   }
 
   /**
@@ -50,7 +86,8 @@ public record Backfill(Status status, Optional<RequestId> parent, List<Job> crea
    * @return the backfill
    */
   public static Backfill none(Status status, Optional<RequestId> parent) {
-    return new Backfill(status, parent, List.of(), 0);
+    return builder().status(Checks.present(status, "backfill status"))
+        .parent(Checks.present(parent, "backfill parent")).build();
   }
 
   /**
@@ -67,5 +104,19 @@ public record Backfill(Status status, Optional<RequestId> parent, List<Job> crea
       case WAITING_FOR_ARTIFACTS, ARTIFACTS_READY -> Optional.of(none(Status.PARENT_NOT_STARTED, id));
       default -> Optional.empty();
     };
+  }
+
+  /**
+   * A new builder; {@code build()} checks every field.
+   *
+   * @return an empty builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link Backfill}. */
+  public static final class Builder extends ImmutableBackfill.Builder {
+    Builder() {}
   }
 }

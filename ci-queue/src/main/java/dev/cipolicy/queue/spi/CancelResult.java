@@ -1,20 +1,22 @@
 package dev.cipolicy.queue.spi;
 
+import dev.cipolicy.api.value.ValueStyle;
 import dev.cipolicy.queue.model.Checks;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Request;
 import java.util.Optional;
+import org.immutables.value.Value;
 
 /**
  * What cancelling a request did: cancelled it, its queued jobs and flagged its leased ones, or nothing
  * because it already finished.
  *
- * @param status what happened
- * @param request the request after the operation, absent when not found
- * @param queuedJobsCancelled how many queued jobs were cancelled
- * @param leasedJobsFlagged how many leased jobs were flagged; their holders learn it on the next heartbeat
+ * <p>Build one with {@link #unchanged} or {@link #builder()} (the status is required; no request and no
+ * jobs cancelled or flagged by default).
  */
-public record CancelResult(Status status, Optional<Request> request, int queuedJobsCancelled,
-    int leasedJobsFlagged) {
+@Value.Immutable
+@ValueStyle
+public abstract class CancelResult {
 
   /** What cancelling did. */
   public enum Status {
@@ -26,11 +28,74 @@ public record CancelResult(Status status, Optional<Request> request, int queuedJ
     NOT_FOUND
   }
 
-  /** Checks the components. */
-  public CancelResult {
-    Checks.present(status, "cancel status");
-    Checks.present(request, "cancel request");
-    Checks.atLeast(queuedJobsCancelled, 0, "cancelled jobs");
-    Checks.atLeast(leasedJobsFlagged, 0, "flagged jobs");
+  /**
+   * What happened.
+   *
+   * @return the status
+   */
+  public abstract Status status();
+
+  /**
+   * The request after the operation.
+   *
+   * @return the request; absent when not found
+   */
+  public abstract Optional<Request> request();
+
+  /**
+   * How many queued jobs were cancelled.
+   *
+   * @return at least 0; default 0
+   */
+  @Value.Default
+  public int queuedJobsCancelled() {
+    return 0;
+  }
+
+  /**
+   * How many leased jobs were flagged; their holders learn it on the next heartbeat.
+   *
+   * @return at least 0; default 0
+   */
+  @Value.Default
+  public int leasedJobsFlagged() {
+    return 0;
+  }
+
+  /**
+   * Checks the counts.
+   *
+   * @throws InvalidQueueInputException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    Checks.atLeast(queuedJobsCancelled(), 0, "cancelled jobs");
+    Checks.atLeast(leasedJobsFlagged(), 0, "flagged jobs");
+  }
+
+  /**
+   * Nothing cancelled or flagged.
+   *
+   * @param status why
+   * @param request the request, when found
+   * @return the result
+   */
+  public static CancelResult unchanged(Status status, Optional<Request> request) {
+    return builder().status(Checks.present(status, "cancel status"))
+        .request(Checks.present(request, "cancel request")).build();
+  }
+
+  /**
+   * A new builder; {@code build()} checks every field.
+   *
+   * @return an empty builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link CancelResult}. */
+  public static final class Builder extends ImmutableCancelResult.Builder {
+    Builder() {}
   }
 }

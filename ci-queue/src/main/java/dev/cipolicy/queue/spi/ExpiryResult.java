@@ -1,41 +1,48 @@
 package dev.cipolicy.queue.spi;
 
-import dev.cipolicy.queue.model.Checks;
+import dev.cipolicy.api.value.ValueStyle;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobFailure;
 import java.util.List;
+import org.immutables.value.Value;
 
 /**
  * What processing expired leases did: jobs made claimable again (crash rescues), failed because their
  * crash-rescue budget was spent, or cancelled because their request was.
  *
- * @param rescued jobs queued again, by id
- * @param failed jobs failed with {@link JobFailure.Reason#CRASH_BUDGET_EXHAUSTED}, by id
- * @param cancelled jobs flagged for cancellation whose lease expired, now cancelled, by id
- * @param impossibleRows expired leases left unchanged because their job's rows are impossible (edited by
- *     hand); always empty for stores whose rows cannot be
+ * <p>Build one with {@link #builder()}: every list is empty unless set.
  */
-public record ExpiryResult(List<Job> rescued, List<Job> failed, List<Job> cancelled,
-    List<ImpossibleRow> impossibleRows) {
-
-  /** Copies the lists. */
-  public ExpiryResult {
-    rescued = List.copyOf(Checks.present(rescued, "rescued jobs"));
-    failed = List.copyOf(Checks.present(failed, "failed jobs"));
-    cancelled = List.copyOf(Checks.present(cancelled, "cancelled jobs"));
-    impossibleRows = List.copyOf(Checks.present(impossibleRows, "impossible rows"));
-  }
+@Value.Immutable
+@ValueStyle
+public abstract class ExpiryResult {
 
   /**
-   * A result without impossible rows.
+   * The jobs queued again.
    *
-   * @param rescued jobs queued again, by id
-   * @param failed jobs failed because their crash-rescue budget was spent, by id
-   * @param cancelled flagged jobs now cancelled, by id
+   * @return the jobs, by id
    */
-  public ExpiryResult(List<Job> rescued, List<Job> failed, List<Job> cancelled) {
-    this(rescued, failed, cancelled, List.of());
-  }
+  public abstract List<Job> rescued();
+
+  /**
+   * The jobs failed with {@link JobFailure.Reason#CRASH_BUDGET_EXHAUSTED}.
+   *
+   * @return the jobs, by id
+   */
+  public abstract List<Job> failed();
+
+  /**
+   * The jobs flagged for cancellation whose lease expired, now cancelled.
+   *
+   * @return the jobs, by id
+   */
+  public abstract List<Job> cancelled();
+
+  /**
+   * The expired leases left unchanged because their job's rows are impossible (edited by hand).
+   *
+   * @return the rows; always empty for stores whose rows cannot be
+   */
+  public abstract List<ImpossibleRow> impossibleRows();
 
   /**
    * Whether no job was rescued, failed or cancelled (impossible rows are not counted).
@@ -43,6 +50,20 @@ public record ExpiryResult(List<Job> rescued, List<Job> failed, List<Job> cancel
    * @return true when those three lists are empty
    */
   public boolean isEmpty() {
-    return rescued.isEmpty() && failed.isEmpty() && cancelled.isEmpty();
+    return rescued().isEmpty() && failed().isEmpty() && cancelled().isEmpty();
+  }
+
+  /**
+   * A new builder; {@code build()} checks every field.
+   *
+   * @return an empty builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link ExpiryResult}. */
+  public static final class Builder extends ImmutableExpiryResult.Builder {
+    Builder() {}
   }
 }

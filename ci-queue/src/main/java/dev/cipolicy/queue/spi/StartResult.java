@@ -1,23 +1,24 @@
 package dev.cipolicy.queue.spi;
 
+import dev.cipolicy.api.value.ValueStyle;
 import dev.cipolicy.queue.model.Checks;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.Request;
 import java.util.List;
 import java.util.Optional;
+import org.immutables.value.Value;
 
 /**
  * What {@link QueueStore#startRequest} did: started the request and created its jobs, or nothing because
  * the cap is reached or the request is not ready.
  *
- * @param status what happened
- * @param request the request after the operation, absent when not found
- * @param jobs the jobs created for the request, in order (empty unless started)
- * @param backfill what happened to the parent
- * @param inProgress how many requests are in progress after the operation
+ * <p>Build one with {@link #unchanged} or {@link #builder()} (the status and the in-progress count are
+ * required; no request, no jobs and no backfill by default).
  */
-public record StartResult(Status status, Optional<Request> request, List<Job> jobs, Backfill backfill,
-    int inProgress) {
+@Value.Immutable
+@ValueStyle
+public abstract class StartResult {
 
   /** What starting did. */
   public enum Status {
@@ -31,13 +32,52 @@ public record StartResult(Status status, Optional<Request> request, List<Job> jo
     NOT_FOUND
   }
 
-  /** Checks the components and copies the list. */
-  public StartResult {
-    Checks.present(status, "start status");
-    Checks.present(request, "start request");
-    jobs = List.copyOf(Checks.present(jobs, "start jobs"));
-    Checks.present(backfill, "start backfill");
-    Checks.atLeast(inProgress, 0, "requests in progress");
+  /**
+   * What happened.
+   *
+   * @return the status
+   */
+  public abstract Status status();
+
+  /**
+   * The request after the operation.
+   *
+   * @return the request; absent when not found
+   */
+  public abstract Optional<Request> request();
+
+  /**
+   * The jobs created for the request.
+   *
+   * @return the jobs in order; empty unless started (the default)
+   */
+  public abstract List<Job> jobs();
+
+  /**
+   * What happened to the parent.
+   *
+   * @return the backfill; default {@link Backfill.Status#NOT_REQUESTED} without a parent
+   */
+  @Value.Default
+  public Backfill backfill() {
+    return Backfill.none(Backfill.Status.NOT_REQUESTED, Optional.empty());
+  }
+
+  /**
+   * How many requests are in progress after the operation.
+   *
+   * @return at least 0
+   */
+  public abstract int inProgress();
+
+  /**
+   * Checks the count.
+   *
+   * @throws InvalidQueueInputException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    Checks.atLeast(inProgress(), 0, "requests in progress");
   }
 
   /**
@@ -49,7 +89,21 @@ public record StartResult(Status status, Optional<Request> request, List<Job> jo
    * @return the result
    */
   public static StartResult unchanged(Status status, Optional<Request> request, int inProgress) {
-    return new StartResult(status, request, List.of(), Backfill.none(Backfill.Status.NOT_REQUESTED,
-        Optional.empty()), inProgress);
+    return builder().status(Checks.present(status, "start status"))
+        .request(Checks.present(request, "start request")).inProgress(inProgress).build();
+  }
+
+  /**
+   * A new builder; {@code build()} checks every field.
+   *
+   * @return an empty builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link StartResult}. */
+  public static final class Builder extends ImmutableStartResult.Builder {
+    Builder() {}
   }
 }

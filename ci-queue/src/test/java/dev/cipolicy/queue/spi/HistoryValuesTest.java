@@ -71,7 +71,7 @@ class HistoryValuesTest {
   @Test
   void purgeResultsCountWhatWent() {
     assertThat(PurgeResult.unchanged(PurgeResult.Status.NOT_FOUND, Optional.empty()).jobsRemoved()).isZero();
-    assertThatThrownBy(() -> new PurgeResult(PurgeResult.Status.PURGED, Optional.empty(), -1, 0))
+    assertThatThrownBy(() -> PurgeResult.builder().status(PurgeResult.Status.PURGED).jobsRemoved(-1).build())
         .isInstanceOf(InvalidQueueInputException.class);
   }
 }

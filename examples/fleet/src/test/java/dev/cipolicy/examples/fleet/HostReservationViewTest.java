@@ -44,11 +44,11 @@ class HostReservationViewTest {
     QueueStore store = queue.store();
     store.registerCollector("h0", "gpu", true, Devices.count(8));
     Job older = start(store, "older", JobSpec.required("older", "gpu").withGpus(8, Duration.ofHours(1)));
-    Claim held = store.claim(new ClaimCommand("h0", LEASE, LEASE, 1, 1)).claims().get(0);
+    Claim held = claimOnH0(store, LEASE).get(0);
     assertThat(held.job().id()).isEqualTo(older.id());
     Job younger = start(store, "younger", JobSpec.required("younger", "gpu").withGpus(8, Duration.ofHours(1)));
     // Nothing fits: this claim of h0 reserves it for the younger job, the head of the pool.
-    assertThat(store.claim(new ClaimCommand("h0", LEASE, LEASE, 1, 1)).claims()).isEmpty();
+    assertThat(claimOnH0(store, LEASE)).isEmpty();
     assertThat(store.release(LeaseRef.of(held.lease())).status()).isEqualTo(LeaseStatus.OK);
 
     HostDto h0 = new FleetView(queue, List.of(), false).overview().hosts().get(0);
@@ -60,8 +60,7 @@ class HostReservationViewTest {
       assertThat(d.jobId()).isEqualTo(younger.id().value());
     });
     // The store agrees: h0's next claim takes the younger job.
-    assertThat(store.claim(new ClaimCommand("h0", LEASE, LEASE, 1, 1)).claims())
-        .extracting(c -> c.job().id()).containsExactly(younger.id());
+    assertThat(claimOnH0(store, LEASE)).extracting(c -> c.job().id()).containsExactly(younger.id());
   }
 
   @Test
@@ -72,28 +71,35 @@ class HostReservationViewTest {
     store.registerCollector("h0", "gpu", true, Devices.count(8));
     store.setShares(FleetShares.of(FleetShares.Share.gpus("weekly", "gpu", 4)));
     start(store, "holder", JobSpec.required("holder", "gpu").withGpus(6, Duration.ofMinutes(30)));
-    assertThat(store.claim(new ClaimCommand("h0", HOUR, HOUR, 1, 1)).claims()).hasSize(1);
+    assertThat(claimOnH0(store, HOUR)).hasSize(1);
     Job weekly = start(store, "weekly", JobSpec.required("weekly", "gpu").withGpus(4, Duration.ofHours(1))
         .withCadence("weekly"));
-    assertThat(store.claim(new ClaimCommand("h0", HOUR, HOUR, 1, 1)).claims()).isEmpty();
+    assertThat(claimOnH0(store, HOUR)).isEmpty();
     assertThat(new FleetView(queue, List.of(), false).overview().hosts().get(0).reservation().jobId())
         .isEqualTo(weekly.id().value());
     // A short weekly job backfills the two free devices: the share refuses the reserved job, which keeps its
     // reservation only dormant, so the panel shows no host reserved for it.
     start(store, "short", JobSpec.required("short", "gpu").withGpus(2, Duration.ofMinutes(10)).withCadence("weekly"));
-    List<Claim> backfill = store.claim(new ClaimCommand("h0", HOUR, HOUR, 1, 1)).claims();
+    List<Claim> backfill = claimOnH0(store, HOUR);
     assertThat(backfill).extracting(c -> c.job().spec().benchmarkGroup()).containsExactly("short");
     assertThat(new FleetView(queue, List.of(), false).overview().hosts().get(0).reservation()).isNull();
     // Admitted again once the short job ends, it holds the reservation again.
     now.set(now.get().plus(Duration.ofMinutes(10)));
     assertThat(store.complete(LeaseRef.of(backfill.get(0).lease())).status()).isEqualTo(LeaseStatus.OK);
-    assertThat(store.claim(new ClaimCommand("h0", HOUR, HOUR, 1, 1)).claims()).isEmpty();
+    assertThat(claimOnH0(store, HOUR)).isEmpty();
     assertThat(new FleetView(queue, List.of(), false).overview().hosts().get(0).reservation().jobId())
         .isEqualTo(weekly.id().value());
   }
 
+  /** One claim by h0 with the given lease and a crash-rescue budget of 1. */
+  private static List<Claim> claimOnH0(QueueStore store, Duration lease) {
+    return store.claim(ClaimCommand.builder().collector("h0").leaseDuration(lease).maxCrashRescues(1).build())
+        .claims();
+  }
+
   private static Job start(QueueStore store, String tag, JobSpec spec) {
     RequestId id = store.submit(NewRequest.master(tag, null)).request().id();
-    return store.startRequest(new StartCommand(id, List.of(spec), false, 100)).jobs().get(0);
+    return store.startRequest(StartCommand.builder().requestId(id).jobs(List.of(spec)).maxInProgress(100).build())
+        .jobs().get(0);
   }
 }
