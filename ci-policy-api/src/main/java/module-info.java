@@ -1,6 +1,7 @@
 /**
  * The public vocabulary of ci-policy: the policy model, the run, stage, suite, gate and concurrency values,
- * and the exceptions every module throws. No I/O and no third-party type at run time.
+ * and the exceptions every module throws. No I/O; the one third-party library at run time is RE2/J, inside
+ * {@code dev.cipolicy.api.pattern} and never in a signature.
  */
 // "module": the modules of the qualified export below are compiled after this one (javac: module not found).
 @SuppressWarnings("module")
@@ -12,10 +13,13 @@ module dev.cipolicy.api {
   requires static org.immutables.value;
   // The JDK's source-retained @Generated on the generated Immutable* classes (ValueStyle).
   requires static java.compiler;
+  // Linear-time matching of user-supplied name patterns (suite_naming); the jar has no module name.
+  requires re2j;
 
   exports dev.cipolicy.api;
   exports dev.cipolicy.api.concurrency;
   exports dev.cipolicy.api.gate;
+  exports dev.cipolicy.api.pattern;
   exports dev.cipolicy.api.policy;
   exports dev.cipolicy.api.run;
   exports dev.cipolicy.api.stage;

@@ -76,6 +76,7 @@ public final class ArchitectureRules {
   private static final String JACKSON = "com.fasterxml.jackson..";
   private static final String CRON_UTILS = "com.cronutils..";
   private static final String MICROMETER = "io.micrometer..";
+  private static final String RE2J = "com.google.re2j..";
 
   private ArchitectureRules() {}
 
@@ -87,6 +88,7 @@ public final class ArchitectureRules {
     rules.put("pureCoreDoesNoIoAndReadsNoClockOrEnvironment", pureCoreDoesNoIoAndReadsNoClockOrEnvironment(root));
     rules.put("cronUtilsOnlyInSchedulePackage", cronUtilsOnlyInSchedulePackage(root));
     rules.put("jacksonOnlyInLoadPackage", jacksonOnlyInLoadPackage(root));
+    rules.put("re2jOnlyInPatternPackage", re2jOnlyInPatternPackage(root));
     rules.put("apiUsesNoGuavaJacksonOrCronUtils", apiUsesNoGuavaJacksonOrCronUtils(root));
     rules.put("everyPackageIsNullMarked", everyPackageIsNullMarked(root));
     rules.put("noPackageCycles", noPackageCycles(root));
@@ -258,6 +260,18 @@ public final class ArchitectureRules {
         .should().dependOnClassesThat().resideInAPackage(CRON_UTILS)
         .as("cron-utils is used only from " + pkg(root, "core.schedule"))
         .because("cron-utils lives in one package, hidden behind our own CronSchedule");
+  }
+
+  /**
+   * The rule that RE2/J ({@code com.google.re2j..}) is used only from {@code api.pattern}, where
+   * {@code NamePattern} hides it; nothing else matches a policy's patterns.
+   */
+  public static ArchRule re2jOnlyInPatternPackage(String root) {
+    return noClasses().that().resideInAPackage(pkg(root))
+        .and().resideOutsideOfPackage(pkg(root, "api.pattern"))
+        .should().dependOnClassesThat().resideInAPackage(RE2J)
+        .as("RE2/J is used only from " + pkg(root, "api.pattern"))
+        .because("RE2/J lives in one package, hidden behind our own NamePattern");
   }
 
   /**

@@ -19,6 +19,7 @@ import fixture.badarch.core.UsesCron;
 import fixture.badarch.core.UsesExecutors;
 import fixture.badarch.core.UsesJackson;
 import fixture.badarch.core.UsesMicrometer;
+import fixture.badarch.core.UsesRe2j;
 import fixture.badarch.core.UsesWorkflow;
 import fixture.badarch.core.cyclea.CycleA;
 import fixture.badarch.core.cycleb.CycleB;
@@ -138,6 +139,11 @@ class ArchitectureRulesFireTest {
   }
 
   @Test
+  void re2jRuleFiresOutsideThePatternPackage() {
+    assertFires(ArchitectureRules.re2jOnlyInPatternPackage(BAD), UsesRe2j.class);
+  }
+
+  @Test
   void jacksonRuleFiresOutsideTheLoadPackage() {
     assertFires(ArchitectureRules.jacksonOnlyInLoadPackage(BAD), UsesJackson.class, ExposesJacksonType.class);
   }
@@ -206,6 +212,7 @@ class ArchitectureRulesFireTest {
         Arguments.of(UsesExecutors.class, Set.of("pureCoreDoesNoIoAndReadsNoClockOrEnvironment")),
         Arguments.of(PrintsToConsole.class, Set.of("pureCoreDoesNoIoAndReadsNoClockOrEnvironment")),
         Arguments.of(UsesCron.class, Set.of("cronUtilsOnlyInSchedulePackage")),
+        Arguments.of(UsesRe2j.class, Set.of("re2jOnlyInPatternPackage")),
         Arguments.of(UsesJackson.class, Set.of("jacksonOnlyInLoadPackage")),
         // Without Guava on the classpath the api fixture uses Jackson, which rule 4 forbids there too.
         Arguments.of(ExposesJacksonType.class, Set.of("apiUsesNoGuavaJacksonOrCronUtils", "jacksonOnlyInLoadPackage")),
@@ -236,6 +243,7 @@ class ArchitectureRulesFireTest {
   @Test
   void theGoodFixtureHoldsTheUsesTheRulesMustAllow() {
     assertThat(goodClasses.contain("fixture.goodarch.core.schedule.GoodSchedule")).isTrue();
+    assertThat(goodClasses.contain("fixture.goodarch.api.pattern.GoodPattern")).isTrue();
     assertThat(goodClasses.contain("fixture.goodarch.core.load.GoodLoader")).isTrue();
     assertThat(goodClasses.contain("fixture.goodarch.cli.GoodHost")).isTrue();
     assertThat(goodClasses.contain("fixture.goodarch.core.GoodEngine")).isTrue();

@@ -78,6 +78,11 @@ class ArchitectureTest {
   }
 
   @Test
+  void re2jOnlyInPatternPackage() {
+    ArchitectureRules.re2jOnlyInPatternPackage(ROOT).check(production);
+  }
+
+  @Test
   void jacksonOnlyInLoadPackage() {
     ArchitectureRules.jacksonOnlyInLoadPackage(ROOT).check(production);
   }

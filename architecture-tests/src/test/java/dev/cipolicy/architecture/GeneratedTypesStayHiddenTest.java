@@ -9,6 +9,7 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import fixture.signatures.HiddenBuilderValue;
+import fixture.signatures.LeakyPattern;
 import fixture.signatures.LeakyValue;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -57,6 +58,32 @@ class GeneratedTypesStayHiddenTest {
     List<String> findings = PublicSignatures.mentions(classes, GeneratedTypesStayHiddenTest::generated);
     System.out.println("Immutable* mentions in published signatures: " + findings.size());
     assertThat(findings).as("published signatures that mention a generated Immutable* type").isEmpty();
+  }
+
+  /** A regular expression engine's type: the JDK's or RE2/J's. */
+  static boolean regexEngine(Class<?> type) {
+    return type.getName().startsWith("java.util.regex.") || type.getName().startsWith("com.google.re2j.");
+  }
+
+  /**
+   * The rule that the patterns a policy supplies are our own type: no published signature of the library
+   * mentions an RE2/J type, and none in the policy model ({@code api.policy}, {@code api.pattern}) mentions a
+   * {@code java.util.regex} one either (a user-supplied pattern is a {@code NamePattern}, matched in linear time).
+   */
+  @Test
+  void noPublishedSignatureMentionsARegexEngineTypeForAPolicysPatterns() {
+    List<Class<?>> classes = exportedLibraryClasses();
+    assertThat(PublicSignatures.mentions(classes, c -> c.getName().startsWith("com.google.re2j.")))
+        .as("published signatures that mention RE2/J").isEmpty();
+    List<Class<?>> model = classes.stream().filter(c -> c.getPackageName().equals("dev.cipolicy.api.policy")
+        || c.getPackageName().equals("dev.cipolicy.api.pattern")).toList();
+    assertThat(model).extracting(Class::getName)
+        .contains("dev.cipolicy.api.policy.SuiteNaming", "dev.cipolicy.api.pattern.NamePattern");
+    assertThat(PublicSignatures.mentions(model, GeneratedTypesStayHiddenTest::regexEngine))
+        .as("policy model signatures that mention java.util.regex or RE2/J (use NamePattern)").isEmpty();
+    assertThat(PublicSignatures.mentions(List.of(LeakyPattern.class), GeneratedTypesStayHiddenTest::regexEngine))
+        .containsExactlyInAnyOrder("fixture.signatures.LeakyPattern#matchWhole(String): return type mentions Matcher",
+            "fixture.signatures.LeakyPattern#compiled(): return type mentions Pattern");
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.cipolicy.core;
 import dev.cipolicy.api.InvalidPolicyException;
 import dev.cipolicy.api.PolicyProblem;
 import dev.cipolicy.api.Warning;
+import dev.cipolicy.api.pattern.NameMatch;
 import dev.cipolicy.api.policy.Backend;
 import dev.cipolicy.api.policy.CadenceDefinition;
 import dev.cipolicy.api.policy.DomainLabel;
@@ -29,7 +30,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -393,22 +393,16 @@ final class PolicyChecker {
   private void checkName(SuiteNaming naming, Suite s, String path) {
     String rule = naming.description().isEmpty() ? naming.pattern()
         : naming.description() + " (" + naming.pattern() + ")";
-    Optional<Matcher> matched;
-    try {
-      matched = naming.matchWhole(s.name());
-    } catch (SuiteNaming.BudgetExceededException e) {
-      problem("suite_naming.pattern", "the suite naming pattern takes more than " + SuiteNaming.MATCH_BUDGET
-          + " steps to match suite name '" + s.name() + "'; simplify it (no nested repetition)");
-      return;
-    }
+    Optional<NameMatch> matched = naming.matchWhole(s.name());
     if (matched.isEmpty()) {
       problem(path, "suite name '" + s.name() + "' does not follow the policy's suite naming rule " + rule);
       return;
     }
-    Matcher m = matched.get();
+    NameMatch m = matched.get();
     if (naming.groups().contains("gpus")) {
-      String said = m.group("gpus");
-      if (said == null) {
+      Optional<String> group = m.group("gpus");
+      String said = group.orElse("");
+      if (group.isEmpty()) {
         if (s.gpus() != 0) {
           problem(path + ".gpus", "suite '" + s.name() + "' declares gpus: " + s.gpus() + " but its name says"
               + " it is a CPU suite (the suite_naming group 'gpus' did not match)");
@@ -422,10 +416,10 @@ final class PolicyChecker {
       }
     }
     if (naming.groups().contains("hardware")) {
-      String said = m.group("hardware");
-      if (said != null && !s.hardware().equals(Optional.of(said))) {
+      Optional<String> said = m.group("hardware");
+      if (said.isPresent() && !s.hardware().equals(said)) {
         problem(path + ".hardware", "suite '" + s.name() + "' declares " + s.hardware().map(h -> "hardware: " + h)
-            .orElse("no hardware") + " but its name says '" + said + "' (suite_naming group 'hardware')");
+            .orElse("no hardware") + " but its name says '" + said.get() + "' (suite_naming group 'hardware')");
       }
     }
   }

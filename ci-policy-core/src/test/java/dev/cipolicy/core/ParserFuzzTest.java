@@ -56,7 +56,7 @@ class ParserFuzzTest {
   }
 
   /**
-   * A fuzzed suite naming pattern is rejected when built, or matches any name within its budget: the first
+   * A fuzzed suite naming pattern is rejected when built, or matches any name in linear time: the first
    * line of the input is the pattern, the rest the name (at most 64 characters).
    */
   @FuzzTest(maxDuration = "90s")

@@ -7,8 +7,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.IntFunction;
@@ -20,9 +22,12 @@ import org.jspecify.annotations.Nullable;
  * <p>Two UNIX crons fire together exactly when their times of day intersect and they share a firing
  * date. The search leapfrogs between the two schedules' next firing dates, so it costs one step per
  * date on which at least one of them fires — at most about ten thousand steps over the 28-year cycle —
- * whatever the number of firings per day. {@link #overlaps(List)} proves a whole table at once from each
- * schedule's minutes of the day and firing days as bit sets, so a table of n schedules costs n small
- * evaluations and n²/2 intersections of bit sets, not n²/2 searches.
+ * whatever the number of firings per day. {@link #overlaps(List)} proves a whole table at once: a schedule
+ * fires at each of its minutes of the day on each of its firing days, so two schedules overlap exactly when
+ * they share a minute and a day. Schedules are grouped by their time fields and by their date fields, each
+ * group is indexed once by the minutes and days it fires at, and each schedule reads the schedules it
+ * overlaps from the index of its two groups: a table costs work in proportion to its schedules' firing
+ * minutes and days and to the overlaps found, and pairs that do not overlap are never compared.
  */
 public final class ScheduleOverlaps {
   private ScheduleOverlaps() {}
@@ -83,23 +88,46 @@ public final class ScheduleOverlaps {
    * @return the overlapping pairs
    */
   public static List<Overlap> overlaps(List<CronSchedule> schedules) {
+    return prove(schedules).overlaps();
+  }
+
+  /**
+   * The overlaps of a table and the number of pairs of schedules compared to find them.
+   *
+   * @param overlaps the overlapping pairs, as {@link #overlaps(List)} returns them
+   * @param pairsCompared how many pairs the proof looked at: only the overlapping ones
+   */
+  record Proof(List<Overlap> overlaps, int pairsCompared) {}
+
+  /** The proof behind {@link #overlaps(List)}, with its count of compared pairs. */
+  static Proof prove(List<CronSchedule> schedules) {
     int n = schedules.size();
     BitSet[] minutes = new BitSet[n];
     BitSet[] days = new BitSet[n];
     Map<String, BitSet> byDayRule = new HashMap<>();
+    Map<BitSet, BitSet> byMinutes = new HashMap<>();
     DaySets daySets = new DaySets();
+    @Nullable BitSet[] atMinute = new BitSet[24 * 60];
+    @Nullable BitSet[] onDay = new BitSet[CYCLE_DAYS];
     for (int i = 0; i < n; i++) {
       CronSchedule s = schedules.get(i);
-      minutes[i] = new BitSet(24 * 60);
-      s.minutesOfDay().forEach(minutes[i]::set);
+      BitSet m = new BitSet(24 * 60);
+      s.minutesOfDay().forEach(m::set);
+      minutes[i] = byMinutes.computeIfAbsent(m, k -> k); // one bit set per group of equal time fields
       days[i] = byDayRule.computeIfAbsent(dayRule(s), k -> daySets.of(s));
+      index(atMinute, minutes[i], i, n);
+      index(onDay, days[i], i, n);
     }
+    // per group: every schedule that shares at least one minute (day) with the group's schedules
+    IdentityHashMap<BitSet, BitSet> sharingMinute = new IdentityHashMap<>();
+    IdentityHashMap<BitSet, BitSet> sharingDay = new IdentityHashMap<>();
     List<Overlap> out = new ArrayList<>();
+    int compared = 0;
     for (int x = 0; x < n; x++) {
-      for (int y = x + 1; y < n; y++) {
-        if (!minutes[x].intersects(minutes[y]) || !days[x].intersects(days[y])) {
-          continue;
-        }
+      BitSet partners = (BitSet) sharingMinute.computeIfAbsent(minutes[x], k -> union(atMinute, k, n)).clone();
+      partners.and(sharingDay.computeIfAbsent(days[x], k -> union(onDay, k, n)));
+      for (int y = partners.nextSetBit(x + 1); y >= 0; y = partners.nextSetBit(y + 1)) {
+        compared++;
         BitSet minute = (BitSet) minutes[x].clone();
         minute.and(minutes[y]);
         BitSet day = (BitSet) days[x].clone();
@@ -107,6 +135,27 @@ public final class ScheduleOverlaps {
         out.add(new Overlap(x, y, FIRST_DAY.plusDays(day.nextSetBit(0)).atStartOfDay(ZoneOffset.UTC).toInstant()
             .plusSeconds(60L * minute.nextSetBit(0))));
       }
+    }
+    return new Proof(List.copyOf(out), compared);
+  }
+
+  /** Records schedule {@code i} under each bit of {@code bits} in the index. */
+  private static void index(@Nullable BitSet[] index, BitSet bits, int i, int n) {
+    for (int b = bits.nextSetBit(0); b >= 0; b = bits.nextSetBit(b + 1)) {
+      BitSet at = index[b];
+      if (at == null) {
+        at = new BitSet(n);
+        index[b] = at;
+      }
+      at.set(i);
+    }
+  }
+
+  /** The schedules the index holds under any bit of {@code bits}. */
+  private static BitSet union(@Nullable BitSet[] index, BitSet bits, int n) {
+    BitSet out = new BitSet(n);
+    for (int b = bits.nextSetBit(0); b >= 0; b = bits.nextSetBit(b + 1)) {
+      out.or(Objects.requireNonNull(index[b], "indexed by the schedule itself"));
     }
     return out;
   }
