@@ -40,8 +40,8 @@ public enum RunPlaceholder {
   IMAGE_TAG("image_tag");
 
   /** Every placeholder as written, sorted: {@code {attempt}, {backend}, ...}; quoted in errors. */
-  public static final String KNOWN = Arrays.stream(values()).map(p -> "{" + p.token + "}").sorted()
-      .collect(Collectors.joining(", "));
+  public static final String KNOWN = Arrays.stream(values()).map(p -> p.token).sorted()
+      .map(t -> "{" + t + "}").collect(Collectors.joining(", "));
 
   private final String token;
 
