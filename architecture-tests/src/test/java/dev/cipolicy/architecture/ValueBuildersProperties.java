@@ -37,6 +37,7 @@ import dev.cipolicy.api.policy.FleetShare;
 import dev.cipolicy.api.policy.HostLayout;
 import dev.cipolicy.api.policy.Policy;
 import dev.cipolicy.api.policy.RetryRules;
+import dev.cipolicy.api.policy.RunCommand;
 import dev.cipolicy.api.policy.RunnerPool;
 import dev.cipolicy.api.policy.ScheduleRule;
 import dev.cipolicy.api.policy.ScopeRule;
@@ -48,7 +49,9 @@ import dev.cipolicy.api.policy.WorkflowRoles;
 import dev.cipolicy.api.run.RunPolicy;
 import dev.cipolicy.api.run.TriggerInput;
 import dev.cipolicy.api.run.TriggerResolution;
+import dev.cipolicy.api.suite.JobPlan;
 import dev.cipolicy.api.suite.Registration;
+import dev.cipolicy.api.suite.RunFacts;
 import dev.cipolicy.api.suite.SuiteRunPlan;
 import dev.cipolicy.gate.GateMode;
 import dev.cipolicy.gate.GateModel;
@@ -234,6 +237,12 @@ class ValueBuildersProperties {
     return nameLists().map(l -> List.copyOf(new TreeSet<>(l)));
   }
 
+  private static List<String> prepend(String first, List<String> rest) {
+    List<String> out = new java.util.ArrayList<>(List.of(first));
+    out.addAll(rest);
+    return out;
+  }
+
   private static Gen<Integer> notPositive() {
     return integers().between(-1000, 0);
   }
@@ -294,7 +303,25 @@ class ValueBuildersProperties {
                 + " checks report its problems; GateSpec holds only valid ones"),
         // api.policy
         ValueSpec.of(Backend.class).field("name", names()).field("gpu", booleans().all())
-            .broken("the name is not empty", "name", "").rules(),
+            .broken("the name is not empty", "name", "")
+            .broken("device variables are environment variable names", "deviceEnv", List.of("9X"))
+            .brokenTogether("a CPU backend has no device variables", of("gpu", false, "deviceEnv",
+                List.of("CUDA_VISIBLE_DEVICES")))
+            .brokenTogether("a GPU backend with a command has device variables", of("gpu", true, "run",
+                RunCommand.builder().addCommand("run").build()))
+            .brokenTogether("a command does not set a device variable", of("gpu", true, "deviceEnv",
+                List.of("CUDA_VISIBLE_DEVICES"), "run", RunCommand.builder().addCommand("run")
+                    .putEnv("CUDA_VISIBLE_DEVICES", "0").build())).rules(),
+        ValueSpec.of(RunCommand.class).field("command", nameLists().map(l -> prepend("python", l)))
+            .field("image", names().map(n -> n + ":{image_tag}"))
+            .broken("the command is not empty", "command", List.of())
+            .broken("the program is not blank", "command", List.of(" ", "x"))
+            .broken("every placeholder is known", "command", List.of("python", "{nope}"))
+            .broken("every brace is closed", "command", List.of("python", "{suite"))
+            .broken("the command has at most 256 arguments", "command", java.util.Collections.nCopies(257, "x"))
+            .broken("the image has no white space", "image", "a b")
+            .broken("environment names are valid", "env", Map.of("1X", "v"))
+            .broken("environment values are valid templates", "env", Map.of("A", "}")).rules(),
         ValueSpec.of(CadenceDefinition.class).field("name", names()).field("admitNightlyTests", booleans().all())
             .field("bypassFastfail", booleans().all()).field("writeBaseline", booleans().all())
             .field("gpuMaxParallel", integers().between(1, 64))
@@ -402,6 +429,28 @@ class ValueBuildersProperties {
             .field("labels", nameLists())
             .broken("the estimate is finite and not negative", "estTimeSeconds", notFiniteOrNegative())
             .broken("a disabled registration has a reason", "disabled", Generate.pick(List.of("", " "))).rules(),
+        ValueSpec.of(RunFacts.class).fixed("commit", "0123abc").field("runId", runIds()).field("cadence", names())
+            .field("labels", nameLists()).field("attempt", integers().between(1, 5))
+            .broken("the commit is hexadecimal", "commit", Generate.pick(List.of("", "main", "0123ABC")))
+            .broken("the run id is a token", "runId", Generate.pick(List.of("", "a b", "-x")))
+            .broken("the cadence is a name", "cadence", "")
+            .broken("the attempt is at least 1", "attempt", notPositive())
+            .broken("the pull request is at least 1", "pr", notPositive())
+            .broken("labels can be comma-joined", "labels", List.of("a,b"))
+            .broken("the image tag is a tag", "imageTag", "a:b").rules(),
+        ValueSpec.of(JobPlan.class).field("name", names()).field("backend", names()).field("suite", names())
+            .fixed("shard", 0).fixed("shards", 1).fixed("gpus", 0).field("estimatedSeconds", doubles().between(0, 1e5))
+            .fixed("timeoutSeconds", 1800L).field("cadence", names()).field("argv", nameLists().map(l -> prepend("x", l)))
+            .broken("the name is a token", "name", Generate.pick(List.of("", "a b", "a/b")))
+            .broken("the backend is not empty", "backend", "").broken("the suite is not empty", "suite", "")
+            .broken("the cadence is not empty", "cadence", "")
+            .brokenTogether("the shard is below the shard count", of("shard", 1, "shards", 1))
+            .broken("there is at least 1 shard", "shards", notPositive())
+            .broken("the GPUs are not negative", "gpus", integers().between(-100, -1))
+            .broken("the estimate is finite and not negative", "estimatedSeconds", notFiniteOrNegative())
+            .broken("the timeout is at least 1 s", "timeoutSeconds", longs().between(-100, 0))
+            .broken("the command is not empty", "argv", List.of())
+            .broken("a GPU job names its device variables", "gpus", integers().between(1, 8)).rules(),
         ValueSpec.of(SuiteRunPlan.class).field("backend", names()).field("suite", names()).field("policyLine", names())
             .fixed("enabled", List.of("tests/a.py")).fixed("timeouts", Map.of("tests/a.py", 1800L))
             .field("continueOnError", booleans().all()).field("estTotalSeconds", doubles().between(0, 1e5))

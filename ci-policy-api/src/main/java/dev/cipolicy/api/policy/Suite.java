@@ -127,6 +127,13 @@ public abstract class Suite {
   public abstract Optional<String> host();
 
   /**
+   * How a job of the stage runs on a host; replaces the backend's {@link Backend#run()} whole.
+   *
+   * @return the stage's own command, absent to use the backend's
+   */
+  public abstract Optional<RunCommand> run();
+
+  /**
    * What the stage covers.
    *
    * @return a human description, possibly empty

@@ -10,6 +10,7 @@ import dev.cipolicy.api.policy.FileRunRules;
 import dev.cipolicy.api.policy.HostLayout;
 import dev.cipolicy.api.policy.Policy;
 import dev.cipolicy.api.policy.RetryRules;
+import dev.cipolicy.api.policy.RunCommand;
 import dev.cipolicy.api.policy.ScheduleRule;
 import dev.cipolicy.api.policy.ScopeRule;
 import dev.cipolicy.api.policy.Suite;
@@ -57,9 +58,10 @@ public final class PolicyLoader {
   private static final Set<String> SCHEDULE_FIELDS = Set.of("cron", "cadence", "labels", "description");
   private static final Set<String> SCOPE_FIELDS = Set.of("name", "description", "when_labels", "when_cadences", "except");
   private static final Set<String> HOST_FIELDS = Set.of("gpus", "partitions");
-  private static final Set<String> BACKEND_FIELDS = Set.of("gpu", "suites");
+  private static final Set<String> BACKEND_FIELDS = Set.of("gpu", "suites", RunSection.FIELD,
+      RunSection.DEVICE_ENV_FIELD);
   private static final Set<String> SUITE_FIELDS = Set.of("runner_labels", "shards", "github_hosted",
-      "externally_scheduled", "host", "description", "gpus", "hardware", "pool", "gpu_budget");
+      "externally_scheduled", "host", "description", "gpus", "hardware", "pool", "gpu_budget", RunSection.FIELD);
   private static final Set<String> CONTAINER_IMAGE_FIELDS = Set.of("repository");
   private static final Set<String> RETRY_FIELDS = Set.of("non_retriable", "metric_assertion_patterns", "assertion_token");
   private static final Set<String> TIMEOUT_FIELDS = Set.of("base_seconds", "factor");
@@ -88,6 +90,8 @@ public final class PolicyLoader {
     m.put("hosts.*", HOST_FIELDS);
     m.put("backends.*", BACKEND_FIELDS);
     m.put("backends.*.suites.*", SUITE_FIELDS);
+    m.put("backends.*." + RunSection.FIELD, RunSection.RUN_FIELDS);
+    m.put("backends.*.suites.*." + RunSection.FIELD, RunSection.RUN_FIELDS);
     m.put("container_image", CONTAINER_IMAGE_FIELDS);
     m.put("retry", RETRY_FIELDS);
     m.put("timeouts", TIMEOUT_FIELDS);
@@ -323,12 +327,19 @@ public final class PolicyLoader {
     return r.fields(e.value(), path, BACKEND_FIELDS).flatMap(f -> {
       Backend.Builder b = Backend.builder().name(e.key());
       f.bool("gpu").ifPresent(b::gpu);
+      Map<String, RunCommand> suiteRuns = new LinkedHashMap<>();
       f.node("suites").flatMap(n -> r.namedMap(n, f.path("suites"))).ifPresent(m -> {
         for (Node.Entry s : m.view().values()) {
-          readSuite(r, s, DocReader.child(f.path("suites"), s.key())).ifPresent(b::addSuites);
+          readSuite(r, s, DocReader.child(f.path("suites"), s.key())).ifPresent(suite -> {
+            b.addSuites(suite);
+            suite.run().ifPresent(run -> suiteRuns.put(suite.name(), run));
+          });
         }
       });
-      return r.build(path, NAME_IS_KEY, b::build);
+      Optional<RunCommand> run = RunSection.read(r, f);
+      run.ifPresent(b::run);
+      b.addAllDeviceEnv(f.stringList(RunSection.DEVICE_ENV_FIELD));
+      return r.build(path, RunSection.backendKeys(run, suiteRuns), b::build);
     });
   }
 
@@ -346,6 +357,7 @@ public final class PolicyLoader {
           f.bool("externally_scheduled").ifPresent(b::externallyScheduled);
           f.string("host").ifPresent(b::host);
           f.string("description").ifPresent(b::description);
+          RunSection.read(r, f).ifPresent(b::run);
           return r.build(path, NAME_IS_KEY, b::build);
         });
   }
