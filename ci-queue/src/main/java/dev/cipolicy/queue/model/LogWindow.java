@@ -125,6 +125,103 @@ public final class LogWindow {
   }
 
   /**
+   * What one append does to a store's log kept in two columns, from their lengths alone: the bytes to append to
+   * the head, how many of the old tail's last bytes stay, the bytes to append after them, and how many bytes
+   * the append adds to the count.
+   *
+   */
+  public static final class Plan {
+    private final byte[] headAppend;
+    private final int keepOldTail;
+    private final byte[] tailAppend;
+    private final long addedBytes;
+
+    private Plan(byte[] headAppend, int keepOldTail, byte[] tailAppend, long addedBytes) {
+      this.headAppend = headAppend;
+      this.keepOldTail = keepOldTail;
+      this.tailAppend = tailAppend;
+      this.addedBytes = addedBytes;
+    }
+
+    /**
+     * The bytes appended to the head.
+     *
+     * @return a copy
+     */
+    public byte[] headAppend() {
+      return headAppend.clone();
+    }
+
+    /**
+     * How many of the old tail's last bytes stay.
+     *
+     * @return the count
+     */
+    public int keepOldTail() {
+      return keepOldTail;
+    }
+
+    /**
+     * The bytes appended after them.
+     *
+     * @return a copy
+     */
+    public byte[] tailAppend() {
+      return tailAppend.clone();
+    }
+
+    /**
+     * The bytes written, skipped ones included.
+     *
+     * @return the count
+     */
+    public long addedBytes() {
+      return addedBytes;
+    }
+  }
+
+  /**
+   * The plan of an append for a store's log whose head and tail hold {@code headLength} and {@code tailLength}
+   * bytes: {@link #append(List)} applied to lengths, so that a store need not read the bytes it keeps.
+   *
+   * @param headLength the head's bytes now
+   * @param tailLength the tail's bytes now
+   * @param chunks the chunks (see {@link #checkAppend})
+   * @return the plan
+   * @throws InvalidQueueInputException when a chunk skips bytes before the head is full
+   */
+  public static Plan plan(int headLength, int tailLength, List<LogChunk> chunks) {
+    java.io.ByteArrayOutputStream headAppend = new java.io.ByteArrayOutputStream();
+    int headLen = headLength;
+    int keepOld = tailLength;
+    byte[] suffix = new byte[0];
+    long added = 0;
+    for (LogChunk c : checkAppend(chunks)) {
+      byte[] b = c.bytesUnsafe();
+      Split s = split(headLen, keepOld + suffix.length, STORE_HEAD_BYTES, STORE_TAIL_BYTES, c.skippedBytes(),
+          b.length);
+      headAppend.write(b, 0, s.toHead());
+      headLen += s.toHead();
+      if (c.skippedBytes() > 0) {
+        keepOld = 0;
+        suffix = new byte[0];
+      }
+      int k = s.keepOldTail();
+      if (k >= suffix.length) {
+        keepOld = k - suffix.length;
+      } else {
+        keepOld = 0;
+        suffix = Arrays.copyOfRange(suffix, suffix.length - k, suffix.length);
+      }
+      byte[] next = Arrays.copyOf(suffix, suffix.length + s.toTail());
+      System.arraycopy(b, b.length - s.toTail(), next, suffix.length, s.toTail());
+      suffix = next;
+      added += c.skippedBytes() + b.length;
+    }
+    return new Plan(headAppend.toByteArray(), keepOld, suffix, added);
+  }
+
+  /**
    * Checks an append's chunks before anything is written: present, at most {@link #MAX_APPEND_CHUNKS}, at
    * most {@link #MAX_APPEND_BYTES} together.
    *
