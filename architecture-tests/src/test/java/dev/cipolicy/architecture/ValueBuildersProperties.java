@@ -68,6 +68,7 @@ import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobFailure;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.fleet.job.CiJob;
+import dev.cipolicy.queue.model.JobLogView;
 import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.JobState;
 import dev.cipolicy.queue.model.Lease;
@@ -507,6 +508,13 @@ class ValueBuildersProperties {
             .brokenTogether("a job fails only with a failure and a finish instant", of("state", JobState.SUCCEEDED,
                 "finishedAt", T0, "failure", JobFailure.permanent("c", "boom", T0)))
             .rules(),
+        ValueSpec.of(JobLogView.class).fixed("jobId", JobId.of(1)).field("attempt", integers().between(1, 5))
+            .fixed("offset", 1L).fixed("totalBytes", 10L).fixed("droppedBytes", 5L).fixed("skippedBytes", 4L)
+            .fixed("head", new byte[] {1, 2}).fixed("tail", new byte[] {3, 4, 5}).field("finished", booleans().all())
+            .broken("the attempt is 1 or more", "attempt", integers().between(-5, 0))
+            .broken("offset, returned and skipped bytes add up to the bytes written", "totalBytes", 11L)
+            .broken("no more bytes are skipped than dropped", "droppedBytes", 3L)
+            .broken("the offset is not negative", "offset", -1L).rules(),
         ValueSpec.of(JobSpec.class).field("benchmarkGroup", names()).field("collectorTag", names())
             .field("gpus", integers().between(0, 8)).field("optional", booleans().all())
             .fixed("estimate", Duration.ofMinutes(5)).fixed("cadence", "nightly").fixed("timeout", Duration.ofHours(1))

@@ -8,9 +8,12 @@ import dev.cipolicy.queue.model.FleetShares;
 import dev.cipolicy.queue.model.HistoryCursor;
 import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.Checks;
 import dev.cipolicy.queue.model.JobId;
+import dev.cipolicy.queue.model.JobLogView;
 import dev.cipolicy.queue.model.JobResult;
 import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.LogChunk;
 import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.model.QueueNames;
 import dev.cipolicy.queue.model.Request;
@@ -28,6 +31,7 @@ import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.HistoryPage;
 import dev.cipolicy.queue.spi.ImpossibleRowException;
 import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
@@ -106,6 +110,7 @@ public final class PostgresQueueStore implements QueueStore {
   private final QueueExpiry expiry;
   private final QueueClaims claims;
   private final QueueLeases leases;
+  private final QueueLogs logs;
 
   private PostgresQueueStore(DataSource dataSource, PostgresQueueOptions options, @Nullable InstantSource clock) {
     if (dataSource == null) {
@@ -124,6 +129,7 @@ public final class PostgresQueueStore implements QueueStore {
     this.expiry = new QueueExpiry(ctx, jobs);
     this.claims = new QueueClaims(ctx, jobs, expiry, collectors);
     this.leases = new QueueLeases(ctx, jobs, collectors);
+    this.logs = new QueueLogs(ctx, jobs);
   }
 
   /**
@@ -442,6 +448,16 @@ public final class PostgresQueueStore implements QueueStore {
   @Override
   public ExpiryResult expireLeases(int maxCrashRescues) {
     return expiry.expireLeases(maxCrashRescues);
+  }
+
+  @Override
+  public LeaseStatus appendLog(LeaseRef lease, List<LogChunk> chunks) {
+    return logs.append(Checks.present(lease, "lease"), chunks);
+  }
+
+  @Override
+  public Optional<JobLogView> log(JobId id, int attempt, long from) {
+    return logs.log(id, attempt, from);
   }
 
   @Override

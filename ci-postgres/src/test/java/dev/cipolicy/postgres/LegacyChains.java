@@ -43,6 +43,31 @@ final class LegacyChains {
         text -> text.replace("${schema}", s).replace("${prefix}", options.tablePrefix()));
   }
 
+  /** The line that starts each block of the shipped version 1 added after the squash. */
+  static final String ADDED_AFTER_SQUASH = "-- ---- added after the squash:";
+
+  /**
+   * Applies the blocks of the shipped version 1 added after the squash (from the first line starting with
+   * {@link #ADDED_AFTER_SQUASH} to the end), so that a chain plus them builds what version 1 builds.
+   *
+   * @param dataSource the database
+   * @param options the schema and prefix
+   */
+  static void applyAddedAfterSquash(DataSource dataSource, PostgresQueueOptions options) {
+    String v1 = load("migrations/V1__queue.sql");
+    int at = v1.indexOf("\n" + ADDED_AFTER_SQUASH);
+    if (at < 0) {
+      return;
+    }
+    String s = '"' + options.schema() + '"';
+    String block = v1.substring(at).replace("${schema}", s).replace("${prefix}", options.tablePrefix());
+    try (Connection c = dataSource.getConnection()) {
+      exec(c, block);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not apply the blocks added after the squash: " + e.getMessage(), e);
+    }
+  }
+
   /**
    * Applies the metric history's pre-release versions 1 to {@code upTo} as the pre-release migrator did.
    *

@@ -9,11 +9,13 @@ import dev.cipolicy.queue.model.FleetShares;
 import dev.cipolicy.queue.model.HistoryCursor;
 import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.JobId;
+import dev.cipolicy.queue.model.JobLogView;
 import dev.cipolicy.queue.model.JobResult;
 import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.JobWait;
 import dev.cipolicy.queue.model.Lease;
 import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.LogChunk;
 import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.model.QueueNames;
 import dev.cipolicy.queue.model.Request;
@@ -32,6 +34,7 @@ import dev.cipolicy.queue.spi.HistoryPage;
 import dev.cipolicy.queue.spi.ImpossibleRow;
 import dev.cipolicy.queue.spi.ImpossibleRowException;
 import dev.cipolicy.queue.spi.LeaseResult;
+import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
@@ -517,6 +520,42 @@ public final class JobQueue {
   public LeaseResult heartbeat(Lease lease) {
     present(lease, "lease");
     return store.heartbeat(LeaseRef.of(lease), settings.leaseDuration());
+  }
+
+  /**
+   * Appends a running job's output to the log the store keeps of the lease's attempt (fenced like
+   * {@link #heartbeat}; see {@link QueueStore#appendLog}).
+   *
+   * @param lease the lease
+   * @param chunks the output, in order
+   * @return {@code OK}, {@code STALE_LEASE} or {@code NOT_FOUND}
+   */
+  public LeaseStatus appendLog(Lease lease, List<LogChunk> chunks) {
+    present(lease, "lease");
+    return store.appendLog(LeaseRef.of(lease), chunks);
+  }
+
+  /**
+   * Reads a job's log: the kept output of one attempt after an offset (see {@link QueueStore#log(JobId, int,
+   * long)}); a follower reads again from the returned {@link JobLogView#totalBytes()}.
+   *
+   * @param id the job
+   * @param attempt the attempt, 1 or more
+   * @param from the offset already read
+   * @return the view, or empty for an unknown job or attempt
+   */
+  public Optional<JobLogView> log(JobId id, int attempt, long from) {
+    return store.log(id, attempt, from);
+  }
+
+  /**
+   * Reads the log of a job's latest attempt.
+   *
+   * @param id the job
+   * @return the view, or empty for an unknown or never claimed job
+   */
+  public Optional<JobLogView> log(JobId id) {
+    return store.log(id);
   }
 
   /**

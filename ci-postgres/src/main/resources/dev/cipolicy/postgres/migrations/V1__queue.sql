@@ -280,3 +280,18 @@ CREATE TRIGGER ${prefix}jobs_list_requeued AFTER UPDATE OF state, affinity, coll
   FOR EACH ROW WHEN (NEW.state = 'QUEUED' AND (OLD.state <> 'QUEUED' OR OLD.affinity IS DISTINCT FROM NEW.affinity
     OR OLD.collector_tag <> NEW.collector_tag))
   EXECUTE FUNCTION ${schema}.${prefix}list_queued_job();
+
+-- ---- added after the squash: job logs ----------------------------------------------------------------------
+-- One row per attempt of a job that wrote output: the first 64 KiB (head) and the last 64 KiB (tail) of it and
+-- the count of every byte, the rule of LogWindow. An append locks the lease row (fenced by attempt and token),
+-- reads the two lengths and the count, and writes what LogWindow.plan computes with one upsert; a head that
+-- does not change keeps its stored value. Rows go with their job (purge).
+CREATE TABLE ${schema}.${prefix}job_logs (
+  job_id bigint NOT NULL REFERENCES ${schema}.${prefix}jobs (id) ON DELETE CASCADE,
+  attempt integer NOT NULL CONSTRAINT log_attempt_positive CHECK (attempt >= 1),
+  head bytea NOT NULL CONSTRAINT log_head_bounded CHECK (octet_length(head) <= 65536),
+  tail bytea NOT NULL CONSTRAINT log_tail_bounded CHECK (octet_length(tail) <= 65536),
+  total_bytes bigint NOT NULL CONSTRAINT log_total_counts_kept
+    CHECK (total_bytes >= octet_length(head) + octet_length(tail)),
+  PRIMARY KEY (job_id, attempt)
+);

@@ -229,6 +229,15 @@ public abstract class QueueStoreCompatibilityKit {
     }
   }
 
+  /** Job logs: fenced appends, head and tail bounds, reads by offset, one log per attempt. */
+  @Nested
+  @DisplayName("Logs")
+  class Logs extends LogContract {
+    Logs() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
   /** GPU budgets: devices, placement and freeing. */
   @Nested
   @DisplayName("Devices")

@@ -11,12 +11,15 @@ import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobFailure;
 import dev.cipolicy.queue.model.JobId;
+import dev.cipolicy.queue.model.JobLogView;
 import dev.cipolicy.queue.model.JobResult;
 import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.JobState;
 import dev.cipolicy.queue.model.JobWait;
 import dev.cipolicy.queue.model.Lease;
 import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.LogChunk;
+import dev.cipolicy.queue.model.LogWindow;
 import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.model.Outcome;
 import dev.cipolicy.queue.model.QueueNames;
@@ -75,6 +78,8 @@ public final class ReferenceQueueStore implements QueueStore {
   private final java.util.HashMap<Long, Instant> estimatedEnds = new java.util.HashMap<>();
   /** Results by job id. */
   private final TreeMap<Long, JobResult> results = new TreeMap<>();
+  /** Each attempt's kept log, by "job id/attempt". */
+  private final TreeMap<String, LogWindow> logs = new TreeMap<>();
   private final InstantSource clock;
   private long tokens;
   private FleetShares shares = FleetShares.none();
@@ -701,6 +706,35 @@ public final class ReferenceQueueStore implements QueueStore {
   }
 
   @Override
+  public synchronized LeaseStatus appendLog(LeaseRef lease, List<LogChunk> chunks) {
+    java.util.Objects.requireNonNull(lease, "lease");
+    List<LogChunk> checked = LogWindow.checkAppend(chunks);
+    Instant now = now();
+    Optional<Job> j = job(lease.jobId());
+    if (j.isEmpty()) {
+      return LeaseStatus.NOT_FOUND;
+    }
+    Optional<Lease> held = j.get().lease();
+    if (held.isEmpty() || !lease.matches(held.get()) || !held.get().isLiveAt(now)) {
+      return LeaseStatus.STALE_LEASE;
+    }
+    String key = lease.jobId().value() + "/" + lease.attempt();
+    logs.put(key, logs.getOrDefault(key, LogWindow.emptyStore()).append(checked));
+    return LeaseStatus.OK;
+  }
+
+  @Override
+  public synchronized Optional<JobLogView> log(JobId id, int attempt, long from) {
+    LogWindow.checkRead(id, attempt, from);
+    Optional<Job> j = job(id);
+    if (j.isEmpty() || attempt > j.get().attempt()) {
+      return Optional.empty();
+    }
+    return Optional.of(logs.getOrDefault(id.value() + "/" + attempt, LogWindow.emptyStore())
+        .view(id, attempt, from, LogWindow.finished(j.get(), attempt, now())));
+  }
+
+  @Override
   public synchronized PurgeResult purge(String tag) {
     Optional<Request> found = requestByTag(tag);
     if (found.isEmpty()) {
@@ -717,6 +751,7 @@ public final class ReferenceQueueStore implements QueueStore {
     int removedResults = 0;
     for (Job j : own) {
       jobs.remove(j.id().value());
+      logs.subMap(j.id().value() + "/", j.id().value() + "0").clear();
       if (results.remove(j.id().value()) != null) {
         removedResults++;
       }

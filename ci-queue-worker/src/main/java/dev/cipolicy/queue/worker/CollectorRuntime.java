@@ -102,6 +102,7 @@ public final class CollectorRuntime implements AutoCloseable {
   private final ThreadFactory threads;
   private final MeterRegistry registry;
   private final int logLimit;
+  private final Duration logFlushInterval;
   private final Consumer<JobReport> onJobDone;
   private final Meters meters;
 
@@ -141,6 +142,7 @@ public final class CollectorRuntime implements AutoCloseable {
     this.threads = b.threads != null ? b.threads : named(name);
     this.registry = b.registry != null ? b.registry : new SimpleMeterRegistry();
     this.logLimit = b.logLimit;
+    this.logFlushInterval = b.logFlushInterval;
     this.onJobDone = b.onJobDone;
     this.meters = new Meters(registry, name, tag, this::runningCount);
     this.claimThread = threads.newThread(this::claimLoop);
@@ -457,7 +459,9 @@ public final class CollectorRuntime implements AutoCloseable {
   }
 
   private void launch(Claim claim) {
-    Running r = new Running(new SimpleJobContext(claim, new JobLog(logLimit)), clock.instant());
+    LogShipper shipper = new LogShipper(queue, clock, logFlushInterval, meters::storeError);
+    Running r = new Running(new SimpleJobContext(claim, new JobLog(logLimit, shipper)), clock.instant(), shipper);
+    shipper.attach(r.context::lease);
     synchronized (lock) {
       if (!stopping) {
         Thread t = threads.newThread(() -> runJob(r));
@@ -506,6 +510,7 @@ public final class CollectorRuntime implements AutoCloseable {
       if (r.reportTaken()) {
         continue;
       }
+      r.shipper.flush();
       LeaseResult result;
       try {
         result = queue.heartbeat(r.context.lease());
@@ -563,6 +568,7 @@ public final class CollectorRuntime implements AutoCloseable {
     } catch (Throwable t) {
       thrown = t;
     }
+    r.shipper.flush(); // the output is in the store before the lease ends
     if (!r.takeReport(true)) {
       // close() or abandon() already spoke for this job.
       return;
@@ -695,15 +701,18 @@ public final class CollectorRuntime implements AutoCloseable {
   private static final class Running {
     final SimpleJobContext context;
     final Instant started;
+    /** Sends the job's output to the store's log of its lease. */
+    final LogShipper shipper;
     volatile @Nullable Thread thread;
     /** Whether someone (the job thread, close, abandon) has taken the right to report the job. */
     private boolean reportTaken;
     /** Whether the job thread itself took it (then it is never interrupted again). */
     private boolean takenByJob;
 
-    Running(SimpleJobContext context, Instant started) {
+    Running(SimpleJobContext context, Instant started, LogShipper shipper) {
       this.context = context;
       this.started = started;
+      this.shipper = shipper;
     }
 
     synchronized boolean takeReport(boolean byJobThread) {
@@ -753,6 +762,7 @@ public final class CollectorRuntime implements AutoCloseable {
     private @Nullable ThreadFactory threads;
     private @Nullable MeterRegistry registry;
     private int logLimit = JobLog.DEFAULT_LIMIT;
+    private Duration logFlushInterval = Duration.ofSeconds(1);
     private Consumer<JobReport> onJobDone = report -> { };
     private boolean register = true;
 
@@ -956,6 +966,19 @@ public final class CollectorRuntime implements AutoCloseable {
      */
     public Builder logLimit(int bytes) {
       this.logLimit = Settings.between(bytes, JobLog.MIN_LIMIT, JobLog.MAX_LIMIT, "job log limit");
+      return this;
+    }
+
+    /**
+     * The shortest time between two appends of a job's output to the store's log (a write that comes later
+     * appends what waits; each heartbeat round and the job's end append too); default 1 s.
+     *
+     * @param interval 1 ms to 1 h
+     * @return this builder
+     */
+    public Builder logFlushInterval(Duration interval) {
+      this.logFlushInterval = Settings.between(interval, Duration.ofMillis(1), Duration.ofHours(1),
+          "log flush interval");
       return this;
     }
 

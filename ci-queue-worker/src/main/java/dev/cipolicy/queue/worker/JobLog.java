@@ -1,14 +1,18 @@
 package dev.cipolicy.queue.worker;
 
+import dev.cipolicy.queue.model.LogWindow;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A job's bounded log: everything written to it is counted, but at most {@link #limit()} bytes are kept, the
  * first half and the last half of the output (the start says what ran, the end how it ended). When more was
  * written, {@link #text()} joins the two halves with a marker line naming how many bytes were left out:
  * {@code [... 12345 bytes truncated ...]}. Text is kept as UTF-8; a cut through a character reads as U+FFFD.
- * Safe for use by several threads (a process's output and error streams write to the same log).
+ * The rule is the store's ({@link LogWindow}), with half the limit each for head and tail. A collector's job
+ * log also sends what is written to the store's log of the lease ({@code LogShipper}). Safe for use by several
+ * threads (a process's output and error streams write to the same log).
  */
 public final class JobLog {
 
@@ -26,6 +30,8 @@ public final class JobLog {
   /** Bytes ever written to the tail ring (its write position is {@code tailWritten % tail.length}). */
   private long tailWritten;
   private long total;
+  /** Where every write goes too, or null. */
+  private final @Nullable LogShipper shipper;
 
   /**
    * A log that keeps at most {@code limit} bytes.
@@ -34,9 +40,20 @@ public final class JobLog {
    * @throws dev.cipolicy.queue.model.InvalidQueueInputException when the limit is out of range
    */
   public JobLog(int limit) {
-    this.limit = Settings.between(limit, MIN_LIMIT, MAX_LIMIT, "job log limit");
-    this.head = new byte[limit / 2];
-    this.tail = new byte[limit - limit / 2];
+    this(limit, null);
+  }
+
+  /** A log that also sends every write to a shipper. */
+  JobLog(int limit, @Nullable LogShipper shipper) {
+    this(Settings.between(limit, MIN_LIMIT, MAX_LIMIT, "job log limit") / 2, limit - limit / 2, shipper);
+  }
+
+  /** A log of the given head and tail sizes (a shipper's buffer), unchecked. */
+  JobLog(int headLimit, int tailLimit, @Nullable LogShipper shipper) {
+    this.limit = headLimit + tailLimit;
+    this.head = new byte[headLimit];
+    this.tail = new byte[tailLimit];
+    this.shipper = shipper;
   }
 
   /**
@@ -61,26 +78,23 @@ public final class JobLog {
           + bytes.length + " bytes");
     }
     total += length;
-    int i = offset;
+    LogWindow.Split split = LogWindow.split(headSize, (int) Math.min(tailWritten, tail.length), head.length,
+        tail.length, 0, length);
+    System.arraycopy(bytes, offset, head, headSize, split.toHead());
+    headSize += split.toHead();
+    // Of the rest, only the last split.toTail() bytes survive in the ring.
+    int i = offset + length - split.toTail();
+    tailWritten += length - split.toHead() - split.toTail();
     int end = offset + length;
-    int toHead = Math.min(head.length - headSize, length);
-    if (toHead > 0) {
-      System.arraycopy(bytes, i, head, headSize, toHead);
-      headSize += toHead;
-      i += toHead;
+    while (i < end) {
+      int pos = (int) (tailWritten % tail.length);
+      int n = Math.min(tail.length - pos, end - i);
+      System.arraycopy(bytes, i, tail, pos, n);
+      tailWritten += n;
+      i += n;
     }
-    if (i < end) {
-      // Only the last tail.length bytes of what is left can survive in the ring.
-      int skip = Math.max(0, end - i - tail.length);
-      tailWritten += skip;
-      i += skip;
-      while (i < end) {
-        int pos = (int) (tailWritten % tail.length);
-        int n = Math.min(tail.length - pos, end - i);
-        System.arraycopy(bytes, i, tail, pos, n);
-        tailWritten += n;
-        i += n;
-      }
+    if (shipper != null) {
+      shipper.write(bytes, offset, length);
     }
   }
 
@@ -155,25 +169,38 @@ public final class JobLog {
    * @return the text
    */
   public synchronized String text() {
-    String start = new String(head, 0, headSize, StandardCharsets.UTF_8);
-    if (tailWritten == 0) {
-      return start;
+    byte[] h = headBytes();
+    byte[] t = tailBytes();
+    if (dropped() == 0) {
+      byte[] all = java.util.Arrays.copyOf(h, h.length + t.length);
+      System.arraycopy(t, 0, all, h.length, t.length);
+      return LogWindow.decode(all);
     }
+    return LogWindow.render(LogWindow.decode(h), dropped(), LogWindow.decode(t));
+  }
+
+  /** The kept head's bytes. */
+  synchronized byte[] headBytes() {
+    return java.util.Arrays.copyOf(head, headSize);
+  }
+
+  /** The kept tail's bytes, oldest first. */
+  synchronized byte[] tailBytes() {
     int kept = (int) Math.min(tailWritten, tail.length);
     byte[] end = new byte[kept];
+    if (kept == 0) {
+      return end;
+    }
     int from = (int) ((tailWritten - kept) % tail.length);
     int first = Math.min(kept, tail.length - from);
     System.arraycopy(tail, from, end, 0, first);
     System.arraycopy(tail, 0, end, first, kept - first);
-    long dropped = total - headSize - kept;
-    if (dropped == 0) {
-      byte[] all = new byte[headSize + kept];
-      System.arraycopy(head, 0, all, 0, headSize);
-      System.arraycopy(end, 0, all, headSize, kept);
-      return new String(all, StandardCharsets.UTF_8);
-    }
-    String rest = new String(end, StandardCharsets.UTF_8);
-    return start + (start.endsWith("\n") ? "" : "\n") + "[... " + dropped + " bytes truncated ...]\n" + rest;
+    return end;
+  }
+
+  /** The bytes written but not kept. */
+  synchronized long dropped() {
+    return total - headSize - Math.min(tailWritten, tail.length);
   }
 
   @Override

@@ -10,12 +10,16 @@ import dev.cipolicy.queue.model.HistoryEntry;
 import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobFailure;
+import dev.cipolicy.queue.model.Checks;
 import dev.cipolicy.queue.model.JobId;
+import dev.cipolicy.queue.model.JobLogView;
 import dev.cipolicy.queue.model.JobResult;
 import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.JobState;
 import dev.cipolicy.queue.model.Lease;
 import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.LogChunk;
+import dev.cipolicy.queue.model.LogWindow;
 import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.model.Outcome;
 import dev.cipolicy.queue.model.QueueNames;
@@ -726,6 +730,41 @@ public final class InMemoryQueueStore implements QueueStore {
 
   // ---------------------------------------------------------------------------------------------- history
 
+  // ------------------------------------------------------------------------------------------------- logs
+
+  @Override
+  public LeaseStatus appendLog(LeaseRef lease, List<LogChunk> chunks) {
+    Checks.present(lease, "lease");
+    List<LogChunk> checked = LogWindow.checkAppend(chunks);
+    synchronized (lock) {
+      Instant now = now();
+      JobRow row = row(lease.jobId());
+      if (row == null) {
+        return LeaseStatus.NOT_FOUND;
+      }
+      if (row.fence(lease, now) != null) {
+        return LeaseStatus.STALE_LEASE;
+      }
+      LogWindow next = row.logs.getOrDefault(lease.attempt(), LogWindow.emptyStore()).append(checked);
+      row.logs.put(lease.attempt(), next);
+      return LeaseStatus.OK;
+    }
+  }
+
+  @Override
+  public Optional<JobLogView> log(JobId id, int attempt, long from) {
+    LogWindow.checkRead(id, attempt, from);
+    synchronized (lock) {
+      Instant now = now();
+      JobRow row = row(id);
+      if (row == null || attempt > row.job.attempt()) {
+        return Optional.empty();
+      }
+      return Optional.of(row.logs.getOrDefault(attempt, LogWindow.emptyStore())
+          .view(id, attempt, from, LogWindow.finished(row.job, attempt, now)));
+    }
+  }
+
   @Override
   public HistoryPage history(int limit, @Nullable HistoryCursor after) {
     HistoryPage.checkedLimit(limit);
@@ -773,6 +812,7 @@ public final class InMemoryQueueStore implements QueueStore {
           job.job = job.job.cancelled(now); // claim queues skip rows that are not queued
         }
         job.purged = true;
+        job.logs.clear();
         if (results.remove(job.id) != null) {
           removedResults++;
         }

@@ -26,6 +26,8 @@ final class JobRow {
   @Nullable CollectorRow host;
   /** When the live lease on devices is expected to end. */
   Instant estimatedEnd = Instant.MIN;
+  /** The kept log of each attempt that appended, by attempt. */
+  final java.util.Map<Integer, dev.cipolicy.queue.model.LogWindow> logs = new java.util.HashMap<>();
 
   JobRow(Job job, RequestRow request, Pool pool) {
     this.id = job.id().value();

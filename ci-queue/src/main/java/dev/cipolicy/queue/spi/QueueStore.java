@@ -10,9 +10,12 @@ import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobFailure;
 import dev.cipolicy.queue.model.JobId;
+import dev.cipolicy.queue.model.JobLogView;
 import dev.cipolicy.queue.model.JobResult;
 import dev.cipolicy.queue.model.JobWait;
 import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.LogChunk;
+import dev.cipolicy.queue.model.LogWindow;
 import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.model.Outcome;
 import dev.cipolicy.queue.model.Precision;
@@ -416,6 +419,57 @@ public interface QueueStore {
    * @return the jobs changed, each list by id
    */
   ExpiryResult expireLeases(int maxCrashRescues);
+
+  /**
+   * Appends output to the log of a lease's attempt, as one step, fenced like {@link #heartbeat}: only the
+   * job's live lease of exactly this attempt and token appends ({@link LeaseStatus#OK}, also while the job is
+   * flagged for cancellation, so the output up to its stop is kept); anything else is
+   * {@link LeaseStatus#STALE_LEASE} or {@link LeaseStatus#NOT_FOUND} and changes nothing. The store keeps the
+   * attempt's log bounded by {@link LogWindow} (the first {@link LogWindow#STORE_HEAD_BYTES} and the last
+   * {@link LogWindow#STORE_TAIL_BYTES} bytes, and the count of every byte), whatever the job writes. An append
+   * does not count as the collector's heartbeat.
+   *
+   * <p>The default refuses, for stores that keep no logs.
+   *
+   * @param lease the fence of the lease
+   * @param chunks the output, in order ({@link LogWindow#checkAppend}); empty appends nothing
+   * @return {@code OK}, {@code STALE_LEASE} or {@code NOT_FOUND}
+   * @throws InvalidQueueInputException when the chunks are missing, too many or too large, or skip bytes
+   *     before the head is full; nothing is appended
+   * @throws UnsupportedOperationException when the store keeps no logs
+   */
+  default LeaseStatus appendLog(LeaseRef lease, List<LogChunk> chunks) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep job logs");
+  }
+
+  /**
+   * Reads an attempt's log from an offset, as one step: the kept bytes at or after {@code from} (see
+   * {@link LogWindow#view}). Any caller may read at any time; an attempt that appended nothing reads as an
+   * empty log. {@link JobLogView#finished()} is true once the attempt's lease ended or expired.
+   *
+   * <p>The default refuses, for stores that keep no logs.
+   *
+   * @param id the job
+   * @param attempt the attempt, 1 or more
+   * @param from the offset already read, 0 or more; past the end reads nothing new
+   * @return the view; empty when the job is unknown or has not had this attempt
+   * @throws InvalidQueueInputException when the attempt or offset is out of range
+   * @throws UnsupportedOperationException when the store keeps no logs
+   */
+  default Optional<JobLogView> log(JobId id, int attempt, long from) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep job logs");
+  }
+
+  /**
+   * Reads the log of a job's latest attempt from its start.
+   *
+   * @param id the job
+   * @return the view; empty when the job is unknown or was never claimed
+   */
+  default Optional<JobLogView> log(JobId id) {
+    Checks.present(id, "job id");
+    return job(id).filter(j -> j.attempt() >= 1).flatMap(j -> log(id, j.attempt(), 0));
+  }
 
   /**
    * The job with this id.
