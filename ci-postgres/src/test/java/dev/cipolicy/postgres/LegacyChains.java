@@ -25,6 +25,12 @@ final class LegacyChains {
       "V8__history_and_purge.sql", "V9__devices.sql", "V10__fleet_shares.sql", "V11__kept_reservations.sql",
       "V12__job_timeouts.sql", "V13__constant_column_domains.sql");
 
+  /**
+   * The blocks version 1 of the queue gained after the squash ({@code after-squash/}), each a copy of its block
+   * at the end of {@code V1__queue.sql}, in order: the chain plus these builds the catalog of version 1.
+   */
+  static final List<String> QUEUE_AFTER_SQUASH = List.of("ci_runs.sql");
+
   /** The metric history's pre-release scripts, in version order. */
   static final List<String> HISTORY = List.of("V1__metric_history.sql", "V2__run_identity.sql");
 
@@ -41,6 +47,26 @@ final class LegacyChains {
     String s = '"' + options.schema() + '"';
     apply(dataSource, "legacy-migrations", QUEUE.subList(0, upTo), s, options.sql("schema_version"),
         text -> text.replace("${schema}", s).replace("${prefix}", options.tablePrefix()));
+  }
+
+  /**
+   * Applies the blocks version 1 of the queue gained after the squash ({@link #QUEUE_AFTER_SQUASH}) on top of
+   * a schema built by the whole pre-release chain, in one transaction, recording nothing.
+   *
+   * @param dataSource the database
+   * @param options the schema and prefix
+   */
+  static void applyQueueAfterSquash(DataSource dataSource, PostgresQueueOptions options) {
+    String s = '"' + options.schema() + '"';
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      for (String script : QUEUE_AFTER_SQUASH) {
+        exec(c, load("after-squash/" + script).replace("${schema}", s).replace("${prefix}", options.tablePrefix()));
+      }
+      c.commit();
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not apply after-squash: " + e.getMessage(), e);
+    }
   }
 
   /**
