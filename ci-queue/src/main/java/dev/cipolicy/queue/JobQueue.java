@@ -136,7 +136,7 @@ public final class JobQueue {
    * @return created, attached or superseded, with the runs it superseded
    * @throws InvalidQueueInputException when the run or a job is missing or invalid
    */
-  public SubmitResult submitCiRun(CiRun run, List<JobSpec> jobs) {
+  public SubmitResult submitCiRun(@Nullable CiRun run, @Nullable List<JobSpec> jobs) {
     return store.submit(NewRequest.ciRun(run, jobs));
   }
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.immutables.value.Value;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A CI workflow run as the queue keeps it: its key (repository, run id, attempt, see {@link CiRunKey}), the
@@ -153,7 +154,8 @@ public abstract class CiRun {
    * @return the run
    * @throws InvalidQueueInputException when a field is missing or invalid
    */
-  public static CiRun of(String repository, long runId, int attempt, String commitSha, String event) {
+  public static CiRun of(@Nullable String repository, long runId, int attempt, @Nullable String commitSha,
+      @Nullable String event) {
     return builder().repository(CiRunKey.repository(repository)).runId(runId).attempt(attempt)
         .commitSha(Checks.token(commitSha, "CI run commit SHA")).event(Checks.token(event, "CI run event")).build();
   }

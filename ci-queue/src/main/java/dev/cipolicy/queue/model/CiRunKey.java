@@ -3,6 +3,7 @@ package dev.cipolicy.queue.model;
 import dev.cipolicy.queue.model.Checks;
 import java.util.Comparator;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The identity of a CI run request: the repository, the workflow run id and the attempt. Two submissions with
@@ -34,13 +35,13 @@ public record CiRunKey(String repository, long runId, int attempt) implements Co
    * @return the name
    * @throws InvalidQueueInputException when it is missing or not {@code owner/name}
    */
-  public static String repository(String repository) {
-    Checks.present(repository, "CI run repository");
-    if (!REPOSITORY.matcher(repository).matches()) {
-      throw new InvalidQueueInputException("CI run repository '" + Checks.printable(repository) + "' is not"
+  public static String repository(@Nullable String repository) {
+    String checked = Checks.present(repository, "CI run repository");
+    if (!REPOSITORY.matcher(checked).matches()) {
+      throw new InvalidQueueInputException("CI run repository '" + Checks.printable(checked) + "' is not"
           + " owner/name; expected two parts of 1 to 100 letters, digits, '-', '_' or '.' separated by '/'");
     }
-    return repository;
+    return checked;
   }
 
   /**

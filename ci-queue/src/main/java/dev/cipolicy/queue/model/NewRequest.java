@@ -181,9 +181,10 @@ public abstract class NewRequest {
    * @return the request
    * @throws InvalidQueueInputException when the run or the jobs are missing, or a job is listed twice
    */
-  public static NewRequest ciRun(CiRun run, List<JobSpec> jobs) {
-    return builder().kind(RequestKind.CI_RUN).ciRun(Checks.present(run, "CI run"))
-        .addAllJobs(Checks.present(jobs, "jobs of CI run " + run.key())).build();
+  public static NewRequest ciRun(@Nullable CiRun run, @Nullable List<JobSpec> jobs) {
+    CiRun checked = Checks.present(run, "CI run");
+    return builder().kind(RequestKind.CI_RUN).ciRun(checked)
+        .addAllJobs(Checks.present(jobs, "jobs of CI run " + checked.key())).build();
   }
 
   /**
