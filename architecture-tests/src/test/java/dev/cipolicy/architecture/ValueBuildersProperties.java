@@ -69,6 +69,7 @@ import dev.cipolicy.queue.model.JobFailure;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.fleet.job.CiJob;
 import dev.cipolicy.queue.model.JobLogView;
+import dev.cipolicy.queue.model.CiRun;
 import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.JobState;
 import dev.cipolicy.queue.model.Lease;
@@ -523,7 +524,8 @@ class ValueBuildersProperties {
             .broken("the GPU budget is 0 to the most a host has", "gpus", integers().between(-10, -1))
             .broken("the estimate is not negative", "estimate", Duration.ofSeconds(-1))
             .broken("the timeout is at most the longest", "timeout", Duration.ofDays(400))
-            .broken("a cadence is a name or empty", "cadence", "a b").rules(),
+            .broken("a cadence is a name or empty", "cadence", "a b")
+            .broken("args have no NUL", "args", "a\u0000b").rules(),
         ValueSpec.of(CiJob.class).fixed("repository", "acme/trainer")
             .fixed("commit", "0123456789abcdef0123456789abcdef01234567")
             .fixed("command", List.of("python", "tests/ci/run_suite.py")).fixed("deviceEnv", List.of("CUDA_VISIBLE_DEVICES"))
@@ -577,6 +579,16 @@ class ValueBuildersProperties {
         ValueSpec.of(PoolView.class).field("pool", names()).fixed("at", T0)
             .field("liveCollectors", sortedNames())
             .noRules("a view is what a store read in one step; its parts are values that check themselves"),
+        ValueSpec.of(CiRun.class).fixed("repository", "acme/gpu-lib").field("runId", longs().between(1, 1_000_000))
+            .field("attempt", integers().between(1, 5)).field("commitSha", names()).fixed("event", "schedule")
+            .fixed("cadence", "nightly").field("labels", sortedNames()).fixed("concurrencyGroup", "ci main")
+            .broken("the repository is owner/name", "repository", "no-slash")
+            .broken("the run id is positive", "runId", longs().between(-100, 0))
+            .broken("the attempt is at least 1", "attempt", integers().between(-5, 0))
+            .broken("the commit SHA is a name", "commitSha", "a b")
+            .broken("a cadence is a name or empty", "cadence", "a b")
+            .broken("labels are listed once", "labels", List.of("a", "a"))
+            .broken("a concurrency group is not empty", "concurrencyGroup", "").rules(),
         ValueSpec.of(NewRequest.class).fixed("kind", RequestKind.MASTER).field("tag", names().map(n -> "m" + n))
             .field("parentSha", names().map(n -> "p" + n)).field("pr", longs().between(1, 100_000))
             .field("benchmarkGroups", sortedNames())
@@ -585,6 +597,7 @@ class ValueBuildersProperties {
             .broken("the PR number is positive", "pr", longs().between(-100, 0))
             .broken("benchmark groups are listed once", "benchmarkGroups", List.of("a", "a"))
             .broken("a release has no parent and no PR", "kind", RequestKind.RELEASE)
+            .broken("a CI run needs its run and no tag", "kind", RequestKind.CI_RUN)
             .brokenTogether("a tag is not its own parent", of("tag", "same", "parentSha", "same")).rules(),
         ValueSpec.of(Request.class).field("id", longs().between(1, 1000).map(RequestId::of))
             .fixed("kind", RequestKind.MASTER).fixed("state", RequestState.ARTIFACTS_READY)
@@ -596,6 +609,8 @@ class ValueBuildersProperties {
             .broken("a completed request has an outcome", "state", RequestState.COMPLETED)
             .broken("only a cancelled request has a reason", "cancelReason", "gone")
             .broken("only a started request has a parent request", "parentRequest", RequestId.of(5000))
+            .broken("only a cancelled CI run is superseded", "supersededBy", RequestId.of(5000))
+            .broken("a CI run carries its run", "kind", RequestKind.CI_RUN)
             .broken("the PR number is positive", "pr", longs().between(-100, 0))
             .brokenTogether("only a completed request has an outcome", of("outcome", Outcome.SUCCESS)).rules(),
     };

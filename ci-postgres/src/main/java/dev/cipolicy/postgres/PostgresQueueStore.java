@@ -1,5 +1,6 @@
 package dev.cipolicy.postgres;
 
+import dev.cipolicy.queue.model.CiRunKey;
 import dev.cipolicy.queue.model.Claim;
 import dev.cipolicy.queue.model.Collector;
 import dev.cipolicy.queue.model.Devices;
@@ -269,6 +270,11 @@ public final class PostgresQueueStore implements QueueStore {
   @Override
   public Optional<Request> requestByTag(String tag) {
     return requests.requestByTag(QueueNames.check(tag, "tag"));
+  }
+
+  @Override
+  public Optional<Request> ciRun(CiRunKey key) {
+    return requests.ciRun(dev.cipolicy.queue.model.Checks.present(key, "CI run key"));
   }
 
   @Override

@@ -326,11 +326,11 @@ final class QueueClaims {
         bind(st, 1, run, tag, now);
         try (ResultSet rs = st.executeQuery()) {
           rs.next();
-          if (!rs.getBoolean(28)) {
+          if (!rs.getBoolean(29)) {
             return null;
           }
-          long inserted = rs.getLong(29);
-          picked = rs.getLong(30);
+          long inserted = rs.getLong(30);
+          picked = rs.getLong(31);
           readClaimed(rs, claims);
           if (inserted != claims.size() - before) {
             throw new QueueStoreException("claim in schema " + ctx.schema + " leased " + (claims.size() - before)
@@ -376,23 +376,23 @@ final class QueueClaims {
       st.setInt(i++, lease.attempt());
       bindClaim(st, i, next, tag);
       try (ResultSet rs = st.executeQuery()) {
-        if (!rs.next() || rs.getInt(32) != 0) {
+        if (!rs.next() || rs.getInt(33) != 0) {
           return null;
         }
         Job done = ctx.rows.job(rs);
-        if (rs.getLong(28) != 1) {
+        if (rs.getLong(29) != 1) {
           throw ctx.changedUnderLock("end the lease of job " + lease.jobId().value());
         }
         LeaseResult completion = new LeaseResult(LeaseStatus.OK, Optional.of(done));
-        if (!rs.next() || rs.getInt(32) != 1) {
+        if (!rs.next() || rs.getInt(33) != 1) {
           throw new QueueStoreException("completeAndClaim in schema " + ctx.schema
               + " returned no claim row after completing job " + lease.jobId().value());
         }
-        if (!rs.getBoolean(29)) {
+        if (!rs.getBoolean(30)) {
           return new Combined(completion, null, next);
         }
-        long inserted = rs.getLong(30);
-        long picked = rs.getLong(31);
+        long inserted = rs.getLong(31);
+        long picked = rs.getLong(32);
         List<Claim> claims = new ArrayList<>(Math.min(next.limit(), 64));
         readClaimed(rs, claims);
         if (inserted != claims.size()) {

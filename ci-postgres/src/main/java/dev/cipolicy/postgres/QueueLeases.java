@@ -218,7 +218,7 @@ final class QueueLeases {
           return null;
         }
         Job done = ctx.rows.job(rs);
-        if (rs.getLong(28) != 1) {
+        if (rs.getLong(29) != 1) {
           throw ctx.changedUnderLock("end the lease of job " + lease.jobId().value());
         }
         return new LeaseResult(LeaseStatus.OK, Optional.of(done));
@@ -252,7 +252,7 @@ final class QueueLeases {
       try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
           Job done = ctx.rows.job(rs);
-          ended = rs.getLong(28);
+          ended = rs.getLong(29);
           applied.put(done.id(), new LeaseResult(LeaseStatus.OK, Optional.of(done)));
         }
       }

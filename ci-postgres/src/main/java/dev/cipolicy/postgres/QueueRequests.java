@@ -4,6 +4,8 @@ import static dev.cipolicy.postgres.PgValues.setInstant;
 import static dev.cipolicy.postgres.PgValues.setLong;
 import static dev.cipolicy.postgres.PgValues.setText;
 
+import dev.cipolicy.queue.model.CiRun;
+import dev.cipolicy.queue.model.CiRunKey;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.model.JobSpec;
@@ -11,6 +13,7 @@ import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.model.Outcome;
 import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.model.RequestId;
+import dev.cipolicy.queue.model.RequestKind;
 import dev.cipolicy.queue.model.RequestState;
 import dev.cipolicy.queue.spi.AttachResult;
 import dev.cipolicy.queue.spi.Backfill;
@@ -56,6 +59,9 @@ final class QueueRequests {
   }
 
   SubmitResult submit(NewRequest request) {
+    if (request.kind() == RequestKind.CI_RUN) {
+      return submitCiRun(request);
+    }
     return ctx.tx.inTransaction("submit", c -> {
       Instant now = ctx.now(c);
       // Both checks read one snapshot: with two statements, a submission of the same commit committing
@@ -81,6 +87,96 @@ final class QueueRequests {
         }
       }
     });
+  }
+
+  /**
+   * Submits a CI run: one transaction under the advisory lock of its repository, so that two submissions of a
+   * repository (the same key, or one concurrency group) see each other's commits.
+   */
+  private SubmitResult submitCiRun(NewRequest request) {
+    CiRun run = request.ciRun().orElseThrow();
+    return ctx.tx.inTransaction("submit", c -> {
+      try (PreparedStatement st = c.prepareStatement(sql.lockCiRepository)) {
+        st.setString(1, "dev.cipolicy.queue.ci-run:" + ctx.options.display("requests") + ":" + run.repository());
+        st.executeQuery().close();
+      }
+      Instant now = ctx.now(c);
+      Optional<Request> existing = ciRun(c, run.key());
+      if (existing.isPresent()) {
+        return new SubmitResult(SubmitResult.Status.ATTACHED, existing.get());
+      }
+      List<Request> group = new ArrayList<>();
+      if (run.concurrencyGroup().isPresent()) {
+        try (PreparedStatement st = c.prepareStatement(sql.openCiGroup)) {
+          st.setString(1, run.repository());
+          st.setString(2, run.concurrencyGroup().get());
+          try (ResultSet rs = st.executeQuery()) {
+            while (rs.next()) {
+              group.add(ctx.rows.request(rs));
+            }
+          }
+        }
+      }
+      Request newest = null;
+      for (Request other : group) {
+        CiRun otherRun = other.ciRun().orElseThrow();
+        if (otherRun.supersedes(run)
+            && (newest == null || newest.ciRun().orElseThrow().key().compareTo(otherRun.key()) < 0)) {
+          newest = other;
+        }
+      }
+      Request created;
+      try (PreparedStatement st = c.prepareStatement(sql.insertCiRun)) {
+        setInstant(st, 1, now);
+        setInstant(st, 2, now);
+        st.setString(3, run.repository());
+        st.setLong(4, run.runId());
+        st.setInt(5, run.attempt());
+        st.setString(6, run.commitSha());
+        st.setString(7, run.cadence());
+        st.setString(8, run.event());
+        setLong(st, 9, run.pr().isPresent() ? run.pr().getAsLong() : null);
+        st.setArray(10, c.createArrayOf("text", run.labels().toArray()));
+        setText(st, 11, run.workflow());
+        setText(st, 12, run.concurrencyGroup());
+        try (ResultSet rs = st.executeQuery()) {
+          if (!rs.next()) {
+            throw PgTransactions.rerun(); // a concurrent submit of the key won; re-run to report it
+          }
+          created = Request.created(RequestId.of(rs.getLong(1)), request, now);
+        }
+      }
+      if (newest != null) {
+        Request superseded = created.superseded(newest, now);
+        write(c, superseded);
+        return new SubmitResult(SubmitResult.Status.SUPERSEDED, superseded);
+      }
+      for (JobSpec spec : request.jobs()) {
+        insertJob(c, created.id(), spec, now);
+      }
+      List<Request> cancelled = new ArrayList<>();
+      for (Request older : group) {
+        if (run.supersedes(older.ciRun().orElseThrow())) {
+          cancelled.add(cancelLocked(c, older.superseded(created, now), now).request().orElseThrow());
+        }
+      }
+      return new SubmitResult(SubmitResult.Status.CREATED, created, cancelled);
+    });
+  }
+
+  Optional<Request> ciRun(CiRunKey key) {
+    return ctx.tx.inTransaction("ciRun", c -> ciRun(c, key));
+  }
+
+  private Optional<Request> ciRun(Connection c, CiRunKey key) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement(sql.ciRunByKey)) {
+      st.setString(1, key.repository());
+      st.setLong(2, key.runId());
+      st.setInt(3, key.attempt());
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next() ? Optional.of(ctx.rows.request(rs)) : Optional.empty();
+      }
+    }
   }
 
   AttachResult attachArtifacts(RequestId id, String sha, String parentSha) {
@@ -228,6 +324,7 @@ final class QueueRequests {
       st.setLong(7, spec.estimate().toNanos() / 1_000);
       st.setString(8, spec.cadence());
       st.setLong(9, spec.timeout().toNanos() / 1_000);
+      setText(st, 10, spec.args());
       try (ResultSet rs = st.executeQuery()) {
         return rs.next() ? Job.created(JobId.of(rs.getLong(1)), requestId, spec, now) : null;
       }
@@ -281,28 +378,33 @@ final class QueueRequests {
       if (request.state().isTerminal()) {
         return CancelResult.unchanged(CancelResult.Status.ALREADY_FINISHED, found);
       }
-      // The queued rows go first: a claim locks a queued row before its job, so taking the same order here
-      // waits for a claim in flight instead of deadlocking with it (its job is then leased, and flagged below).
-      try (PreparedStatement st = c.prepareStatement(sql.unlistQueuedJobsOfRequest)) {
-        st.setLong(1, id.value());
-        st.executeUpdate();
-      }
-      int cancelled;
-      try (PreparedStatement st = c.prepareStatement(sql.cancelQueuedJobsOfRequest)) {
-        setInstant(st, 1, now);
-        st.setLong(2, id.value());
-        cancelled = st.executeUpdate();
-      }
-      int flagged;
-      try (PreparedStatement st = c.prepareStatement(sql.flagLeasesOfRequest)) {
-        st.setLong(1, id.value());
-        flagged = st.executeUpdate();
-      }
-      Request done = request.cancelled(reason, now);
-      write(c, done);
-      return CancelResult.builder().status(CancelResult.Status.CANCELLED).request(done).queuedJobsCancelled(cancelled)
-          .leasedJobsFlagged(flagged).build();
+      return cancelLocked(c, request.cancelled(reason, now), now);
     });
+  }
+
+  /** Cancels a locked open request: its queued jobs cancelled, its leases flagged, the request written. */
+  private CancelResult cancelLocked(Connection c, Request done, Instant now) throws SQLException {
+    RequestId id = done.id();
+    // The queued rows go first: a claim locks a queued row before its job, so taking the same order here
+    // waits for a claim in flight instead of deadlocking with it (its job is then leased, and flagged below).
+    try (PreparedStatement st = c.prepareStatement(sql.unlistQueuedJobsOfRequest)) {
+      st.setLong(1, id.value());
+      st.executeUpdate();
+    }
+    int cancelled;
+    try (PreparedStatement st = c.prepareStatement(sql.cancelQueuedJobsOfRequest)) {
+      setInstant(st, 1, now);
+      st.setLong(2, id.value());
+      cancelled = st.executeUpdate();
+    }
+    int flagged;
+    try (PreparedStatement st = c.prepareStatement(sql.flagLeasesOfRequest)) {
+      st.setLong(1, id.value());
+      flagged = st.executeUpdate();
+    }
+    write(c, done);
+    return CancelResult.builder().status(CancelResult.Status.CANCELLED).request(done)
+        .queuedJobsCancelled(cancelled).leasedJobsFlagged(flagged).build();
   }
 
   private int countInProgress(Connection c) throws SQLException {
@@ -322,7 +424,8 @@ final class QueueRequests {
       setText(st, 6, r.outcome().map(Outcome::name));
       setLong(st, 7, r.parentRequest().map(RequestId::value).orElse(null));
       setText(st, 8, r.cancelReason());
-      st.setLong(9, r.id().value());
+      setLong(st, 9, r.supersededBy().map(RequestId::value).orElse(null));
+      st.setLong(10, r.id().value());
       st.executeUpdate();
     }
   }

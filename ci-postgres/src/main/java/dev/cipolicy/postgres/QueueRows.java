@@ -1,5 +1,6 @@
 package dev.cipolicy.postgres;
 
+import dev.cipolicy.queue.model.CiRun;
 import dev.cipolicy.queue.model.Collector;
 import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.model.Job;
@@ -38,13 +39,15 @@ final class QueueRows {
 
   /** The request columns {@link #request} reads, in order, from a table aliased {@code r}. */
   static final String REQUEST_COLS = "r.id, r.kind, r.state, r.tag, r.parent_sha, r.pr, r.benchmark_groups,"
-      + " r.created_at, r.started_at, r.finished_at, r.outcome, r.parent_request, r.cancel_reason";
+      + " r.created_at, r.started_at, r.finished_at, r.outcome, r.parent_request, r.cancel_reason, r.ci_repository,"
+      + " r.ci_run_id, r.ci_attempt, r.ci_commit, r.ci_cadence, r.ci_event, r.ci_pr, r.ci_labels, r.ci_workflow,"
+      + " r.ci_concurrency_group, r.superseded_by";
   /** The job and lease columns {@link #job} reads, in order, from jobs {@code j} left-joined to leases {@code l}. */
   static final String JOB_COLS = "j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional, j.state,"
       + " j.attempt, j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail,"
       + " j.failure_at, j.last_error, j.created_at, j.finished_at, l.attempt, l.token, l.expires_at, l.collector,"
       + " l.cancel_requested, l.collector_tag, j.gpus, j.estimate_micros, l.devices, j.cadence,"
-      + " j.timeout_micros";
+      + " j.timeout_micros, j.args";
   /** The collector columns {@link #collector} reads, in order. */
   static final String COLLECTOR_COLS = "name, tag, active, registered_at, last_heartbeat_at, devices, device_groups";
 
@@ -77,13 +80,20 @@ final class QueueRows {
     Outcome outcome = row.optionalEnum(11, "outcome", Outcome.class);
     Long parent = row.optionalLong(12);
     String cancelReason = rs.getString(13);
+    String ciRepository = rs.getString(14);
+    Long supersededBy = row.optionalLong(24);
 
     String s = state.name();
+    row.require((kind == RequestKind.CI_RUN) == (ciRepository != null), "ci_repository", ciRepository,
+        "a request has a CI run repository exactly when it is a CI run (kind " + kind + ")");
+    row.require(supersededBy == null || (kind == RequestKind.CI_RUN && state == RequestState.CANCELLED),
+        "superseded_by", supersededBy, "only a cancelled CI run is superseded (kind " + kind + ", state " + s + ")");
     row.require(state != RequestState.WAITING_FOR_ARTIFACTS || (kind == RequestKind.TRY && tag == null), "state", s,
         "only a try request without a tag waits for artifacts (kind " + kind + ", tag " + Row.literal(tag) + ")");
-    row.require(tag != null || (kind == RequestKind.TRY && startedAt == null
+    row.require(tag != null || kind == RequestKind.CI_RUN || (kind == RequestKind.TRY && startedAt == null
             && (state == RequestState.WAITING_FOR_ARTIFACTS || state == RequestState.CANCELLED)), "tag", null,
-        "only a try request that never got its artifacts has no tag (kind " + kind + ", state " + s + ")");
+        "only a CI run or a try request that never got its artifacts has no tag (kind " + kind + ", state " + s
+            + ")");
     row.require(kind != RequestKind.RELEASE || parentSha == null, "parent_sha", parentSha,
         "a release has no parent SHA");
     row.require(kind != RequestKind.RELEASE || pr == null, "pr", pr, "a release has no PR number");
@@ -118,7 +128,41 @@ final class QueueRows {
     if (parent != null) {
       b.parentRequest(RequestId.of(parent));
     }
+    if (ciRepository != null) {
+      b.ciRun(ciRun(rs, row));
+    }
+    if (supersededBy != null) {
+      b.supersededBy(RequestId.of(supersededBy));
+    }
     return row.build(b::build);
+  }
+
+  /** The CI run of a CI run request row (columns 14 to 23). */
+  private static CiRun ciRun(ResultSet rs, Row row) throws SQLException {
+    String repository = rs.getString(14);
+    Long runIdOrNull = row.optionalLong(15);
+    Long attemptOrNull = row.optionalLong(16);
+    String commit = row.token(17, "ci_commit");
+    String cadence = java.util.Objects.requireNonNullElse(rs.getString(18), "");
+    String event = row.token(19, "ci_event");
+    Long pr = row.optionalLong(20);
+    Array labels = rs.getArray(21);
+    List<String> labelList = labels == null ? List.of() : row.groups(21, "ci_labels");
+    String workflow = rs.getString(22);
+    String group = rs.getString(23);
+    row.require(runIdOrNull != null, "ci_run_id", null, "a CI run has a run id");
+    row.require(attemptOrNull != null, "ci_attempt", null, "a CI run has an attempt");
+    long runId = java.util.Objects.requireNonNull(runIdOrNull);
+    long attempt = java.util.Objects.requireNonNull(attemptOrNull);
+    return row.build(() -> {
+      var b = CiRun.builder().repository(repository).runId(runId).attempt(Math.toIntExact(attempt))
+          .commitSha(commit).cadence(cadence).event(event).labels(labelList)
+          .workflow(Optional.ofNullable(workflow)).concurrencyGroup(Optional.ofNullable(group));
+      if (pr != null) {
+        b.pr(pr);
+      }
+      return b.build();
+    });
   }
 
   /** The job at the cursor with its lease row, if any ({@link #JOB_COLS}). */
@@ -144,6 +188,7 @@ final class QueueRows {
     long estimateMicros = rs.getLong(24);
     String cadence = java.util.Objects.requireNonNullElse(rs.getString(26), "");
     long timeoutMicros = rs.getLong(27);
+    String args = rs.getString(28);
     row.require(gpus >= 0 && gpus <= JobSpec.MAX_GPUS, "gpus", gpus, "a GPU budget is 0 to " + JobSpec.MAX_GPUS);
     row.require(estimateMicros >= 0, "estimate_micros", estimateMicros, "an estimate is not negative");
     row.require(timeoutMicros >= 0, "timeout_micros", timeoutMicros, "a timeout is not negative");
@@ -188,7 +233,7 @@ final class QueueRows {
     b.spec(row.build(() -> JobSpec.builder().benchmarkGroup(group).collectorTag(tag).optional(optional).gpus(gpus)
         .estimate(java.time.Duration.ofNanos(0).plus(estimateMicros, java.time.temporal.ChronoUnit.MICROS))
         .cadence(cadence).timeout(java.time.Duration.ofNanos(0).plus(timeoutMicros,
-            java.time.temporal.ChronoUnit.MICROS)).build()));
+            java.time.temporal.ChronoUnit.MICROS)).args(Optional.ofNullable(args)).build()));
     if (reason != null && failureAt != null) { // a failed job's failure_at is required above
       b.failure(row.build(() -> new JobFailure(reason, failureDetail, failureAt)));
     }

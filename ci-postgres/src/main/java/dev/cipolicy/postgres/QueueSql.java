@@ -29,12 +29,14 @@ final class QueueSql {
   private static final String CLAIMED_COLS = "j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional,"
       + " j.state, j.attempt, j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail,"
       + " j.failure_at, j.last_error, j.created_at, j.finished_at, j.attempt, j.token, (SELECT expiry FROM t),"
-      + " ?::text, false, j.collector_tag, j.gpus, j.estimate_micros, '{}'::int[], j.cadence, j.timeout_micros";
+      + " ?::text, false, j.collector_tag, j.gpus, j.estimate_micros, '{}'::int[], j.cadence, j.timeout_micros,"
+      + " j.args";
   /** A completed job's columns as {@link #JOB_COLS} lists them (no lease), from the updated rows {@code j}. */
   private static final String DONE_COLS = "j.id, j.request_id, j.benchmark_group, j.collector_tag, j.optional,"
       + " j.state, j.attempt, j.crash_rescues, j.transient_retries, j.affinity, j.failure_reason, j.failure_detail,"
       + " j.failure_at, j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz,"
-      + " NULL::text, NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence, j.timeout_micros";
+      + " NULL::text, NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence, j.timeout_micros,"
+      + " j.args";
   /** The states of an open request. */
   static final String OPEN = "('WAITING_FOR_ARTIFACTS', 'ARTIFACTS_READY', 'IN_PROGRESS')";
 
@@ -58,6 +60,14 @@ final class QueueSql {
   final String insertRequest;
   /** Rewrites the mutable columns of a request by id. */
   final String updateRequest;
+  /** Inserts a CI run request in progress unless its key is taken; returns its id. */
+  final String insertCiRun;
+  /** Serializes the CI run submissions of one repository (a transaction-scoped advisory lock on its key). */
+  final String lockCiRepository;
+  /** The CI run request with a key (repository, run id, attempt). */
+  final String ciRunByKey;
+  /** Locks the open CI runs of a repository and concurrency group, by id. */
+  final String openCiGroup;
   /**
    * The requests a submission conflicts with, read in one statement (one snapshot): the request with the tag
    * and the open request of the kind and PR number; binds tag, kind and PR (a missing tag or PR binds NULL).
@@ -67,7 +77,7 @@ final class QueueSql {
   final String knownTags;
   /** Locks the single control row that serializes starts. */
   final String lockControl;
-  /** Counts the requests in progress. */
+  /** Counts the requests in progress that count against the cap (every kind but CI runs). */
   final String countInProgress;
   /** Inserts a queued job unless the request has one with the same group and tag; returns its id. */
   final String insertJob;
@@ -229,15 +239,22 @@ final class QueueSql {
 
     insertRequest = "INSERT INTO " + requests + " (kind, state, tag, parent_sha, pr, benchmark_groups, created_at)"
         + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id";
+    insertCiRun = "INSERT INTO " + requests + " (kind, state, benchmark_groups, created_at, started_at, ci_repository,"
+        + " ci_run_id, ci_attempt, ci_commit, ci_cadence, ci_event, ci_pr, ci_labels, ci_workflow, ci_concurrency_group)"
+        + " VALUES ('CI_RUN', 'IN_PROGRESS', '{}', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id";
+    lockCiRepository = "SELECT pg_advisory_xact_lock(hashtext(?))";
+    ciRunByKey = requestsWhere("r.ci_repository = ? AND r.ci_run_id = ? AND r.ci_attempt = ?");
+    openCiGroup = requestsWhere("r.kind = 'CI_RUN' AND r.state = 'IN_PROGRESS' AND r.ci_repository = ?"
+        + " AND r.ci_concurrency_group = ? ORDER BY r.id FOR UPDATE");
     updateRequest = "UPDATE " + requests + " SET state = ?, tag = ?, parent_sha = ?, started_at = ?, finished_at = ?,"
-        + " outcome = ?, parent_request = ?, cancel_reason = ? WHERE id = ?";
+        + " outcome = ?, parent_request = ?, cancel_reason = ?, superseded_by = ? WHERE id = ?";
     submitConflicts = requestsWhere("r.tag = ? OR (r.kind = ? AND r.pr = ? AND r.state IN " + OPEN + ") ORDER BY r.id");
     knownTags = "SELECT tag FROM " + requests + " WHERE tag = ANY (?)";
     lockControl = "SELECT id FROM " + control + " WHERE id = 1 FOR UPDATE";
-    countInProgress = "SELECT count(*) FROM " + requests + " WHERE state = 'IN_PROGRESS'";
+    countInProgress = "SELECT count(*) FROM " + requests + " WHERE state = 'IN_PROGRESS' AND kind <> 'CI_RUN'";
     insertJob = "INSERT INTO " + jobs + " (request_id, benchmark_group, collector_tag, optional, state, attempt,"
-        + " crash_rescues, transient_retries, created_at, gpus, estimate_micros, cadence, timeout_micros)"
-        + " VALUES (?, ?, ?, ?, 'QUEUED', 0, 0, 0, ?, ?, ?, ?, ?)"
+        + " crash_rescues, transient_retries, created_at, gpus, estimate_micros, cadence, timeout_micros, args)"
+        + " VALUES (?, ?, ?, ?, 'QUEUED', 0, 0, 0, ?, ?, ?, ?, ?, ?)"
         + " ON CONFLICT ON CONSTRAINT " + options.object("jobs_key") + " DO NOTHING RETURNING id";
     jobCounts = "SELECT count(*) FILTER (WHERE NOT optional AND state IN ('QUEUED', 'LEASED')),"
         + " count(*) FILTER (WHERE NOT optional AND state = 'SUCCEEDED'),"
@@ -437,10 +454,10 @@ final class QueueSql {
    * are refreshed by one update (they are usually the same row, which one statement may change only once).
    * It binds the lease duration and the collector timeout (microseconds), now (NULL: the server's
    * {@code statement_timestamp()}), the lease's job, attempt and token, the attempt again, then the claim's
-   * collector, tag and limits in the order {@code QueueClaims.completeAndClaimFast} sets them. Columns: 1–27
-   * a job row as in {@link #JOB_COLS}, 28 how many leases the completion ended, 29 whether the claim's fast
-   * path applied, 30 how many leases it inserted, 31 how many queued-jobs rows it locked, 32 the part (0 the
-   * completed job, 1 a claimed job, or one row with null job columns when none was claimed), 33 the claim
+   * collector, tag and limits in the order {@code QueueClaims.completeAndClaimFast} sets them. Columns: 1–28
+   * a job row as in {@link #JOB_COLS}, 29 how many leases the completion ended, 30 whether the claim's fast
+   * path applied, 31 how many leases it inserted, 32 how many queued-jobs rows it locked, 33 the part (0 the
+   * completed job, 1 a claimed job, or one row with null job columns when none was claimed), 34 the claim
    * order. No row of part 0 when the completion's fast path did not apply: then the statement wrote nothing.
    */
   private String completeAndClaimSql() {

@@ -110,7 +110,7 @@ class ImpossibleRowTest {
     refused.put(reqs + "state = 'COMPLETED', finished_at = now() WHERE id = " + master.id().value(),
         "request_outcome_iff_completed");
     refused.put(reqs + "started_at = NULL WHERE id = " + master.id().value(), "request_started_at");
-    refused.put(reqs + "kind = 'NIGHTLY' WHERE id = " + master.id().value(), "queue_requests_kind_check");
+    refused.put(reqs + "kind = 'NIGHTLY' WHERE id = " + master.id().value(), "request_kind_known");
     refused.put(reqs + "tag = 'v 2' WHERE id = " + release.id().value(), "request_tag_plain");
     refused.put(reqs + "pr = 7 WHERE id = " + release.id().value(), "request_release_has_no_parent_or_pr");
     refused.put(reqs + "benchmark_groups = ARRAY['compile', NULL] WHERE id = " + release.id().value(),
@@ -214,7 +214,7 @@ class ImpossibleRowTest {
 
     db.exec("UPDATE " + s + ".loose_requests SET kind = 'NIGHTLY' WHERE id = " + v.id().value());
     assertThat(rowOf(() -> looseStore.request(v.id()))).isEqualTo(new ImpossibleRow(s + ".loose_requests",
-        "id = " + v.id().value(), "kind", "'NIGHTLY'", "expected one of [MASTER, TRY, RELEASE]"));
+        "id = " + v.id().value(), "kind", "'NIGHTLY'", "expected one of [MASTER, TRY, RELEASE, CI_RUN]"));
 
     db.exec("UPDATE " + s + ".loose_jobs SET attempt = -3 WHERE id = " + job.id().value());
     assertThat(rowOf(() -> looseStore.job(job.id()))).isEqualTo(new ImpossibleRow(s + ".loose_jobs",
@@ -255,7 +255,7 @@ class ImpossibleRowTest {
     ImpossibleRow bad1 = new ImpossibleRow(s + ".loose_requests", "id = " + r1.id().value(), "outcome", "'SUCCESS'",
         "a request has an outcome exactly when completed, and it is IN_PROGRESS");
     ImpossibleRow bad4 = new ImpossibleRow(s + ".loose_requests", "id = " + r4.id().value(), "kind", "'NIGHTLY'",
-        "expected one of [MASTER, TRY, RELEASE]");
+        "expected one of [MASTER, TRY, RELEASE, CI_RUN]");
     assertThat(tick.impossibleRows()).containsExactly(bad1, bad4);
     assertThat(tick.completed()).extracting(Request::id).containsExactly(r2.id());
     // r1 may hold a slot: one of two is free, so r3 starts and r4 is left alone.

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The squash of the pre-release chains into version 1 changed nothing: a schema built by the shipped version 1
- * of both sets has exactly the catalog of one built by the pre-release chains (queue versions 1 to 13, metric
- * history versions 1 and 2, {@link LegacyChains}), read from {@code pg_catalog}: relations with their kind and
+ * of both sets has exactly the catalog of one built by the pre-release chains (queue versions 1 to 13 plus the
+ * blocks version 1 gained after the squash, metric history versions 1 and 2, {@link LegacyChains}), read from {@code pg_catalog}: relations with their kind and
  * storage options, columns in order with types, defaults, nullability, identity and collation, constraints of
  * tables and domains (names and definitions), indexes, types and domains, functions (whole definitions),
  * triggers, sequences and their owners, rules, policies and comments — and the control row. Each schema holds

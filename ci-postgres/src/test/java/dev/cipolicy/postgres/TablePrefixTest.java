@@ -55,11 +55,13 @@ class TablePrefixTest {
     assertThat(strings("SELECT indexname FROM pg_indexes WHERE schemaname = '" + db.schema + "'"
         + " AND indexname NOT LIKE '%pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname"))
         .containsExactly("alpha_gpu_queued_claim", "alpha_held_devices_job", "alpha_held_devices_once",
-            "alpha_leases_expiry", "alpha_queued_affinity", "alpha_queued_claim", "alpha_requests_history",
-            "alpha_requests_open", "alpha_requests_open_pr", "alpha_results_request", "beta_q_gpu_queued_claim",
+            "alpha_leases_expiry", "alpha_queued_affinity", "alpha_queued_claim", "alpha_requests_ci_run",
+            "alpha_requests_history", "alpha_requests_open", "alpha_requests_open_ci_group", "alpha_requests_open_pr",
+            "alpha_results_request", "beta_q_gpu_queued_claim",
             "beta_q_held_devices_job", "beta_q_held_devices_once", "beta_q_leases_expiry", "beta_q_queued_affinity",
-            "beta_q_queued_claim", "beta_q_requests_history",
-            "beta_q_requests_open", "beta_q_requests_open_pr", "beta_q_results_request");
+            "beta_q_queued_claim", "beta_q_requests_ci_run", "beta_q_requests_history",
+            "beta_q_requests_open", "beta_q_requests_open_ci_group", "beta_q_requests_open_pr",
+            "beta_q_results_request");
     assertThat(strings("SELECT event_object_table || ' ' || trigger_name FROM information_schema.triggers"
         + " WHERE trigger_schema = '" + db.schema + "' GROUP BY 1 ORDER BY 1"))
         .containsExactly("alpha_jobs alpha_jobs_list_inserted", "alpha_jobs alpha_jobs_list_requeued",
@@ -69,8 +71,8 @@ class TablePrefixTest {
     // The domains are per prefix too: two stores never share a rule.
     assertThat(strings("SELECT typname FROM pg_type WHERE typnamespace = '" + db.schema + "'::regnamespace"
         + " AND typtype = 'd' ORDER BY 1")).containsExactly("alpha_cadence_name", "alpha_gpu_count",
-            "alpha_lease_attempt", "alpha_micros", "alpha_plain_name", "beta_q_cadence_name", "beta_q_gpu_count",
-            "beta_q_lease_attempt", "beta_q_micros", "beta_q_plain_name");
+            "alpha_job_args", "alpha_lease_attempt", "alpha_micros", "alpha_plain_name", "beta_q_cadence_name",
+            "beta_q_gpu_count", "beta_q_job_args", "beta_q_lease_attempt", "beta_q_micros", "beta_q_plain_name");
     assertThat(strings("SELECT sequencename FROM pg_sequences WHERE schemaname = '" + db.schema + "'"
         + " AND sequencename LIKE '%tokens'")).containsExactlyInAnyOrder("alpha_lease_tokens", "beta_q_lease_tokens");
     assertThat(strings("SELECT version || ' ' || script FROM " + db.schema + ".beta_q_schema_version ORDER BY version"))

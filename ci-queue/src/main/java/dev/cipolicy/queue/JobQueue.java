@@ -3,6 +3,8 @@ package dev.cipolicy.queue;
 import dev.cipolicy.api.Explanation;
 import dev.cipolicy.queue.memory.InMemoryQueueStore;
 import dev.cipolicy.queue.model.Checks;
+import dev.cipolicy.queue.model.CiRun;
+import dev.cipolicy.queue.model.CiRunKey;
 import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.model.Failure;
 import dev.cipolicy.queue.model.FleetShares;
@@ -127,6 +129,34 @@ public final class JobQueue {
   }
 
   /**
+   * Submits a CI run with the jobs its submitter planned: created in progress with its jobs queued, in one
+   * step, outside the in-progress cap; the same run (repository, run id, attempt) again is {@code ATTACHED}
+   * and changes nothing; a run with a concurrency group cancels the open older runs of its repository and
+   * group, and is itself created cancelled ({@code SUPERSEDED}) when a newer one of the group is open.
+   *
+   * @param run the run
+   * @param jobs its jobs, unique by group and tag
+   * @return created, attached or superseded, with the runs it superseded
+   * @throws InvalidQueueInputException when the run or a job is missing or invalid
+   */
+  public SubmitResult submitCiRun(@Nullable CiRun run, @Nullable List<JobSpec> jobs) {
+    return store.submit(NewRequest.ciRun(run, jobs));
+  }
+
+  /**
+   * The CI run request with this key, in any state.
+   *
+   * @param repository {@code owner/name}
+   * @param runId the workflow run id
+   * @param attempt the attempt
+   * @return the request, if any
+   * @throws InvalidQueueInputException when the key is invalid
+   */
+  public Optional<Request> ciRun(String repository, long runId, int attempt) {
+    return store.ciRun(new CiRunKey(repository, runId, attempt));
+  }
+
+  /**
    * Attaches a waiting try request's SHA and parent (a compare-and-set: only a waiting request changes).
    *
    * @param id the try request
@@ -210,8 +240,8 @@ public final class JobQueue {
     RequestScan inProgress = scan(store::scanInProgressRequests, "the request is not completed",
         "no request in progress is completed this tick", impossible, reasons);
     for (Request r : inProgress.requests()) {
-      if (!tryComplete(r, completed, events, reasons, impossible)) {
-        running++;
+      if (!tryComplete(r, completed, events, reasons, impossible) && r.kind().isCapped()) {
+        running++; // CI runs do not count against the cap
       }
     }
     // Impossible rows in progress are counted: they may hold a slot, and the store's start enforces the cap.

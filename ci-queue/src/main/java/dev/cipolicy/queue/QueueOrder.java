@@ -652,8 +652,8 @@ public final class QueueOrder {
   public List<RequestWait> waitReasons(int maxInProgress) {
     List<String> running = new ArrayList<>();
     for (Placed p : ordered) {
-      if (p.section() == Section.IN_PROGRESS) {
-        running.add(p.request().label());
+      if (p.section() == Section.IN_PROGRESS && p.request().kind().isCapped()) {
+        running.add(p.request().label()); // a CI run does not hold one of the K places
       }
     }
     List<RequestWait> out = new ArrayList<>();
@@ -712,7 +712,9 @@ public final class QueueOrder {
           own = Duration.ZERO;
         }
         entries.add(new QueueStatus.Entry(position + 1, p, position, Optional.of(own)));
-        work = work.plus(own);
+        if (p.request().kind().isCapped()) {
+          work = work.plus(own); // a CI run does not hold one of the K places
+        }
       } else {
         work = work.plus(expected);
         entries.add(new QueueStatus.Entry(position + 1, p, position,

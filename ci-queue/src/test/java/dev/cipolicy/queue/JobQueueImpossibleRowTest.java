@@ -199,6 +199,11 @@ class JobQueueImpossibleRowTest {
     }
 
     @Override
+    public Optional<Request> ciRun(dev.cipolicy.queue.model.CiRunKey key) {
+      return delegate.ciRun(key);
+    }
+
+    @Override
     public java.util.Set<String> knownTags(java.util.Collection<String> tags) {
       return delegate.knownTags(tags);
     }

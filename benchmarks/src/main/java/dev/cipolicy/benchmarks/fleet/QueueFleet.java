@@ -1,6 +1,7 @@
 package dev.cipolicy.benchmarks.fleet;
 
 import dev.cipolicy.queue.memory.InMemoryQueueStore;
+import dev.cipolicy.queue.model.CiRun;
 import dev.cipolicy.queue.model.Claim;
 import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.model.FleetShares;
@@ -10,13 +11,11 @@ import dev.cipolicy.queue.model.JobWait;
 import dev.cipolicy.queue.model.Lease;
 import dev.cipolicy.queue.model.LeaseRef;
 import dev.cipolicy.queue.model.NewRequest;
-import dev.cipolicy.queue.model.RequestId;
 import dev.cipolicy.queue.model.WaitReason;
 import dev.cipolicy.queue.placement.DevicePlacement;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.LeaseStatus;
-import dev.cipolicy.queue.spi.StartCommand;
-import dev.cipolicy.queue.spi.StartResult;
+import dev.cipolicy.queue.spi.SubmitResult;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -44,6 +43,8 @@ import java.util.TreeSet;
 final class QueueFleet {
   static final Instant EPOCH = Instant.parse("2026-01-03T00:00:00Z"); // a Saturday
   private static final Duration LEASE = Duration.ofDays(3);
+  /** The repository of the simulated CI runs. */
+  private static final String REPOSITORY = "sim/fleet";
   private static final Duration COLLECTOR_TIMEOUT = Duration.ofMinutes(30);
 
   /** The simulated clock the store reads. */
@@ -182,19 +183,22 @@ final class QueueFleet {
     if (run.tests().isEmpty()) {
       return;
     }
-    RequestId id = store.submit(NewRequest.master("run-" + run.id(), null)).request().id();
     List<JobSpec> specs = new ArrayList<>();
     for (Workload.Test t : run.tests()) {
       specs.add(spec(run, t));
     }
-    StartResult started = store.startRequest(StartCommand.builder().requestId(id).jobs(specs)
-        .maxInProgress(Integer.MAX_VALUE).build());
-    if (started.jobs().size() != specs.size()) {
-      throw new IllegalStateException("run " + run.id() + " started " + started.jobs().size() + " of " + specs.size()
-          + " jobs: " + started.status());
+    // Each run is a CI run of its own (run id = the run's number + 1), submitted with its jobs: in progress at
+    // once, outside the in-progress cap, no parent and no backfill.
+    CiRun ci = CiRun.of(REPOSITORY, run.id() + 1L, 1, "sim" + run.id(), run.cadence().equals("regular")
+        ? "pull_request" : "schedule").withCadence(run.cadence());
+    SubmitResult submitted = store.submit(NewRequest.ciRun(ci, specs));
+    List<Job> jobs = store.jobs(submitted.request().id());
+    if (submitted.status() != SubmitResult.Status.CREATED || jobs.size() != specs.size()) {
+      throw new IllegalStateException("run " + run.id() + " created " + jobs.size() + " of " + specs.size()
+          + " jobs: " + submitted.status());
     }
     for (int i = 0; i < specs.size(); i++) {
-      Job job = started.jobs().get(i);
+      Job job = jobs.get(i);
       Workload.Test t = run.tests().get(i);
       testOfJob.put(job.id().value(), t);
       queuedOfPool.get(t.pool()).add(job.id().value());

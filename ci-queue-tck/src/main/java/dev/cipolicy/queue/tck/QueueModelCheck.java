@@ -11,6 +11,7 @@ import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueOrder;
 import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.TickResult;
+import dev.cipolicy.queue.model.CiRun;
 import dev.cipolicy.queue.model.Claim;
 import dev.cipolicy.queue.model.Collector;
 import dev.cipolicy.queue.model.Devices;
@@ -60,8 +61,8 @@ import org.jspecify.annotations.Nullable;
 import org.quicktheories.core.Gen;
 
 /**
- * The model-based test of a store: QuickTheories generates command lists (submit, attach, tick from one of
- * three sites, claim from one of four collectors, heartbeat, complete, fail, release, a stale update, a
+ * The model-based test of a store: QuickTheories generates command lists (submit, a CI run submission that may
+ * attach, supersede or be superseded, attach, tick from one of three sites, claim from one of four collectors, heartbeat, complete, fail, release, a stale update, a
  * crash, cancel, clock advances, collector heartbeats and (de)activation, purge), runs each command through real
  * engines on the store under test and on {@link ReferenceQueueStore}, and after every step compares the
  * results, the whole state, the history (read in pages of two) and the parents both stores know, and checks
@@ -73,7 +74,7 @@ final class QueueModelCheck {
   enum Op {
     SUBMIT(10), ATTACH(4), TICK(14), START_STALE_VIEW(3), CLAIM(18), HEARTBEAT(5), COMPLETE(20), FAIL(6),
     RELEASE(2), STALE(5), CRASH(3), CANCEL(2), ADVANCE(6), COLLECTOR_HEARTBEAT(2), TOGGLE_ACTIVE(1),
-    COMPLETE_ALL(6), PURGE(4), START_GPU(5);
+    COMPLETE_ALL(6), PURGE(4), START_GPU(5), SUBMIT_CI(5);
 
     final int weight;
 
@@ -211,6 +212,7 @@ final class QueueModelCheck {
       JobQueue m = modelSites.get(0);
       switch (cmd.op()) {
         case SUBMIT -> submit(cmd, r, m);
+        case SUBMIT_CI -> submitCiRun(cmd, r, m);
         case ATTACH -> {
           if (known.isEmpty()) {
             return;
@@ -393,6 +395,39 @@ final class QueueModelCheck {
       assertThat(render(rs.request(), this::mapped)).as(at(cmd)).isEqualTo(render(ms.request(), RequestId::toString));
     }
 
+    /**
+     * A CI run of one of two repositories, run ids 1 to 4, attempts 1 and 2, in no group or one of two groups, so
+     * that submissions create, attach (the same key), supersede older open runs of their group, or are created
+     * superseded; its jobs run on tags x and y, one sometimes needing a GPU, with args.
+     */
+    private void submitCiRun(Command cmd, JobQueue r, JobQueue m) {
+      CiRun run = CiRun.of(cmd.a() % 5 == 0 ? "acme/b" : "acme/a", 1 + cmd.b() % 4, 1 + cmd.c() % 2, "c" + cmd.b() % 3,
+          "pull_request");
+      if (cmd.a() % 3 != 0) {
+        run = run.withConcurrencyGroup("g" + cmd.a() % 2);
+      }
+      List<JobSpec> jobs = new ArrayList<>();
+      jobs.add(JobSpec.required("ci1", "x").withArgs("run " + cmd.b()));
+      if (cmd.c() % 2 == 0) {
+        jobs.add(JobSpec.required("ci2", "y"));
+      }
+      if (cmd.a() % 4 == 1) {
+        jobs.add(JobSpec.optionalJob("ci3", "x").withGpus(1, Duration.ofSeconds(20)));
+      }
+      SubmitResult rs = r.submitCiRun(run, jobs);
+      SubmitResult ms = m.submitCiRun(run, jobs);
+      assertThat(rs.status()).as(at(cmd)).isEqualTo(ms.status());
+      if (rs.status() == SubmitResult.Status.CREATED || rs.status() == SubmitResult.Status.SUPERSEDED) {
+        toModel.put(rs.request().id(), ms.request().id());
+        known.add(new RequestId[] {rs.request().id(), ms.request().id()});
+      }
+      assertThat(render(rs.request(), this::mapped)).as(at(cmd)).isEqualTo(render(ms.request(), RequestId::toString));
+      assertThat(rs.superseded().stream().map(x -> render(x, this::mapped)).toList()).as(at(cmd))
+          .isEqualTo(ms.superseded().stream().map(x -> render(x, RequestId::toString)).toList());
+      assertThat(real.ciRun(run.key()).map(x -> render(x, this::mapped))).as(at(cmd))
+          .isEqualTo(model.ciRun(run.key()).map(x -> render(x, RequestId::toString)));
+    }
+
     private void update(Command cmd, JobQueue r, JobQueue m) {
       if (held.isEmpty()) {
         return;
@@ -530,7 +565,9 @@ final class QueueModelCheck {
 
       List<Request> open = real.openRequests();
       long running = open.stream().filter(x -> x.state() == RequestState.IN_PROGRESS).count();
-      assertThat(running).as("requests in progress after " + where).isLessThanOrEqualTo(scenario.maxInProgress());
+      long capped = open.stream().filter(x -> x.state() == RequestState.IN_PROGRESS && x.kind().isCapped()).count();
+      assertThat(capped).as("benchmark requests in progress after " + where)
+          .isLessThanOrEqualTo(scenario.maxInProgress());
       assertThat(real.inProgressRequests()).as("in progress after " + where).hasSize((int) running);
 
       Instant now = clock.instant();
@@ -699,7 +736,8 @@ final class QueueModelCheck {
     return ids.apply(r.id()) + " " + r.kind().documentName() + " " + r.state().documentName() + " tag=" + r.tag()
         + " parent=" + r.parentSha() + " pr=" + r.pr() + " groups=" + r.benchmarkGroups() + " created="
         + r.createdAt() + " started=" + r.startedAt() + " finished=" + r.finishedAt() + " outcome=" + r.outcome()
-        + " parentRequest=" + r.parentRequest().map(ids) + " cancel=" + r.cancelReason();
+        + " parentRequest=" + r.parentRequest().map(ids) + " cancel=" + r.cancelReason() + " ciRun=" + r.ciRun()
+        + " supersededBy=" + r.supersededBy().map(ids);
   }
 
   static String render(Job j, Function<RequestId, String> ids) {
@@ -708,7 +746,7 @@ final class QueueModelCheck {
         + j.attempt() + " rescues=" + j.crashRescues() + " retries=" + j.transientRetries() + " lease="
         + j.lease().map(QueueModelCheck::render) + " affinity=" + j.affinity() + " flagged=" + j.cancelRequested()
         + " failure=" + j.failure() + " lastError=" + j.lastError() + " created=" + j.createdAt() + " finished="
-        + j.finishedAt() + " ";
+        + j.finishedAt() + " args=" + j.spec().args();
   }
 
   /** A lease without its token, which each store draws on its own. */

@@ -355,6 +355,15 @@ public abstract class QueueStoreCompatibilityKit {
     }
   }
 
+  /** CI run requests: created in progress with their jobs, attached by key, superseded, outside the cap. */
+  @Nested
+  @DisplayName("CI runs")
+  class CiRuns extends CiRunContract {
+    CiRuns() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
   /** Registering collectors, heartbeats, offline status, deactivation. */
   @Nested
   @DisplayName("Collectors")

@@ -1,5 +1,7 @@
 package dev.cipolicy.queue.tck;
 
+import dev.cipolicy.queue.model.CiRun;
+import dev.cipolicy.queue.model.CiRunKey;
 import dev.cipolicy.queue.model.Claim;
 import dev.cipolicy.queue.model.Collector;
 import dev.cipolicy.queue.model.Devices;
@@ -103,6 +105,9 @@ public final class ReferenceQueueStore implements QueueStore {
   @Override
   public synchronized SubmitResult submit(NewRequest request) {
     Instant now = now();
+    if (request.ciRun().isPresent()) {
+      return submitCiRun(request, request.ciRun().get(), now);
+    }
     for (Request r : requests.values()) {
       if (request.tag().isPresent() && r.tag().equals(request.tag())) {
         return new SubmitResult(SubmitResult.Status.DUPLICATE_TAG, r);
@@ -117,6 +122,43 @@ public final class ReferenceQueueStore implements QueueStore {
     Request created = Request.created(RequestId.of(++requestIds), request, now);
     requests.put(created.id().value(), created);
     return new SubmitResult(SubmitResult.Status.CREATED, created);
+  }
+
+  /** A CI run: attach by key, else created superseded by the newest open newer run, else created with its jobs. */
+  private SubmitResult submitCiRun(NewRequest request, CiRun run, Instant now) {
+    Optional<Request> existing = ciRun(run.key());
+    if (existing.isPresent()) {
+      return new SubmitResult(SubmitResult.Status.ATTACHED, existing.get());
+    }
+    Request newest = null;
+    for (Request r : requests.values()) {
+      if (r.state().isOpen() && r.ciRun().isPresent() && r.ciRun().get().supersedes(run)
+          && (newest == null || newest.ciRun().get().key().compareTo(r.ciRun().get().key()) < 0)) {
+        newest = r;
+      }
+    }
+    Request created = Request.created(RequestId.of(++requestIds), request, now);
+    if (newest != null) {
+      return new SubmitResult(SubmitResult.Status.SUPERSEDED, put(created.superseded(newest, now)));
+    }
+    put(created);
+    for (JobSpec spec : request.jobs()) {
+      createJob(created.id(), spec, now);
+    }
+    List<Request> superseded = new ArrayList<>();
+    for (Request r : List.copyOf(requests.values())) {
+      if (r.state().isOpen() && r.ciRun().isPresent() && run.supersedes(r.ciRun().get())) {
+        superseded.add(cancelOpen(r, r.superseded(created, now), now).request().orElseThrow());
+      }
+    }
+    return new SubmitResult(SubmitResult.Status.CREATED, created, superseded);
+  }
+
+  @Override
+  public synchronized Optional<Request> ciRun(CiRunKey key) {
+    Objects.requireNonNull(key, "key");
+    return requests.values().stream().filter(r -> r.ciRun().map(c -> c.key().equals(key)).orElse(false))
+        .findFirst();
   }
 
   @Override
@@ -159,7 +201,7 @@ public final class ReferenceQueueStore implements QueueStore {
 
   @Override
   public synchronized StartResult startRequest(StartCommand command) {
-    int running = inProgressRequests().size();
+    int running = (int) inProgressRequests().stream().filter(x -> x.kind().isCapped()).count();
     Optional<Request> r = request(command.requestId());
     if (r.isEmpty()) {
       return StartResult.unchanged(StartResult.Status.NOT_FOUND, r, running);
@@ -276,9 +318,13 @@ public final class ReferenceQueueStore implements QueueStore {
     if (r.get().state().isTerminal()) {
       return CancelResult.unchanged(CancelResult.Status.ALREADY_FINISHED, r);
     }
+    return cancelOpen(r.get(), r.get().cancelled(reason, now), now);
+  }
+
+  private CancelResult cancelOpen(Request open, Request done, Instant now) {
     int cancelled = 0;
     int flagged = 0;
-    for (Job j : jobs(id)) {
+    for (Job j : jobs(open.id())) {
       if (j.state() == JobState.QUEUED) {
         put(j.cancelled(now));
         cancelled++;
@@ -287,7 +333,7 @@ public final class ReferenceQueueStore implements QueueStore {
         flagged++;
       }
     }
-    return CancelResult.builder().status(CancelResult.Status.CANCELLED).request(put(r.get().cancelled(reason, now)))
+    return CancelResult.builder().status(CancelResult.Status.CANCELLED).request(put(done))
         .queuedJobsCancelled(cancelled).leasedJobsFlagged(flagged).build();
   }
 

@@ -1,5 +1,8 @@
 package dev.cipolicy.queue.memory;
 
+import dev.cipolicy.queue.model.Checks;
+import dev.cipolicy.queue.model.CiRun;
+import dev.cipolicy.queue.model.CiRunKey;
 import dev.cipolicy.queue.model.Claim;
 import dev.cipolicy.queue.model.Collector;
 import dev.cipolicy.queue.model.Devices;
@@ -25,6 +28,7 @@ import dev.cipolicy.queue.model.Outcome;
 import dev.cipolicy.queue.model.QueueNames;
 import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.model.RequestId;
+import dev.cipolicy.queue.model.RequestKind;
 import dev.cipolicy.queue.model.RequestState;
 import dev.cipolicy.queue.model.ResultPayload;
 import dev.cipolicy.queue.placement.PoolClaimer;
@@ -86,6 +90,12 @@ public final class InMemoryQueueStore implements QueueStore {
   private final ArrayList<RequestRow> open = new ArrayList<>();
   private int closedInOpen;
   private final TreeMap<Long, RequestRow> inProgress = new TreeMap<>();
+  /** How many requests in progress count against the cap (every kind but CI runs). */
+  private int cappedInProgress;
+  /** CI run requests by key, in any state. */
+  private final Map<CiRunKey, RequestRow> byCiKey = new HashMap<>();
+  /** The open CI runs of each (repository, concurrency group). */
+  private final Map<List<String>, List<RequestRow>> openCiGroups = new HashMap<>();
 
   /** Job rows by id: job {@code i} is at index {@code i - 1} (this store's ids are dense). */
   private final ArrayList<JobRow> jobs = new ArrayList<>();
@@ -131,6 +141,9 @@ public final class InMemoryQueueStore implements QueueStore {
   public SubmitResult submit(NewRequest request) {
     synchronized (lock) {
       Instant now = now();
+      if (request.kind() == RequestKind.CI_RUN) {
+        return submitCiRun(request, now);
+      }
       if (request.tag().isPresent()) {
         RequestRow existing = byTag.get(request.tag().get());
         if (existing != null) {
@@ -152,6 +165,57 @@ public final class InMemoryQueueStore implements QueueStore {
       }
       open.add(row);
       return new SubmitResult(SubmitResult.Status.CREATED, row.request);
+    }
+  }
+
+  private SubmitResult submitCiRun(NewRequest request, Instant now) {
+    CiRun run = request.ciRun().orElseThrow();
+    RequestRow existing = byCiKey.get(run.key());
+    if (existing != null) {
+      return new SubmitResult(SubmitResult.Status.ATTACHED, existing.request);
+    }
+    List<RequestRow> group = run.concurrencyGroup().map(g -> openCiGroups.computeIfAbsent(
+        List.of(run.repository(), g), k -> new ArrayList<>())).orElse(new ArrayList<>());
+    RequestRow newest = null;
+    for (RequestRow other : group) {
+      CiRun otherRun = other.request.ciRun().orElseThrow();
+      if (otherRun.supersedes(run) && (newest == null
+          || newest.request.ciRun().orElseThrow().key().compareTo(otherRun.key()) < 0)) {
+        newest = other;
+      }
+    }
+    RequestRow row = new RequestRow(Request.created(RequestId.of(++lastRequestId), request, now));
+    requests.put(row.request.id().value(), row);
+    byCiKey.put(run.key(), row);
+    if (newest != null) {
+      row.request = row.request.superseded(newest.request, now);
+      row.closed = true;
+      return new SubmitResult(SubmitResult.Status.SUPERSEDED, row.request);
+    }
+    open.add(row);
+    inProgress.put(row.request.id().value(), row);
+    for (JobSpec spec : request.jobs()) {
+      createJob(row, spec, now);
+    }
+    List<Request> superseded = new ArrayList<>();
+    for (RequestRow older : List.copyOf(group)) {
+      if (run.supersedes(older.request.ciRun().orElseThrow())) {
+        cancelRow(older, older.request.superseded(row.request, now), now);
+        superseded.add(older.request);
+      }
+    }
+    if (run.concurrencyGroup().isPresent()) {
+      group.add(row);
+    }
+    return new SubmitResult(SubmitResult.Status.CREATED, row.request, superseded);
+  }
+
+  @Override
+  public Optional<Request> ciRun(CiRunKey key) {
+    Checks.present(key, "CI run key");
+    synchronized (lock) {
+      RequestRow row = byCiKey.get(key);
+      return row == null ? Optional.empty() : Optional.of(row.request);
     }
   }
 
@@ -237,13 +301,13 @@ public final class InMemoryQueueStore implements QueueStore {
     synchronized (lock) {
       RequestRow row = requests.get(command.requestId().value());
       if (row == null) {
-        return StartResult.unchanged(StartResult.Status.NOT_FOUND, Optional.empty(), inProgress.size());
+        return StartResult.unchanged(StartResult.Status.NOT_FOUND, Optional.empty(), cappedInProgress);
       }
       if (row.request.state() != RequestState.ARTIFACTS_READY) {
-        return StartResult.unchanged(StartResult.Status.NOT_READY, Optional.of(row.request), inProgress.size());
+        return StartResult.unchanged(StartResult.Status.NOT_READY, Optional.of(row.request), cappedInProgress);
       }
-      if (inProgress.size() >= command.maxInProgress()) {
-        return StartResult.unchanged(StartResult.Status.CAP_REACHED, Optional.of(row.request), inProgress.size());
+      if (cappedInProgress >= command.maxInProgress()) {
+        return StartResult.unchanged(StartResult.Status.CAP_REACHED, Optional.of(row.request), cappedInProgress);
       }
       Instant now = now();
       List<Job> created = new ArrayList<>(command.jobs().size());
@@ -257,8 +321,9 @@ public final class InMemoryQueueStore implements QueueStore {
       row.request = row.request.started(now, backfill.status() == Backfill.Status.ENQUEUED
           ? backfill.parent().orElseThrow() : null);
       inProgress.put(row.request.id().value(), row);
+      cappedInProgress++;
       return StartResult.builder().status(StartResult.Status.STARTED).request(row.request).jobs(created)
-          .backfill(backfill).inProgress(inProgress.size()).build();
+          .backfill(backfill).inProgress(cappedInProgress).build();
     }
   }
 
@@ -358,24 +423,29 @@ public final class InMemoryQueueStore implements QueueStore {
       if (row.request.state().isTerminal()) {
         return CancelResult.unchanged(CancelResult.Status.ALREADY_FINISHED, Optional.of(row.request));
       }
-      int cancelled = 0;
-      int flagged = 0;
-      for (JobRow job : row.jobs) {
-        if (job.job.state() == JobState.QUEUED) {
-          // The row stays in its claim queue; claims skip terminal rows.
-          job.pool.ledger.unqueued(job.job.spec());
-          job.finish(job.job.cancelled(now));
-          cancelled++;
-        } else if (job.job.state() == JobState.LEASED && !job.job.cancelRequested()) {
-          job.job = job.job.flaggedForCancellation();
-          flagged++;
-        }
-      }
-      row.request = row.request.cancelled(reason, now);
-      close(row);
-      return CancelResult.builder().status(CancelResult.Status.CANCELLED).request(row.request)
-          .queuedJobsCancelled(cancelled).leasedJobsFlagged(flagged).build();
+      return cancelRow(row, row.request.cancelled(reason, now), now);
     }
+  }
+
+  /** Cancels an open request: its queued jobs cancelled, its leased jobs flagged, the request closed. */
+  private CancelResult cancelRow(RequestRow row, Request cancelledRequest, Instant now) {
+    int cancelled = 0;
+    int flagged = 0;
+    for (JobRow job : row.jobs) {
+      if (job.job.state() == JobState.QUEUED) {
+        // The row stays in its claim queue; claims skip terminal rows.
+        job.pool.ledger.unqueued(job.job.spec());
+        job.finish(job.job.cancelled(now));
+        cancelled++;
+      } else if (job.job.state() == JobState.LEASED && !job.job.cancelRequested()) {
+        job.job = job.job.flaggedForCancellation();
+        flagged++;
+      }
+    }
+    row.request = cancelledRequest;
+    close(row);
+    return CancelResult.builder().status(CancelResult.Status.CANCELLED).request(row.request)
+        .queuedJobsCancelled(cancelled).leasedJobsFlagged(flagged).build();
   }
 
   private void close(RequestRow row) {
@@ -385,7 +455,15 @@ public final class InMemoryQueueStore implements QueueStore {
       open.removeIf(r -> r.closed);
       closedInOpen = 0;
     }
-    inProgress.remove(id);
+    if (inProgress.remove(id) != null && row.request.kind().isCapped()) {
+      cappedInProgress--;
+    }
+    row.request.ciRun().flatMap(CiRun::concurrencyGroup).ifPresent(g -> {
+      List<RequestRow> group = openCiGroups.get(List.of(row.request.ciRun().orElseThrow().repository(), g));
+      if (group != null) {
+        group.remove(row);
+      }
+    });
     if (row.request.pr().isPresent()) {
       openByPr.remove(prKey(row.request.kind().name(), row.request.pr().getAsLong()), row);
     }

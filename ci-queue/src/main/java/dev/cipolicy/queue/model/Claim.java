@@ -18,4 +18,13 @@ public record Claim(Job job, Lease lease) {
       throw new IllegalStateException("claim of " + job.id() + ": lease " + lease + " is not the job's lease");
     }
   }
+
+  /**
+   * The claimed job's args: the host-defined work to run ({@link JobSpec#args()}).
+   *
+   * @return the args, or empty
+   */
+  public java.util.Optional<String> args() {
+    return job.spec().args();
+  }
 }

@@ -15,8 +15,12 @@ import org.immutables.value.Value;
  * without a cadence is never capped. Its timeout, when it has one, is the longest it may run once claimed: a
  * collector stops it then and fails it (the collector runtime's own job timeout applies to jobs without one).
  *
+ * <p>Its args, when it has them, are an opaque text for host-defined work (a CI job's command, environment and
+ * workspace, as the host encodes them): the store keeps them exactly and hands them to the collector with the
+ * job; the queue never reads them.
+ *
  * <p>Start from {@link #required} or {@link #optionalJob} and add what the job needs with {@link #withGpus},
- * {@link #withCadence} and {@link #withTimeout}, or set every field with {@link #builder()}; {@code build()}
+ * {@link #withCadence}, {@link #withTimeout} and {@link #withArgs}, or set every field with {@link #builder()}; {@code build()}
  * checks every rule.
  */
 @Value.Immutable
@@ -28,6 +32,9 @@ public abstract class JobSpec {
 
   /** The longest timeout a job may declare. */
   public static final Duration MAX_TIMEOUT = Duration.ofDays(366);
+
+  /** The most bytes of a job's args in UTF-8: 64 KiB. */
+  public static final int MAX_ARGS_BYTES = 64 * 1024;
 
   /** The most GPUs a job may need. */
   public static final int MAX_GPUS = Devices.MAX_INDEX + 1;
@@ -99,6 +106,14 @@ public abstract class JobSpec {
   }
 
   /**
+   * The host-defined work of the job, opaque to the queue.
+   *
+   * @return a text of at most {@value #MAX_ARGS_BYTES} bytes in UTF-8 without NUL or unpaired surrogate, or
+   *     empty (the default)
+   */
+  public abstract java.util.Optional<String> args();
+
+  /**
    * Checks the names, the budget, the cadence and the durations, and keeps whole microseconds of the
    * durations, as every store keeps instants and durations.
    *
@@ -125,12 +140,26 @@ public abstract class JobSpec {
       throw new InvalidQueueInputException("timeout of job " + job + " is " + timeout()
           + "; expected zero (none) to " + MAX_TIMEOUT);
     }
+    args().ifPresent(a -> checkArgs(a, "args of job " + job));
     Duration estimate = micros(estimate());
     Duration timeout = micros(timeout());
     if (estimate.equals(estimate()) && timeout.equals(timeout())) {
       return this;
     }
     return builder().from(this).estimate(estimate).timeout(timeout).build();
+  }
+
+  private static void checkArgs(String args, String what) {
+    if (args.length() > MAX_ARGS_BYTES) {
+      throw new InvalidQueueInputException(what + " have " + args.length() + " characters; expected at most "
+          + MAX_ARGS_BYTES + " bytes (64 KiB) in UTF-8");
+    }
+    Checks.storable(args, what);
+    int bytes = args.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    if (bytes > MAX_ARGS_BYTES) {
+      throw new InvalidQueueInputException(what + " have " + bytes + " bytes in UTF-8; expected at most "
+          + MAX_ARGS_BYTES + " (64 KiB)");
+    }
   }
 
   private static Duration micros(Duration d) {
@@ -200,6 +229,17 @@ public abstract class JobSpec {
   public JobSpec withTimeout(Duration timeout) {
     return builder().from(this).timeout(Checks.present(timeout, "timeout of job " + this + " (zero for none)"))
         .build();
+  }
+
+  /**
+   * This job with args: host-defined work the collector receives with the job.
+   *
+   * @param args the text, at most {@value #MAX_ARGS_BYTES} bytes in UTF-8, no NUL, no unpaired surrogate
+   * @return the spec
+   * @throws InvalidQueueInputException when the args are missing, too large or not storable
+   */
+  public JobSpec withArgs(String args) {
+    return builder().from(this).args(Checks.present(args, "args of job " + this)).build();
   }
 
   /**

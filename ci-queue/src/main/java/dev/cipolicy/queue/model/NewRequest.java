@@ -10,9 +10,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A request as a host submits it, before the store gives it an id: its kind, artifact tag, parent, PR
- * number and benchmark groups. The kind and the presence of the tag fix the initial state (see
- * {@link #initialState()}); build one with {@link #master}, {@link #tryAwaitingArtifacts},
- * {@link #tryWithArtifacts} or {@link #release}, then add a PR number or benchmark groups with
+ * number and benchmark groups, or for a CI run its {@link CiRun} and jobs. The kind and the presence of the
+ * tag fix the initial state (see {@link #initialState()}); build one with {@link #master},
+ * {@link #tryAwaitingArtifacts}, {@link #tryWithArtifacts}, {@link #release} or {@link #ciRun}, then add a PR number or benchmark groups with
  * {@link #withPr} and {@link #withBenchmarkGroups(String...)}; {@link #builder()} builds any other valid
  * combination.
  */
@@ -57,12 +57,32 @@ public abstract class NewRequest {
   public abstract List<String> benchmarkGroups();
 
   /**
+   * The CI run a {@link RequestKind#CI_RUN} request is.
+   *
+   * @return the run, present exactly for a CI run
+   */
+  public abstract Optional<CiRun> ciRun();
+
+  /**
+   * The jobs of a CI run, planned by its submitter and created with the request.
+   *
+   * @return the jobs, unique by group and tag, at most {@value #MAX_CI_RUN_JOBS}; empty for other kinds
+   */
+  public abstract List<JobSpec> jobs();
+
+  /** The most jobs a CI run carries. */
+  public static final int MAX_CI_RUN_JOBS = 10_000;
+
+  /**
    * The state a store creates the request in.
    *
-   * @return {@link RequestState#WAITING_FOR_ARTIFACTS} for a try request without a tag, otherwise
-   *     {@link RequestState#ARTIFACTS_READY}
+   * @return {@link RequestState#IN_PROGRESS} for a CI run, {@link RequestState#WAITING_FOR_ARTIFACTS} for a
+   *     try request without a tag, otherwise {@link RequestState#ARTIFACTS_READY}
    */
   public RequestState initialState() {
+    if (kind() == RequestKind.CI_RUN) {
+      return RequestState.IN_PROGRESS;
+    }
     return tag().isPresent() ? RequestState.ARTIFACTS_READY : RequestState.WAITING_FOR_ARTIFACTS;
   }
 
@@ -84,6 +104,13 @@ public abstract class NewRequest {
       Checks.token(group, what + ": benchmark group");
     }
     Checks.unique(benchmarkGroups(), what + ": benchmark groups");
+    if (kind != RequestKind.CI_RUN && ciRun().isPresent()) {
+      throw new InvalidQueueInputException(what + " carries no CI run (got " + ciRun().get().key() + ")");
+    }
+    if (kind != RequestKind.CI_RUN && !jobs().isEmpty()) {
+      throw new InvalidQueueInputException(what + " carries no jobs (got " + jobs().size() + "); the site"
+          + " plans them when it starts the request");
+    }
     switch (kind) {
       case MASTER -> {
         if (tag().isEmpty()) {
@@ -113,10 +140,51 @@ public abstract class NewRequest {
           throw new InvalidQueueInputException(what + " has no PR number (got " + pr().getAsLong() + ")");
         }
       }
+      case CI_RUN -> checkCiRun(what);
     }
     if (tag().isPresent() && tag().equals(parentSha())) {
       throw new InvalidQueueInputException(what + ": tag '" + tag().get() + "' cannot be its own parent");
     }
+  }
+
+  private void checkCiRun(String what) {
+    if (ciRun().isEmpty()) {
+      throw new InvalidQueueInputException(what + " needs its CI run (repository, run id, attempt, commit)");
+    }
+    String run = what + " " + ciRun().get().key();
+    if (tag().isPresent() || parentSha().isPresent() || pr().isPresent() || !benchmarkGroups().isEmpty()) {
+      throw new InvalidQueueInputException(run + " has no tag, parent SHA, request PR number or benchmark"
+          + " groups (its commit and PR are the CI run's fields); got tag " + tag().orElse("none") + ", parent "
+          + parentSha().orElse("none") + ", " + benchmarkGroups().size() + " groups");
+    }
+    if (jobs().size() > MAX_CI_RUN_JOBS) {
+      throw new InvalidQueueInputException(run + " has " + jobs().size() + " jobs; expected at most "
+          + MAX_CI_RUN_JOBS);
+    }
+    java.util.Set<List<String>> keys = new java.util.HashSet<>();
+    for (JobSpec spec : jobs()) {
+      Checks.present(spec, run + ": job");
+      if (!keys.add(List.of(spec.benchmarkGroup(), spec.collectorTag()))) {
+        throw new InvalidQueueInputException(run + " lists job " + spec.benchmarkGroup() + "@"
+            + spec.collectorTag() + " twice; expected each group and tag at most once");
+      }
+    }
+  }
+
+  /**
+   * A CI run request: created in progress with its jobs queued, keyed by the run's repository, run id and
+   * attempt.
+   *
+   * @param run the run
+   * @param jobs its jobs, planned by the submitter, unique by group and tag, at most
+   *     {@value #MAX_CI_RUN_JOBS}
+   * @return the request
+   * @throws InvalidQueueInputException when the run or the jobs are missing, or a job is listed twice
+   */
+  public static NewRequest ciRun(@Nullable CiRun run, @Nullable List<JobSpec> jobs) {
+    CiRun checked = Checks.present(run, "CI run");
+    return builder().kind(RequestKind.CI_RUN).ciRun(checked)
+        .addAllJobs(Checks.present(jobs, "jobs of CI run " + checked.key())).build();
   }
 
   /**

@@ -113,13 +113,30 @@ public abstract class Request {
   public abstract Optional<String> cancelReason();
 
   /**
+   * The CI run a {@link RequestKind#CI_RUN} request is.
+   *
+   * @return the run, present exactly for a CI run
+   */
+  public abstract Optional<CiRun> ciRun();
+
+  /**
+   * The CI run request that superseded this one (a newer run of the same repository and concurrency group);
+   * {@link #cancelReason()} is then rendered from that run.
+   *
+   * @return the superseding request, present only for a CI run cancelled by supersession
+   */
+  public abstract Optional<RequestId> supersededBy();
+
+  /**
    * A short human label.
    *
    * @return e.g. {@code try #42 3f9a0c1}, {@code master 9b2e... (PR #40)}, {@code release 1.80.0}
    */
   public String label() {
     StringBuilder sb = new StringBuilder(kind().documentName());
-    if (kind() == RequestKind.TRY) {
+    if (ciRun().isPresent()) {
+      sb.append(' ').append(ciRun().get().label());
+    } else if (kind() == RequestKind.TRY) {
       sb.append(" #").append(pr().orElse(0));
       sb.append(' ').append(tag().orElse("(awaiting artifacts)"));
     } else {
@@ -148,7 +165,15 @@ public abstract class Request {
     }
     require(state != RequestState.WAITING_FOR_ARTIFACTS || (kind == RequestKind.TRY && tag().isEmpty()),
         what, "only a try request without a tag waits for artifacts");
-    require(tag().isPresent() || (kind == RequestKind.TRY && startedAt().isEmpty()
+    boolean ci = kind == RequestKind.CI_RUN;
+    require(ci == ciRun().isPresent(), what, "carries a CI run exactly when it is a CI run");
+    require(!ci || (tag().isEmpty() && parentSha().isEmpty() && pr().isEmpty() && benchmarkGroups().isEmpty()),
+        what, "a CI run has no tag, parent SHA, request PR number or benchmark groups");
+    require(!ci || startedAt().isPresent(), what, "a CI run is in progress from its submission");
+    require(supersededBy().isEmpty() || (ci && state == RequestState.CANCELLED), what,
+        "only a cancelled CI run is superseded");
+    require(supersededBy().isEmpty() || !supersededBy().get().equals(id()), what, "cannot supersede itself");
+    require(ci || tag().isPresent() || (kind == RequestKind.TRY && startedAt().isEmpty()
             && (state == RequestState.WAITING_FOR_ARTIFACTS || state == RequestState.CANCELLED)),
         what, "needs a tag unless it is a try request that never got its artifacts");
     require(kind != RequestKind.RELEASE || (parentSha().isEmpty() && pr().isEmpty()),
@@ -185,9 +210,14 @@ public abstract class Request {
    * @return the stored request, waiting for artifacts or ready
    */
   public static Request created(RequestId id, NewRequest request, Instant now) {
-    return builder().id(id).kind(request.kind()).state(request.initialState())
+    Builder b = builder().id(id).kind(request.kind()).state(request.initialState())
         .tag(request.tag()).parentSha(request.parentSha()).pr(request.pr())
-        .addAllBenchmarkGroups(request.benchmarkGroups()).createdAt(Checks.present(now, "submission instant")).build();
+        .addAllBenchmarkGroups(request.benchmarkGroups()).createdAt(Checks.present(now, "submission instant"))
+        .ciRun(request.ciRun());
+    if (request.initialState() == RequestState.IN_PROGRESS) {
+      b.startedAt(now); // a CI run starts at its submission
+    }
+    return b.build();
   }
 
   /**
@@ -250,6 +280,24 @@ public abstract class Request {
     return lifecycle(RequestState.CANCELLED).finishedAt(now).cancelReason(reason).build();
   }
 
+  /**
+   * This open CI run, cancelled because a newer run of its repository and concurrency group supersedes it: the
+   * reason is rendered from the newer run ({@link CiRun#supersedingReason()}).
+   *
+   * @param newer the superseding request, a CI run
+   * @param now the cancellation instant
+   * @return the cancelled request
+   * @throws IllegalStateException when the request is terminal or the newer one does not supersede it
+   */
+  public Request superseded(Request newer, Instant now) {
+    CiRun run = ciRun().orElse(null);
+    CiRun by = newer.ciRun().orElse(null);
+    if (run == null || by == null || !by.supersedes(run)) {
+      throw new IllegalStateException(label() + " is not superseded by " + newer.label());
+    }
+    return builder().from(cancelled(by.supersedingReason(), now)).supersededBy(newer.id()).build();
+  }
+
   private Builder lifecycle(RequestState state) {
     Builder b = base(tag().orElse(null), parentSha().orElse(null)).state(state)
         .startedAt(startedAt());
@@ -259,7 +307,7 @@ public abstract class Request {
   private Builder base(@Nullable String tag, @Nullable String parentSha) {
     return builder().id(id()).kind(kind()).tag(Optional.ofNullable(tag))
         .parentSha(Optional.ofNullable(parentSha)).pr(pr()).addAllBenchmarkGroups(benchmarkGroups())
-        .createdAt(createdAt());
+        .createdAt(createdAt()).ciRun(ciRun());
   }
 
   private void expect(RequestState state, String transition) {

@@ -1,6 +1,7 @@
 package dev.cipolicy.queue.spi;
 
 import dev.cipolicy.queue.model.Checks;
+import dev.cipolicy.queue.model.CiRunKey;
 import dev.cipolicy.queue.model.Collector;
 import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.model.Failure;
@@ -108,10 +109,26 @@ public interface QueueStore {
    * request of the same kind; then nothing changes and the existing request is returned. Tag uniqueness is
    * checked first. Invariants: tags are unique; at most one open request per (PR, kind).
    *
+   * <p>A CI run ({@link dev.cipolicy.queue.model.RequestKind#CI_RUN}) is keyed by its {@link CiRunKey}
+   * instead, in one atomic step: a run whose key exists (any state) is {@code ATTACHED} and changes nothing;
+   * a run with a concurrency group older than an open run of its repository and group is created cancelled,
+   * without jobs, superseded by the newest such run ({@code SUPERSEDED}); otherwise it is created in progress
+   * with its jobs queued, and every open run of its repository and group with an older key is cancelled as
+   * {@link #cancel} does (queued jobs cancelled, leased ones flagged), with {@code Request.superseded}'s
+   * reason. It has no tag, parent or backfill, and does not count against the in-progress cap.
+   *
    * @param request the request
    * @return created, or the duplicate (the creation instant is the store's now)
    */
   SubmitResult submit(NewRequest request);
+
+  /**
+   * The CI run request with this key, in any state.
+   *
+   * @param key repository, run id and attempt
+   * @return the request, if any
+   */
+  Optional<Request> ciRun(CiRunKey key);
 
   /**
    * Attaches a try request's SHA and parent: a compare-and-set that moves it from waiting for artifacts to

@@ -11,6 +11,7 @@ import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.model.Failure;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.Lease;
+import dev.cipolicy.queue.model.CiRun;
 import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.model.RequestId;
@@ -127,6 +128,7 @@ public final class EtaErrorHarness {
     Instant nextMaster = start.plus(expo(random, MASTER_EVERY));
     Instant nextTry = start.plus(expo(random, TRY_EVERY));
     Instant nextNightly = start.plus(Duration.ofHours(15));
+    long nightlies = 0;
     Instant nextSample = start;
     String lastMaster = null;
     long pr = 1;
@@ -160,7 +162,8 @@ public final class EtaErrorHarness {
         nextTry = clock.now.plus(Duration.ofHours(1));
       }
       if (!clock.now.isBefore(nextNightly)) {
-        queue.submit(NewRequest.release(Inventory.NIGHTLY_PREFIX + clock.now.toString().substring(0, 10)));
+        queue.submitCiRun(CiRun.of(Inventory.REPOSITORY, ++nightlies, 1, String.format(Locale.ROOT, "%07x",
+            random.nextInt(1 << 28)), "schedule").withCadence("nightly"), inventory.specs("nightly", 1.0));
         nextNightly = nextNightly.plus(Duration.ofDays(1));
       }
       for (Request r : queue.tick().completed()) {

@@ -4,6 +4,7 @@ import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.memory.InMemoryQueueStore;
 import dev.cipolicy.queue.model.FleetShares;
+import dev.cipolicy.queue.model.CiRun;
 import dev.cipolicy.queue.model.NewRequest;
 import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.model.RequestState;
@@ -182,8 +183,10 @@ public final class Fleet implements AutoCloseable {
   }
 
   private synchronized void submitInitial() {
-    String day = LocalDate.now(ZoneOffset.UTC).toString().replace("-", "");
-    queue.submit(NewRequest.release(Inventory.NIGHTLY_PREFIX + day + "-" + Long.toHexString(options.seed())));
+    // The nightly is a CI run with the nightly's planned jobs: in progress at once, beside the K benchmark slots.
+    long day = LocalDate.now(ZoneOffset.UTC).toEpochDay();
+    queue.submitCiRun(CiRun.of(Inventory.REPOSITORY, day, 1, sha(), "schedule").withCadence("nightly")
+        .withConcurrencyGroup("nightly"), inventory.specs("nightly", options.scale()));
     submitMaster();
     submitTry();
     submitMaster();

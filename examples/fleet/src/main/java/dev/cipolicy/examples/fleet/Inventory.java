@@ -14,9 +14,9 @@ import dev.cipolicy.core.load.PolicyLoader;
 import dev.cipolicy.core.load.RegistrationLoader;
 import dev.cipolicy.queue.JobPlanner;
 import dev.cipolicy.queue.SuiteJobs;
+import dev.cipolicy.queue.model.CiRun;
 import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.Request;
-import dev.cipolicy.queue.model.RequestKind;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -33,8 +33,8 @@ import java.util.Optional;
  * reservations and the page's ETAs live in the same (scaled) time as the simulated jobs.
  */
 public final class Inventory {
-  /** The tag prefix of nightly requests. */
-  public static final String NIGHTLY_PREFIX = "nightly-";
+  /** The repository of the fleet's CI runs (its nightlies). */
+  public static final String REPOSITORY = "example/fleet";
 
   private static final StageSelection EVERY_STAGE = new StageSelection(List.of(), List.of(), Optional.empty(),
       new Explanation("the fleet example runs every stage", List.of(), List.of()));
@@ -87,14 +87,14 @@ public final class Inventory {
   }
 
   /**
-   * The cadence a request runs: {@code nightly} for a nightly tag, else {@code regular}.
+   * The cadence a request runs: its CI run's cadence (a nightly is a CI run of cadence {@code nightly}), else
+   * {@code regular}.
    *
    * @param request a request
    * @return the cadence name
    */
   public static String cadenceOf(Request request) {
-    return request.kind() == RequestKind.RELEASE && request.tag().orElse("").startsWith(NIGHTLY_PREFIX)
-        ? "nightly" : "regular";
+    return request.ciRun().map(CiRun::cadence).filter(c -> !c.isEmpty()).orElse("regular");
   }
 
   /**

@@ -130,7 +130,7 @@ class StatusPageBrowserTest {
   void thePageShowsTheFleetAndFollowsIt() throws Exception {
     // The request in progress, with its progress bar.
     waitUpTo(20).until(d -> count("#in-progress-list article.request") > 0);
-    assertThat(text("#in-progress-list article.request h3")).matches("(master|try|release) .*\\((regular|nightly)\\)");
+    assertThat(text("#in-progress-list article.request h3")).matches("(master|try|release|ci-run) .*\\((regular|nightly)\\)");
     assertThat(attribute("#in-progress-list article.request progress", "max")).matches("[1-9][0-9]*");
 
     // A waiting job and why.
