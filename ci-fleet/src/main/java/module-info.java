@@ -4,12 +4,15 @@
  */
 module dev.cipolicy.fleet {
   requires transitive dev.cipolicy.queue;
+  // The collector runtime whose JobRunner port CiJobRunner implements.
+  requires transitive dev.cipolicy.queue.worker;
   requires static transitive org.jspecify;
   requires static org.immutables.value;
   requires static java.compiler;
   // Internal: the streaming reader and writer of a CI job's JSON arguments.
   requires com.fasterxml.jackson.core;
 
+  exports dev.cipolicy.fleet.collector;
   exports dev.cipolicy.fleet.host;
   exports dev.cipolicy.fleet.job;
   exports dev.cipolicy.fleet.server;

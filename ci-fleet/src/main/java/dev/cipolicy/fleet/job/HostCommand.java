@@ -14,8 +14,8 @@ import java.util.stream.Collectors;
  * them too; or, when the job names an image and the host has a container runtime, that command inside a container.
  *
  * <p>In a container the workspace is mounted at {@value #CONTAINER_WORKSPACE} and is the working directory, and the
- * job's variables are passed by name ({@code -e NAME}, their values in the runtime's own environment, never on its
- * command line). Devices: for a job whose device variables are NVIDIA's ({@code CUDA_VISIBLE_DEVICES}) the runtime
+ * job's variables are passed by name ({@code --env NAME}, their values in the runtime's own environment, never on its
+ * command line); the device variables, which are not secret, are passed with their values. Devices: for a job whose device variables are NVIDIA's ({@code CUDA_VISIBLE_DEVICES}) the runtime
  * is given exactly the granted GPUs ({@code --gpus device=2,3}), which it numbers from 0 inside, so the variable
  * is set to {@code 0,1}; for AMD's ({@code HIP_VISIBLE_DEVICES}, {@code ROCR_VISIBLE_DEVICES}) the container gets
  * the driver's device files and the variables keep the host's indices. The container is named after the job, and
@@ -73,9 +73,6 @@ public record HostCommand(List<String> argv, Map<String, String> env, List<Strin
     for (int i = 0; i < devices.size(); i++) {
       inside.add(nvidia ? i : devices.get(i));
     }
-    for (String name : job.deviceEnv()) {
-      env.put(name, join(inside));
-    }
     List<String> argv = new ArrayList<>(List.of(runtime, "run", "--rm", "--init", "--name", containerName,
         "--volume", workspace.toAbsolutePath() + ":" + CONTAINER_WORKSPACE, "--workdir", CONTAINER_WORKSPACE));
     if (!devices.isEmpty()) {
@@ -87,6 +84,11 @@ public record HostCommand(List<String> argv, Map<String, String> env, List<Strin
     }
     for (String name : env.keySet()) {
       argv.addAll(List.of("--env", name));
+    }
+    // The devices as the container numbers them; not secret, so on the runtime's command line, where the
+    // runtime's own environment (the host's indices) cannot override them.
+    for (String name : job.deviceEnv()) {
+      argv.addAll(List.of("--env", name + "=" + join(inside)));
     }
     argv.add(job.image().get());
     argv.addAll(job.command());
