@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
 class GeneratedTypesStayHiddenTest {
 
   private static final String[] LIBRARY_PACKAGES = {"dev.cipolicy.api..", "dev.cipolicy.core..",
-      "dev.cipolicy.gate..", "dev.cipolicy.queue..", "dev.cipolicy.testkit.."};
+      "dev.cipolicy.workflow..", "dev.cipolicy.gate..", "dev.cipolicy.queue..", "dev.cipolicy.fleet..",
+      "dev.cipolicy.testkit.."};
   /** Packages below the library roots that belong to other modules (the kits). */
   private static final String[] OTHER_MODULES = {"dev.cipolicy.gate.tck..", "dev.cipolicy.queue.tck.."};
 

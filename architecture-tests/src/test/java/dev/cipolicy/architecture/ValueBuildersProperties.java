@@ -133,8 +133,8 @@ class ValueBuildersProperties {
   private static final Map<Class<?>, JavaClass> FOUND = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
       .importPackages("dev.cipolicy")
-      .that(resideInAnyPackage("dev.cipolicy.api..", "dev.cipolicy.core..", "dev.cipolicy.gate..",
-          "dev.cipolicy.queue..", "dev.cipolicy.testkit.."))
+      .that(resideInAnyPackage("dev.cipolicy.api..", "dev.cipolicy.core..", "dev.cipolicy.workflow..", "dev.cipolicy.gate..",
+          "dev.cipolicy.queue..", "dev.cipolicy.fleet..", "dev.cipolicy.testkit.."))
       .that(not(resideInAnyPackage("dev.cipolicy.gate.tck..", "dev.cipolicy.queue.tck..")))
       .that(not(resideInAPackage("..internal..")))
       .stream().filter(c -> c.getSimpleName().startsWith("Immutable") && !c.isNestedClass())

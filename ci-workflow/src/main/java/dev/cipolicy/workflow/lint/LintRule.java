@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * The invariants {@link WorkflowLint} proves on a set of workflow files, each by simulating the workflows
- * with {@link WorkflowSimulator}. {@link #id()} is the rule's name in findings, annotations and docs.
+ * with {@link dev.cipolicy.workflow.WorkflowSimulator}. {@link #id()} is the rule's name in findings, annotations and docs.
  */
 public enum LintRule {
   /** With the bypass output true and the fast-fail gate failed, every stage job not skipped still runs. */

@@ -19,7 +19,7 @@ import picocli.CommandLine;
     description = "Decides what a CI run should do, from a declarative policy.",
     subcommands = {ResolveCommand.class, ExplainCommand.class, PlanSuiteCommand.class, FileRunCommand.class,
         ConcurrencyCommand.class, CheckCommand.class, GateCommand.class, GateRevokeCommand.class, GateReplayCommand.class,
-        WorkflowCommand.class})
+        WorkflowCommand.class, FleetCommand.class})
 public final class CiPolicyCli implements Runnable {
 
   /** Exit code of a policy or input error. */

@@ -1,0 +1,206 @@
+package dev.cipolicy.cli;
+
+import dev.cipolicy.api.CiPolicyException;
+import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.api.policy.RunnerPool;
+import dev.cipolicy.core.load.LoadedPolicy;
+import dev.cipolicy.fleet.collector.CiJobRunner;
+import dev.cipolicy.fleet.host.HostDevices;
+import dev.cipolicy.fleet.workspace.GitWorkspaces;
+import dev.cipolicy.postgres.PostgresQueueOptions;
+import dev.cipolicy.postgres.PostgresQueueStore;
+import dev.cipolicy.postgres.PostgresQueueWakeups;
+import dev.cipolicy.queue.JobQueue;
+import dev.cipolicy.queue.QueueSettings;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.worker.CollectorRuntime;
+import dev.cipolicy.queue.worker.Wakeups;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code ci-policy fleet collector}: the daemon of one GPU host. It registers the host's devices (detected or
+ * given) under its name in its pool, claims the pool's CI jobs, and runs each on its granted devices in a fresh
+ * checkout of the run's commit, until SIGTERM or SIGINT; then it stops claiming and finishes or releases its jobs
+ * within the grace. A pool the policy does not declare is refused at start.
+ */
+@Command(name = "collector", mixinStandardHelpOptions = true,
+    description = "Runs this GPU host's collector: claims CI jobs of its pool and runs them on their devices.")
+final class FleetCollectorCommand implements Callable<Integer> {
+  @ParentCommand
+  private @Nullable FleetCommand parent;
+
+  @Mixin
+  private FleetStoreOptions store = new FleetStoreOptions();
+
+  @Option(names = "--policy", required = true, paramLabel = "FILE", description = "The policy document; its fleet"
+      + " pools are the pools a collector may serve.")
+  private String policy = "";
+
+  @Option(names = "--pool", required = true, paramLabel = "POOL", description = "The runner pool this host serves.")
+  private String pool = "";
+
+  @Option(names = "--name", paramLabel = "HOST", description = "The host's name in the queue (default: the"
+      + " machine's host name).")
+  private @Nullable String name;
+
+  @Option(names = "--devices", paramLabel = "LIST", description = "The GPUs, e.g. 0-7 or 0-3;4-7 (groups), instead"
+      + " of detecting them; 'none' for a host without GPUs.")
+  private @Nullable String devices;
+
+  @Option(names = "--gpu-tool", paramLabel = "TOOL", defaultValue = "auto", description = "How to detect the GPUs:"
+      + " nvidia-smi, rocm-smi, or auto (the first that answers) (default: ${DEFAULT-VALUE}).")
+  private String gpuTool = "auto";
+
+  @Option(names = "--groups", paramLabel = "LIST", description = "Groups of the detected GPUs, e.g. 0-3;4-7.")
+  private @Nullable String groups;
+
+  @Option(names = "--remote", paramLabel = "REPO=URL", description = "Where this host fetches a repository from"
+      + " (repeatable), e.g. acme/trainer=https://github.com/acme/trainer.git.")
+  private List<String> remotes = new ArrayList<>();
+
+  @Option(names = "--remote-template", paramLabel = "URL", defaultValue = "", description = "The remote of any"
+      + " other repository, {repository} standing for owner/name; empty to serve only --remote.")
+  private String remoteTemplate = "";
+
+  @Option(names = "--cache-dir", paramLabel = "DIR", defaultValue = "/var/cache/ci-policy/git",
+      description = "The cached clones (default: ${DEFAULT-VALUE}).")
+  private String cacheDir = "";
+
+  @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "/var/lib/ci-policy/work",
+      description = "The jobs' workspaces (default: ${DEFAULT-VALUE}).")
+  private String workDir = "";
+
+  @Option(names = "--container-runtime", paramLabel = "PROGRAM", defaultValue = "",
+      description = "docker or podman, to run jobs that name an image in a container; empty to run on the host.")
+  private String containerRuntime = "";
+
+  @Option(names = "--lease-seconds", defaultValue = "60", description = "How long a lease lasts unless renewed;"
+      + " a dead host's jobs run elsewhere after it (default: ${DEFAULT-VALUE}).")
+  private long leaseSeconds = 60;
+
+  @Option(names = "--grace-seconds", defaultValue = "300", description = "How long SIGTERM waits for running jobs"
+      + " before releasing them (default: ${DEFAULT-VALUE}).")
+  private long graceSeconds = 300;
+
+  @Override
+  public Integer call() {
+    CiPolicyCli cli = Objects.requireNonNull(parent).cli();
+    try {
+      LoadedPolicy loaded = Inputs.loadPolicy(cli, policy);
+      List<String> pools = loaded.policy().pools().stream().map(RunnerPool::name).toList();
+      if (!pools.contains(pool)) {
+        throw new InvalidInputException("pool '" + pool + "' is not in the policy's fleet; expected one of " + pools);
+      }
+      String host = name != null ? name : InetAddress.getLocalHost().getHostName();
+      Devices inventory = inventory();
+      Map<String, String> remoteMap = remoteMap();
+      DataSource ds = store.dataSource(cli.environment());
+      String schema = store.schema(cli.environment());
+      JobQueue queue = JobQueue.of(PostgresQueueStore.create(ds, schema), QueueSettings.builder()
+          .leaseDuration(Duration.ofSeconds(leaseSeconds)).collectorTimeout(Duration.ofSeconds(leaseSeconds)).build());
+      PostgresQueueWakeups wakeups = PostgresQueueWakeups.start(ds, PostgresQueueOptions.inSchema(schema));
+      GitWorkspaces workspaces = new GitWorkspaces(cli.resolvePath(cacheDir), cli.resolvePath(workDir),
+          GitWorkspaces.DEFAULT_TIMEOUT, "git");
+      CollectorRuntime runtime = CollectorRuntime.builder(queue).name(host).tag(pool).devices(inventory)
+          .runner(new CiJobRunner(workspaces, remoteMap, remoteTemplate, containerRuntime))
+          .concurrency(Math.max(1, inventory.indices().size()))
+          .wakeups(Wakeups.of(wakeups::generation, wakeups::awaitQueued))
+          .shutdownGrace(Duration.ofSeconds(graceSeconds))
+          .onJobDone(r -> cli.console().line("job " + r.job().id().value() + " " + r.job().spec().benchmarkGroup() + ": "
+              + r.disposition().name().toLowerCase(java.util.Locale.ROOT)
+              + r.failure().map(f -> " (" + f.detail() + ")").orElse("")))
+          .start();
+      cli.console().line("collector " + host + " serves pool " + pool + " with devices " + inventory.indices()
+          + (inventory.groups().isEmpty() ? "" : " in groups " + inventory.groups()));
+      CountDownLatch stopped = new CountDownLatch(1);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        runtime.close(Duration.ofSeconds(graceSeconds));
+        wakeups.close();
+        stopped.countDown();
+      }, "collector-shutdown"));
+      stopped.await();
+      return 0;
+    } catch (CiPolicyException e) {
+      Annotations.report(cli, e);
+      return CiPolicyCli.EXIT_ERROR;
+    } catch (IOException e) {
+      cli.console().error(Inputs.describe(e));
+      return CiPolicyCli.EXIT_ERROR;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CiPolicyCli.EXIT_ERROR;
+    }
+  }
+
+  private Devices inventory() throws IOException, InterruptedException {
+    if (devices != null) {
+      return devices.equals("none") ? Devices.none() : HostDevices.parse(devices);
+    }
+    Devices found = switch (gpuTool) {
+      case "nvidia-smi" -> HostDevices.fromNvidiaSmi(query(HostDevices.NVIDIA_QUERY));
+      case "rocm-smi" -> HostDevices.fromRocmSmi(query(HostDevices.ROCM_QUERY));
+      case "auto" -> detect();
+      default -> throw new InvalidInputException("--gpu-tool '" + gpuTool + "' is not nvidia-smi, rocm-smi or auto");
+    };
+    return groups == null ? found : HostDevices.withGroups(found, groups);
+  }
+
+  private Devices detect() throws IOException, InterruptedException {
+    try {
+      return HostDevices.fromNvidiaSmi(query(HostDevices.NVIDIA_QUERY));
+    } catch (IOException e) {
+      try {
+        return HostDevices.fromRocmSmi(query(HostDevices.ROCM_QUERY));
+      } catch (IOException e2) {
+        throw new InvalidInputException("neither nvidia-smi nor rocm-smi can be run on this host; give --devices"
+            + " (e.g. 0-7, or none)");
+      }
+    }
+  }
+
+  /** The standard output of a vendor tool; an IOException when it cannot be started or fails. */
+  private static String query(List<String> command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    byte[] out = p.getInputStream().readNBytes(HostDevices.MAX_TEXT + 1);
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IOException(command.get(0) + " did not answer within 30 s");
+    }
+    String text = new String(out, StandardCharsets.UTF_8);
+    if (p.exitValue() != 0) {
+      throw new InvalidInputException(command.get(0) + " exited with code " + p.exitValue() + ": "
+          + text.strip().lines().reduce((a, b) -> b).orElse("(no output)"));
+    }
+    return text;
+  }
+
+  private Map<String, String> remoteMap() {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (String r : remotes) {
+      int eq = r.indexOf('=');
+      if (eq <= 0 || eq == r.length() - 1) {
+        throw new InvalidInputException("--remote '" + r + "' is not REPO=URL, e.g."
+            + " acme/trainer=https://github.com/acme/trainer.git");
+      }
+      m.put(r.substring(0, eq), r.substring(eq + 1));
+    }
+    return m;
+  }
+}

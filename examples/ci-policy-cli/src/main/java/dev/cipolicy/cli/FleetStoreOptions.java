@@ -1,0 +1,76 @@
+package dev.cipolicy.cli;
+
+import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.postgres.PostgresQueueStore;
+import dev.cipolicy.queue.spi.QueueStore;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.postgresql.ds.PGSimpleDataSource;
+import picocli.CommandLine.Option;
+
+/**
+ * The fleet's shared queue store: the PostgreSQL database {@code --store} [{@value #URL_ENV}], a JDBC URL such as
+ * {@code jdbc:postgresql://db:5432/ci}, in the schema {@code --store-schema} [{@value #SCHEMA_ENV}], default
+ * {@value #DEFAULT_SCHEMA}; user and password as in the URL or {@value #USER_ENV} and {@value #PASSWORD_ENV} (the
+ * password never from a flag). Connecting gives up after {@value #CONNECT_SECONDS} s and a statement after
+ * {@value #SOCKET_SECONDS} s.
+ */
+final class FleetStoreOptions {
+  static final String URL_ENV = "CI_POLICY_FLEET_STORE";
+  static final String SCHEMA_ENV = "CI_POLICY_FLEET_SCHEMA";
+  static final String USER_ENV = "CI_POLICY_PG_USER";
+  static final String PASSWORD_ENV = "CI_POLICY_PG_PASSWORD";
+  static final String DEFAULT_SCHEMA = "ci_fleet";
+  static final int CONNECT_SECONDS = 10;
+  static final int SOCKET_SECONDS = 60;
+
+  @Option(names = "--store", paramLabel = "JDBC_URL",
+      description = "The fleet's PostgreSQL database, e.g. jdbc:postgresql://db:5432/ci [" + URL_ENV + "].")
+  private @Nullable String url;
+
+  @Option(names = "--store-schema", paramLabel = "SCHEMA",
+      description = "The schema of the queue tables [" + SCHEMA_ENV + "], default " + DEFAULT_SCHEMA + ".")
+  private @Nullable String schema;
+
+  /** The data source of the store, from flags, else the environment. */
+  DataSource dataSource(Map<String, String> env) {
+    String u = url != null ? url : env.get(URL_ENV);
+    if (u == null || u.isBlank()) {
+      throw new InvalidInputException("no fleet store: give --store jdbc:postgresql://HOST:PORT/DB or set " + URL_ENV);
+    }
+    if (!u.startsWith("jdbc:postgresql:")) {
+      throw new InvalidInputException("--store '" + u.replaceAll("[^\\x20-\\x7e]", "?")
+          + "' is not a PostgreSQL JDBC URL; expected jdbc:postgresql://HOST:PORT/DB");
+    }
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setURL(u);
+    String user = env.get(USER_ENV);
+    if (user != null && !user.isBlank()) {
+      ds.setUser(user);
+    }
+    String password = env.get(PASSWORD_ENV);
+    if (password != null) {
+      ds.setPassword(password);
+    }
+    ds.setConnectTimeout(CONNECT_SECONDS);
+    ds.setSocketTimeout(SOCKET_SECONDS);
+    ds.setApplicationName("ci-policy fleet");
+    return ds;
+  }
+
+  /** The schema, from the flag, else the environment, else the default. */
+  String schema(Map<String, String> env) {
+    String s = schema != null ? schema : env.getOrDefault(SCHEMA_ENV, DEFAULT_SCHEMA);
+    if (!s.matches("[a-z_][a-z0-9_]{0,62}")) {
+      throw new InvalidInputException("--store-schema '" + s.replaceAll("[^\\x20-\\x7e]", "?")
+          + "' is not a schema name; expected [a-z_][a-z0-9_]* of at most 63 characters");
+    }
+    return s;
+  }
+
+  /** The store, its schema created or migrated when needed. */
+  QueueStore open(Map<String, String> env) {
+    return PostgresQueueStore.create(dataSource(env), schema(env));
+  }
+}
