@@ -9,11 +9,9 @@ import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.model.Failure;
 import dev.cipolicy.queue.model.FleetShares;
 import dev.cipolicy.queue.model.HistoryCursor;
-import dev.cipolicy.queue.model.HistoryEntry;
 import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobFailure;
-import dev.cipolicy.queue.model.Checks;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.model.JobLogView;
 import dev.cipolicy.queue.model.JobResult;
@@ -57,12 +55,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -80,22 +76,7 @@ public final class InMemoryQueueStore implements QueueStore {
 
   private final Object lock = new Object();
 
-  private final Map<Long, RequestRow> requests = new HashMap<>();
-  private final Map<String, RequestRow> byTag = new HashMap<>();
-  private final Map<String, RequestRow> openByPr = new HashMap<>();
-  /**
-   * The open rows by id (ids only grow, so appending keeps the order), with closed rows left in place
-   * until they are half of the list: listing the open requests walks an array, not a tree.
-   */
-  private final ArrayList<RequestRow> open = new ArrayList<>();
-  private int closedInOpen;
-  private final TreeMap<Long, RequestRow> inProgress = new TreeMap<>();
-  /** How many requests in progress count against the cap (every kind but CI runs). */
-  private int cappedInProgress;
-  /** CI run requests by key, in any state. */
-  private final Map<CiRunKey, RequestRow> byCiKey = new HashMap<>();
-  /** The open CI runs of each (repository, concurrency group). */
-  private final Map<List<String>, List<RequestRow>> openCiGroups = new HashMap<>();
+  private final RequestRows rows = new RequestRows();
 
   /** Job rows by id: job {@code i} is at index {@code i - 1} (this store's ids are dense). */
   private final ArrayList<JobRow> jobs = new ArrayList<>();
@@ -104,11 +85,6 @@ public final class InMemoryQueueStore implements QueueStore {
 
   /** The results by job id. */
   private final Map<Long, JobResult> results = new HashMap<>();
-
-  /** The completed requests, newest first: by completion instant, then id, both descending. */
-  private final TreeMap<HistoryCursor, RequestRow> completed = new TreeMap<>(NEWEST_FIRST);
-  private static final Comparator<HistoryCursor> NEWEST_FIRST = Comparator.comparing(HistoryCursor::finishedAt)
-      .thenComparing(HistoryCursor::requestId).reversed();
 
   private final InstantSource clock;
   private long lastRequestId;
@@ -145,67 +121,47 @@ public final class InMemoryQueueStore implements QueueStore {
         return submitCiRun(request, now);
       }
       if (request.tag().isPresent()) {
-        RequestRow existing = byTag.get(request.tag().get());
+        RequestRow existing = rows.byTag(request.tag().get());
         if (existing != null) {
           return new SubmitResult(SubmitResult.Status.DUPLICATE_TAG, existing.request);
         }
       }
-      String prKey = prKey(request.kind().name(), request.pr().isPresent() ? request.pr().getAsLong() : 0);
       if (request.pr().isPresent()) {
-        RequestRow existing = openByPr.get(prKey);
+        RequestRow existing = rows.openWithPr(request.kind(), request.pr().getAsLong());
         if (existing != null) {
           return new SubmitResult(SubmitResult.Status.DUPLICATE_OPEN_PR, existing.request);
         }
       }
       RequestRow row = new RequestRow(Request.created(RequestId.of(++lastRequestId), request, now));
-      requests.put(row.request.id().value(), row);
-      request.tag().ifPresent(tag -> byTag.put(tag, row));
-      if (request.pr().isPresent()) {
-        openByPr.put(prKey, row);
-      }
-      open.add(row);
+      rows.add(row);
       return new SubmitResult(SubmitResult.Status.CREATED, row.request);
     }
   }
 
   private SubmitResult submitCiRun(NewRequest request, Instant now) {
     CiRun run = request.ciRun().orElseThrow();
-    RequestRow existing = byCiKey.get(run.key());
+    RequestRow existing = rows.ciRun(run.key());
     if (existing != null) {
       return new SubmitResult(SubmitResult.Status.ATTACHED, existing.request);
     }
-    List<RequestRow> group = run.concurrencyGroup().map(g -> openCiGroups.computeIfAbsent(
-        List.of(run.repository(), g), k -> new ArrayList<>())).orElse(new ArrayList<>());
-    RequestRow newest = null;
-    for (RequestRow other : group) {
-      CiRun otherRun = other.request.ciRun().orElseThrow();
-      if (otherRun.supersedes(run) && (newest == null
-          || newest.request.ciRun().orElseThrow().key().compareTo(otherRun.key()) < 0)) {
-        newest = other;
-      }
-    }
+    RequestRow newest = rows.newestSuperseding(run);
     RequestRow row = new RequestRow(Request.created(RequestId.of(++lastRequestId), request, now));
-    requests.put(row.request.id().value(), row);
-    byCiKey.put(run.key(), row);
     if (newest != null) {
       row.request = row.request.superseded(newest.request, now);
       row.closed = true;
+      rows.add(row);
       return new SubmitResult(SubmitResult.Status.SUPERSEDED, row.request);
     }
-    open.add(row);
-    inProgress.put(row.request.id().value(), row);
+    List<RequestRow> older = rows.supersededBy(run);
+    rows.add(row);
+    rows.started(row);
     for (JobSpec spec : request.jobs()) {
       createJob(row, spec, now);
     }
     List<Request> superseded = new ArrayList<>();
-    for (RequestRow older : List.copyOf(group)) {
-      if (run.supersedes(older.request.ciRun().orElseThrow())) {
-        cancelRow(older, older.request.superseded(row.request, now), now);
-        superseded.add(older.request);
-      }
-    }
-    if (run.concurrencyGroup().isPresent()) {
-      group.add(row);
+    for (RequestRow o : older) {
+      cancelRow(o, o.request.superseded(row.request, now), now);
+      superseded.add(o.request);
     }
     return new SubmitResult(SubmitResult.Status.CREATED, row.request, superseded);
   }
@@ -214,7 +170,7 @@ public final class InMemoryQueueStore implements QueueStore {
   public Optional<Request> ciRun(CiRunKey key) {
     Checks.present(key, "CI run key");
     synchronized (lock) {
-      RequestRow row = byCiKey.get(key);
+      RequestRow row = rows.ciRun(key);
       return row == null ? Optional.empty() : Optional.of(row.request);
     }
   }
@@ -224,18 +180,18 @@ public final class InMemoryQueueStore implements QueueStore {
     QueueNames.check(sha, "try SHA");
     QueueNames.check(parentSha, "try parent SHA");
     synchronized (lock) {
-      RequestRow row = requests.get(id.value());
+      RequestRow row = rows.get(id.value());
       if (row == null) {
         return new AttachResult(AttachResult.Status.NOT_FOUND, Optional.empty());
       }
       if (row.request.state() != RequestState.WAITING_FOR_ARTIFACTS) {
         return new AttachResult(AttachResult.Status.NOT_WAITING, Optional.of(row.request));
       }
-      if (byTag.containsKey(sha)) {
+      if (rows.byTag(sha) != null) {
         return new AttachResult(AttachResult.Status.DUPLICATE_TAG, Optional.of(row.request));
       }
       row.request = row.request.withArtifacts(sha, parentSha);
-      byTag.put(sha, row);
+      rows.tag(sha, row);
       return new AttachResult(AttachResult.Status.ATTACHED, Optional.of(row.request));
     }
   }
@@ -243,7 +199,7 @@ public final class InMemoryQueueStore implements QueueStore {
   @Override
   public Optional<Request> request(RequestId id) {
     synchronized (lock) {
-      RequestRow row = requests.get(id.value());
+      RequestRow row = rows.get(id.value());
       return row == null ? Optional.empty() : Optional.of(row.request);
     }
   }
@@ -252,7 +208,7 @@ public final class InMemoryQueueStore implements QueueStore {
   public Optional<Request> requestByTag(String tag) {
     QueueNames.check(tag, "tag");
     synchronized (lock) {
-      RequestRow row = byTag.get(tag);
+      RequestRow row = rows.byTag(tag);
       return row == null ? Optional.empty() : Optional.of(row.request);
     }
   }
@@ -266,48 +222,36 @@ public final class InMemoryQueueStore implements QueueStore {
       QueueNames.check(tag, "tag");
     }
     synchronized (lock) {
-      Set<String> known = new HashSet<>();
-      for (String tag : tags) {
-        if (byTag.containsKey(tag)) {
-          known.add(tag);
-        }
-      }
-      return Set.copyOf(known);
+      return rows.knownTags(tags);
     }
   }
 
   @Override
   public List<Request> openRequests() {
     synchronized (lock) {
-      List<Request> out = new ArrayList<>(open.size() - closedInOpen);
-      for (RequestRow row : open) {
-        if (!row.closed) {
-          out.add(row.request);
-        }
-      }
-      return out;
+      return rows.open();
     }
   }
 
   @Override
   public List<Request> inProgressRequests() {
     synchronized (lock) {
-      return values(inProgress);
+      return rows.inProgress();
     }
   }
 
   @Override
   public StartResult startRequest(StartCommand command) {
     synchronized (lock) {
-      RequestRow row = requests.get(command.requestId().value());
+      RequestRow row = rows.get(command.requestId().value());
       if (row == null) {
-        return StartResult.unchanged(StartResult.Status.NOT_FOUND, Optional.empty(), cappedInProgress);
+        return StartResult.unchanged(StartResult.Status.NOT_FOUND, Optional.empty(), rows.cappedInProgress());
       }
       if (row.request.state() != RequestState.ARTIFACTS_READY) {
-        return StartResult.unchanged(StartResult.Status.NOT_READY, Optional.of(row.request), cappedInProgress);
+        return StartResult.unchanged(StartResult.Status.NOT_READY, Optional.of(row.request), rows.cappedInProgress());
       }
-      if (cappedInProgress >= command.maxInProgress()) {
-        return StartResult.unchanged(StartResult.Status.CAP_REACHED, Optional.of(row.request), cappedInProgress);
+      if (rows.cappedInProgress() >= command.maxInProgress()) {
+        return StartResult.unchanged(StartResult.Status.CAP_REACHED, Optional.of(row.request), rows.cappedInProgress());
       }
       Instant now = now();
       List<Job> created = new ArrayList<>(command.jobs().size());
@@ -320,10 +264,9 @@ public final class InMemoryQueueStore implements QueueStore {
       Backfill backfill = backfill(row, command, now);
       row.request = row.request.started(now, backfill.status() == Backfill.Status.ENQUEUED
           ? backfill.parent().orElseThrow() : null);
-      inProgress.put(row.request.id().value(), row);
-      cappedInProgress++;
+      rows.started(row);
       return StartResult.builder().status(StartResult.Status.STARTED).request(row.request).jobs(created)
-          .backfill(backfill).inProgress(cappedInProgress).build();
+          .backfill(backfill).inProgress(rows.cappedInProgress()).build();
     }
   }
 
@@ -335,7 +278,7 @@ public final class InMemoryQueueStore implements QueueStore {
     if (parentSha.isEmpty()) {
       return Backfill.none(Backfill.Status.NO_PARENT, Optional.empty());
     }
-    RequestRow parent = byTag.get(parentSha.get());
+    RequestRow parent = rows.byTag(parentSha.get());
     if (parent == null) {
       return Backfill.none(Backfill.Status.PARENT_UNKNOWN, Optional.empty());
     }
@@ -385,7 +328,7 @@ public final class InMemoryQueueStore implements QueueStore {
   public CompletionResult completeIfDone(RequestId id) {
     synchronized (lock) {
       Instant now = now();
-      RequestRow row = requests.get(id.value());
+      RequestRow row = rows.get(id.value());
       if (row == null) {
         return new CompletionResult(CompletionResult.Status.NOT_FOUND, Optional.empty(), 0);
       }
@@ -395,7 +338,7 @@ public final class InMemoryQueueStore implements QueueStore {
       int pending = row.requiredPending;
       if (row.request.parentRequest().isPresent()) {
         // A parent this store does not hold has no pending jobs (as in the PostgreSQL store).
-        RequestRow parent = requests.get(row.request.parentRequest().get().value());
+        RequestRow parent = rows.get(row.request.parentRequest().get().value());
         if (parent != null) {
           pending += parent.requiredPending;
         }
@@ -405,8 +348,8 @@ public final class InMemoryQueueStore implements QueueStore {
       }
       Outcome outcome = Outcome.of(row.requiredSucceeded, row.requiredFailed, row.anyFailed);
       row.request = row.request.completed(outcome, now);
-      close(row);
-      completed.put(HistoryCursor.after(row.request), row);
+      rows.close(row);
+      rows.completed(row);
       return new CompletionResult(CompletionResult.Status.COMPLETED, Optional.of(row.request), 0);
     }
   }
@@ -416,7 +359,7 @@ public final class InMemoryQueueStore implements QueueStore {
     QueueNames.text(reason, "cancellation reason");
     synchronized (lock) {
       Instant now = now();
-      RequestRow row = requests.get(id.value());
+      RequestRow row = rows.get(id.value());
       if (row == null) {
         return CancelResult.unchanged(CancelResult.Status.NOT_FOUND, Optional.empty());
       }
@@ -443,30 +386,9 @@ public final class InMemoryQueueStore implements QueueStore {
       }
     }
     row.request = cancelledRequest;
-    close(row);
+    rows.close(row);
     return CancelResult.builder().status(CancelResult.Status.CANCELLED).request(row.request)
         .queuedJobsCancelled(cancelled).leasedJobsFlagged(flagged).build();
-  }
-
-  private void close(RequestRow row) {
-    long id = row.request.id().value();
-    row.closed = true;
-    if (++closedInOpen > open.size() / 2) {
-      open.removeIf(r -> r.closed);
-      closedInOpen = 0;
-    }
-    if (inProgress.remove(id) != null && row.request.kind().isCapped()) {
-      cappedInProgress--;
-    }
-    row.request.ciRun().flatMap(CiRun::concurrencyGroup).ifPresent(g -> {
-      List<RequestRow> group = openCiGroups.get(List.of(row.request.ciRun().orElseThrow().repository(), g));
-      if (group != null) {
-        group.remove(row);
-      }
-    });
-    if (row.request.pr().isPresent()) {
-      openByPr.remove(prKey(row.request.kind().name(), row.request.pr().getAsLong()), row);
-    }
   }
 
   // -------------------------------------------------------------------------------------------------- jobs
@@ -606,7 +528,7 @@ public final class InMemoryQueueStore implements QueueStore {
   @Override
   public List<JobResult> results(RequestId requestId) {
     synchronized (lock) {
-      RequestRow row = requests.get(requestId.value());
+      RequestRow row = rows.get(requestId.value());
       if (row == null) {
         return List.of();
       }
@@ -724,7 +646,7 @@ public final class InMemoryQueueStore implements QueueStore {
   @Override
   public List<Job> jobs(RequestId requestId) {
     synchronized (lock) {
-      RequestRow row = requests.get(requestId.value());
+      RequestRow row = rows.get(requestId.value());
       if (row == null) {
         return List.of();
       }
@@ -806,8 +728,6 @@ public final class InMemoryQueueStore implements QueueStore {
     return row.purged ? null : row;
   }
 
-  // ---------------------------------------------------------------------------------------------- history
-
   // ------------------------------------------------------------------------------------------------- logs
 
   @Override
@@ -815,17 +735,8 @@ public final class InMemoryQueueStore implements QueueStore {
     Checks.present(lease, "lease");
     List<LogChunk> checked = LogWindow.checkAppend(chunks);
     synchronized (lock) {
-      Instant now = now();
       JobRow row = row(lease.jobId());
-      if (row == null) {
-        return LeaseStatus.NOT_FOUND;
-      }
-      if (row.fence(lease, now) != null) {
-        return LeaseStatus.STALE_LEASE;
-      }
-      LogWindow next = row.logs.getOrDefault(lease.attempt(), LogWindow.emptyStore()).append(checked);
-      row.logs.put(lease.attempt(), next);
-      return LeaseStatus.OK;
+      return row == null ? LeaseStatus.NOT_FOUND : row.appendLog(lease, checked, now());
     }
   }
 
@@ -833,13 +744,8 @@ public final class InMemoryQueueStore implements QueueStore {
   public Optional<JobLogView> log(JobId id, int attempt, long from) {
     LogWindow.checkRead(id, attempt, from);
     synchronized (lock) {
-      Instant now = now();
       JobRow row = row(id);
-      if (row == null || attempt > row.job.attempt()) {
-        return Optional.empty();
-      }
-      return Optional.of(row.logs.getOrDefault(attempt, LogWindow.emptyStore())
-          .view(id, attempt, from, LogWindow.finished(row.job, attempt, now)));
+      return row == null ? Optional.empty() : row.log(attempt, from, now());
     }
   }
 
@@ -847,21 +753,7 @@ public final class InMemoryQueueStore implements QueueStore {
   public HistoryPage history(int limit, @Nullable HistoryCursor after) {
     HistoryPage.checkedLimit(limit);
     synchronized (lock) {
-      Map<HistoryCursor, RequestRow> from = after == null ? completed : completed.tailMap(after, false);
-      List<HistoryEntry> read = new ArrayList<>(Math.min(limit + 1, completed.size()));
-      for (RequestRow row : from.values()) {
-        if (read.size() > limit) {
-          break;
-        }
-        List<Job> failed = new ArrayList<>();
-        for (JobRow job : row.jobs) {
-          if (job.job.state() == JobState.FAILED) {
-            failed.add(job.job);
-          }
-        }
-        read.add(new HistoryEntry(row.request, failed));
-      }
-      return HistoryPage.of(read, limit);
+      return rows.history(limit, after);
     }
   }
 
@@ -869,7 +761,7 @@ public final class InMemoryQueueStore implements QueueStore {
   public PurgeResult purge(String tag) {
     QueueNames.check(tag, "tag");
     synchronized (lock) {
-      RequestRow row = byTag.get(tag);
+      RequestRow row = rows.byTag(tag);
       if (row == null) {
         return PurgeResult.unchanged(PurgeResult.Status.NOT_FOUND, Optional.empty());
       }
@@ -895,25 +787,9 @@ public final class InMemoryQueueStore implements QueueStore {
           removedResults++;
         }
       }
-      requests.remove(row.request.id().value());
-      byTag.remove(tag, row);
-      if (row.request.finishedAt().isPresent() && row.request.state() == RequestState.COMPLETED) {
-        completed.remove(HistoryCursor.after(row.request));
-      }
+      rows.remove(row);
       return PurgeResult.builder().status(PurgeResult.Status.PURGED).request(request).jobsRemoved(row.jobs.size())
           .resultsRemoved(removedResults).build();
     }
-  }
-
-  private static List<Request> values(Map<Long, RequestRow> rows) {
-    List<Request> out = new ArrayList<>(rows.size());
-    for (RequestRow row : rows.values()) {
-      out.add(row.request);
-    }
-    return out;
-  }
-
-  private static String prKey(String kind, long pr) {
-    return kind + '#' + pr;
   }
 }

@@ -1,12 +1,18 @@
 package dev.cipolicy.queue.memory;
 
 import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobLogView;
 import dev.cipolicy.queue.model.JobState;
 import dev.cipolicy.queue.model.Lease;
 import dev.cipolicy.queue.model.LeaseRef;
+import dev.cipolicy.queue.model.LogChunk;
+import dev.cipolicy.queue.model.LogWindow;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -27,7 +33,7 @@ final class JobRow {
   /** When the live lease on devices is expected to end. */
   Instant estimatedEnd = Instant.MIN;
   /** The kept log of each attempt that appended, by attempt. */
-  final java.util.Map<Integer, dev.cipolicy.queue.model.LogWindow> logs = new java.util.HashMap<>();
+  final Map<Integer, LogWindow> logs = new HashMap<>();
 
   JobRow(Job job, RequestRow request, Pool pool) {
     this.id = job.id().value();
@@ -60,5 +66,23 @@ final class JobRow {
       return new LeaseResult(LeaseStatus.STALE_LEASE, Optional.of(job));
     }
     return null;
+  }
+
+  /** Appends to the log of the lease's attempt, when the lease is this row's live one. */
+  LeaseStatus appendLog(LeaseRef lease, List<LogChunk> checked, Instant now) {
+    if (fence(lease, now) != null) {
+      return LeaseStatus.STALE_LEASE;
+    }
+    logs.put(lease.attempt(), logs.getOrDefault(lease.attempt(), LogWindow.emptyStore()).append(checked));
+    return LeaseStatus.OK;
+  }
+
+  /** The log of an attempt from a byte offset; empty for an attempt that has not started. */
+  Optional<JobLogView> log(int attempt, long from, Instant now) {
+    if (attempt > job.attempt()) {
+      return Optional.empty();
+    }
+    return Optional.of(logs.getOrDefault(attempt, LogWindow.emptyStore())
+        .view(job.id(), attempt, from, LogWindow.finished(job, attempt, now)));
   }
 }
