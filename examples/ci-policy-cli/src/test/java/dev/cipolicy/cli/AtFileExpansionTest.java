@@ -60,9 +60,10 @@ class AtFileExpansionTest {
     String at = "@" + secret();
     CommandLine root = commandLine();
     assertThat(root.isExpandAtFiles()).isFalse();
-    assertThat(root.getSubcommands()).hasSize(10);
+    assertThat(root.getSubcommands()).hasSize(11);
     Map<List<String>, CommandLine> commands = commands(root);
-    assertThat(commands).containsKey(List.of("workflow", "simulate"));
+    assertThat(commands).containsKey(List.of("workflow", "simulate")).containsKey(List.of("fleet", "collector"))
+        .containsKey(List.of("fleet", "logs"));
     int checked = 0;
     for (Map.Entry<List<String>, CommandLine> sub : commands.entrySet()) {
       assertThat(sub.getValue().isExpandAtFiles()).as(sub.getKey().toString()).isFalse();
