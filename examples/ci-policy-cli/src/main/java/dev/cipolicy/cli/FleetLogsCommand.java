@@ -58,12 +58,14 @@ final class FleetLogsCommand implements Callable<Integer> {
       }
       JobLogView view = first.get();
       print(cli, view.text());
-      long at = view.offset() + view.head().length + view.tail().length + view.skippedBytes();
       while (follow && !view.finished()) {
         Thread.sleep(FOLLOW_MILLIS);
+        // A view returns everything written up to its total, so the next read starts there.
+        long at = view.totalBytes();
         view = queue.log(id, view.attempt(), at).orElse(view);
-        print(cli, view.text());
-        at = view.offset() + view.head().length + view.tail().length + view.skippedBytes();
+        if (view.offset() == at) {
+          print(cli, view.text());
+        }
       }
       return 0;
     } catch (CiPolicyException e) {

@@ -4,6 +4,7 @@ import dev.cipolicy.api.InvalidInputException;
 import dev.cipolicy.postgres.PostgresQueueStore;
 import dev.cipolicy.queue.spi.QueueStore;
 import java.util.Map;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -35,27 +36,13 @@ final class FleetStoreOptions {
 
   /** The data source of the store, from flags, else the environment. */
   DataSource dataSource(Map<String, String> env) {
-    String u = url != null ? url : env.get(URL_ENV);
-    if (u == null || u.isBlank()) {
-      throw new InvalidInputException("no fleet store: give --store jdbc:postgresql://HOST:PORT/DB or set " + URL_ENV);
-    }
-    if (!u.startsWith("jdbc:postgresql:")) {
-      throw new InvalidInputException("--store '" + u.replaceAll("[^\\x20-\\x7e]", "?")
-          + "' is not a PostgreSQL JDBC URL; expected jdbc:postgresql://HOST:PORT/DB");
-    }
-    PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setURL(u);
-    String user = env.get(USER_ENV);
-    if (user != null && !user.isBlank()) {
-      ds.setUser(user);
-    }
-    String password = env.get(PASSWORD_ENV);
-    if (password != null) {
-      ds.setPassword(password);
-    }
+    String u = Inputs.flagOrEnv(url, env, URL_ENV).filter(s -> !s.isBlank()).orElseThrow(() ->
+        new InvalidInputException("no fleet store: give --store jdbc:postgresql://HOST:PORT/DB or set " + URL_ENV));
+    PGSimpleDataSource ds = HistoryStoreOptions.postgres("--store", u,
+        Optional.ofNullable(env.get(USER_ENV)).filter(s -> !s.isBlank()), Optional.ofNullable(env.get(PASSWORD_ENV)),
+        "ci-policy fleet");
     ds.setConnectTimeout(CONNECT_SECONDS);
     ds.setSocketTimeout(SOCKET_SECONDS);
-    ds.setApplicationName("ci-policy fleet");
     return ds;
   }
 

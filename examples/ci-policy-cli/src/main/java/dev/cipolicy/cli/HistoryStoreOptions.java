@@ -138,8 +138,9 @@ final class HistoryStoreOptions {
         } catch (InvalidInputException e) {
           throw new Inputs.InputException("--pg-schema: " + e.getMessage());
         }
-        DataSource dataSource = dataSource(url, Inputs.flagOrEnv(pgUser, env, USER_ENV).filter(s -> !s.isBlank()),
-            Optional.ofNullable(env.get(PASSWORD_ENV)).filter(s -> !s.isEmpty()));
+        DataSource dataSource = postgres("--pg-url", url, Inputs.flagOrEnv(pgUser, env, USER_ENV)
+            .filter(s -> !s.isBlank()), Optional.ofNullable(env.get(PASSWORD_ENV)).filter(s -> !s.isEmpty()),
+            "ci-policy gate");
         String where = "PostgreSQL schema " + schema;
         if (migrateLazily) {
           return new OpenedHistory(new Deferred(() -> PostgresMetricHistoryStore.create(dataSource, schema)), null,
@@ -152,20 +153,33 @@ final class HistoryStoreOptions {
     }
   }
 
-  private static DataSource dataSource(String url, Optional<String> user, Optional<String> password) {
+  /**
+   * A PostgreSQL data source of the CLI: the URL checked (a {@code jdbc:postgresql:} URL the driver accepts), the
+   * user and password set when given, the application name shown in {@code pg_stat_activity}.
+   *
+   * @param flag the flag the URL came from, for the error
+   * @param url the JDBC URL
+   * @param user the user, if not in the URL
+   * @param password the password, if not in the URL
+   * @param application the application name
+   * @return the data source
+   * @throws Inputs.InputException when the URL is not a PostgreSQL JDBC URL
+   */
+  static PGSimpleDataSource postgres(String flag, String url, Optional<String> user, Optional<String> password,
+      String application) {
     if (!url.startsWith("jdbc:postgresql:")) {
-      throw new Inputs.InputException("--pg-url '" + url + "' is not a PostgreSQL JDBC URL; expected"
+      throw new Inputs.InputException(flag + " '" + url + "' is not a PostgreSQL JDBC URL; expected"
           + " jdbc:postgresql://host:port/database");
     }
     PGSimpleDataSource ds = new PGSimpleDataSource();
     try {
       ds.setURL(url);
     } catch (IllegalArgumentException e) {
-      throw new Inputs.InputException("--pg-url '" + url + "' is not a valid PostgreSQL JDBC URL: " + e.getMessage());
+      throw new Inputs.InputException(flag + " '" + url + "' is not a valid PostgreSQL JDBC URL: " + e.getMessage());
     }
     user.ifPresent(ds::setUser);
     password.ifPresent(ds::setPassword);
-    ds.setApplicationName("ci-policy gate");
+    ds.setApplicationName(application);
     return ds;
   }
 

@@ -3,7 +3,6 @@ package dev.cipolicy.cli;
 import static dev.cipolicy.cli.CliTestSupport.POLICY;
 import static dev.cipolicy.cli.CliTestSupport.run;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import dev.cipolicy.postgres.PostgresQueueStore;
 import dev.cipolicy.queue.JobQueue;
@@ -13,16 +12,10 @@ import dev.cipolicy.queue.model.Claim;
 import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.LogChunk;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -33,6 +26,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * when unreachable unless {@code CI_POLICY_PG_REQUIRED=true}), one fresh schema per test.
  */
 class FleetCommandTest {
+  private PgTestServer server;
   private String url;
   private String user;
   private String schema;
@@ -40,29 +34,17 @@ class FleetCommandTest {
 
   @BeforeEach
   void connect() {
-    String u = System.getenv("CI_POLICY_PG_URL");
-    url = u == null || u.isBlank() ? "jdbc:postgresql://127.0.0.1:5432/test" : u;
-    String n = System.getenv("CI_POLICY_PG_USER");
-    user = n == null || n.isBlank() ? "postgres" : n;
-    try (Connection c = DriverManager.getConnection(url, user, null)) {
-      c.isValid(2);
-    } catch (SQLException e) {
-      String reason = "PostgreSQL is unreachable at " + url + " as " + user + " (" + e.getMessage() + ")";
-      if ("true".equalsIgnoreCase(System.getenv("CI_POLICY_PG_REQUIRED"))) {
-        fail("CI_POLICY_PG_REQUIRED=true but " + reason);
-      }
-      Assumptions.abort(reason);
-    }
-    schema = ("cli_fleet_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12)).toLowerCase(Locale.ROOT);
+    server = PgTestServer.reachable();
+    url = server.url();
+    user = server.user();
+    schema = PgTestServer.freshSchema("cli_fleet_");
     env = Map.of("CI_POLICY_FLEET_STORE", url, "CI_POLICY_PG_USER", user, "CI_POLICY_FLEET_SCHEMA", schema);
   }
 
   @AfterEach
   void dropSchema() throws SQLException {
     if (schema != null) {
-      try (Connection c = DriverManager.getConnection(url, user, null); Statement st = c.createStatement()) {
-        st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-      }
+      server.sql("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
   }
 

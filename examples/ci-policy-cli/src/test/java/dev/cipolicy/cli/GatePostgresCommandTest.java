@@ -4,22 +4,15 @@ import static dev.cipolicy.cli.CliTestSupport.POLICY;
 import static dev.cipolicy.cli.CliTestSupport.REGISTRATIONS;
 import static dev.cipolicy.cli.CliTestSupport.run;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.cipolicy.cli.CliTestSupport.Result;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +29,7 @@ class GatePostgresCommandTest {
 
   @TempDir
   Path tmp;
+  private PgTestServer server;
   private String url;
   private String user;
   private String schema;
@@ -43,20 +37,10 @@ class GatePostgresCommandTest {
 
   @BeforeEach
   void connect() {
-    String u = System.getenv("CI_POLICY_PG_URL");
-    url = u == null || u.isBlank() ? "jdbc:postgresql://127.0.0.1:5432/test" : u;
-    String n = System.getenv("CI_POLICY_PG_USER");
-    user = n == null || n.isBlank() ? "postgres" : n;
-    try (Connection c = DriverManager.getConnection(url, user, null)) {
-      c.isValid(2);
-    } catch (SQLException e) {
-      String reason = "PostgreSQL is unreachable at " + url + " as " + user + " (" + e.getMessage() + ")";
-      if ("true".equalsIgnoreCase(System.getenv("CI_POLICY_PG_REQUIRED"))) {
-        fail("CI_POLICY_PG_REQUIRED=true but " + reason);
-      }
-      Assumptions.abort(reason);
-    }
-    schema = ("cli_gate_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12)).toLowerCase(Locale.ROOT);
+    server = PgTestServer.reachable();
+    url = server.url();
+    user = server.user();
+    schema = PgTestServer.freshSchema("cli_gate_");
     env = Map.of("CI_POLICY_PG_URL", url, "CI_POLICY_PG_USER", user, "CI_POLICY_PG_SCHEMA", schema);
   }
 
@@ -68,16 +52,7 @@ class GatePostgresCommandTest {
   }
 
   private long sql(String statement) throws SQLException {
-    try (Connection c = DriverManager.getConnection(url, user, null);
-        PreparedStatement st = c.prepareStatement(statement)) {
-      if (st.execute()) {
-        try (ResultSet rs = st.getResultSet()) {
-          rs.next();
-          return rs.getLong(1);
-        }
-      }
-      return st.getUpdateCount();
-    }
+    return server.sql(statement);
   }
 
   /** {@code gate} on PostgreSQL (settings from the environment). */
