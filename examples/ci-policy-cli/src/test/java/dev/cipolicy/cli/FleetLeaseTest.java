@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.cipolicy.postgres.PostgresQueueStore;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
+import dev.cipolicy.queue.model.FleetShares;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.model.JobState;
@@ -49,6 +50,7 @@ class FleetLeaseTest {
   private Map<String, String> env;
   private Path script;
   private final List<Process> processes = new ArrayList<>();
+  private final Map<Process, String> labels = new HashMap<>();
   private final Set<Long> orphans = new HashSet<>();
 
   @BeforeEach
@@ -186,6 +188,27 @@ class FleetLeaseTest {
   }
 
   @Test
+  void aCadenceWaitsForItsShareWhileOthersUseTheFreeDevices() throws Exception {
+    queue().setShares(FleetShares.of(FleetShares.Share.gpus("nightly", HOST, 4)));
+    Process n1 = lease("n1", 4, HOLD, "--cadence", "nightly");
+    awaitStarted("n1");
+    Process n2 = lease("n2", 2, 1, "--cadence", "nightly");
+    awaitOutput(n2, "lease: waiting: ");
+    Process p1 = lease("p1", 2, 1);
+    assertThat(p1.waitFor(90, TimeUnit.SECONDS)).isTrue();
+    assertThat(p1.exitValue()).as(out("p1")).isZero();
+    assertThat(Files.exists(dir.resolve("run-n2"))).as("n2 waits for its share, not for devices").isFalse();
+    assertThat(out("n2")).contains("lease: waiting: cadence nightly holds 4 of 4 GPUs of pool " + HOST);
+    Files.writeString(dir.resolve("release"), "");
+    for (Process p : List.of(n1, n2)) {
+      assertThat(p.waitFor(90, TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).isZero();
+    }
+    assertThat(interval("n2").start()).isGreaterThanOrEqualTo(interval("n1").end());
+    assertThat(interval("p1").end()).isLessThan(interval("n1").end());
+  }
+
+  @Test
   void aSignalKillsTheCommandAndEndsTheLeaseAtOnce() throws Exception {
     Process t = lease("t", 8, 60);
     awaitStarted("t");
@@ -253,16 +276,19 @@ class FleetLeaseTest {
         .contains("pool '" + HOST + "' is also served by " + HOST);
   }
 
-  private Process lease(String label, int gpus, int seconds) throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+  private Process lease(String label, int gpus, int seconds, String... options) throws IOException {
+    List<String> argv = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m", "-cp", System.getProperty("java.class.path"),
         CiPolicyCli.class.getName(), "fleet", "lease", "--host", HOST, "--devices", "0-7",
-        "--lease-seconds", Long.toString(LEASE_SECONDS), "--gpus", Integer.toString(gpus), "--",
-        "bash", script.toString(), label, seconds == HOLD ? "hold" : Integer.toString(seconds))
+        "--lease-seconds", Long.toString(LEASE_SECONDS), "--gpus", Integer.toString(gpus)));
+    argv.addAll(List.of(options));
+    argv.addAll(List.of("--", "bash", script.toString(), label, seconds == HOLD ? "hold" : Integer.toString(seconds)));
+    ProcessBuilder pb = new ProcessBuilder(argv)
         .redirectErrorStream(true).redirectOutput(dir.resolve("out-" + label).toFile());
     pb.environment().putAll(env);
     Process p = pb.start();
     processes.add(p);
+    labels.put(p, label);
     return p;
   }
 
@@ -276,13 +302,7 @@ class FleetLeaseTest {
   }
 
   private void awaitOutput(Process p, String text) throws Exception {
-    String label = processes.indexOf(p) >= 0 ? labelOf(p) : "";
-    awaitFile(dir.resolve("out-" + label), text);
-  }
-
-  private String labelOf(Process p) {
-    List<String> cmd = p.info().arguments().map(Arrays::asList).orElse(List.of());
-    return cmd.isEmpty() ? "" : cmd.get(cmd.size() - 2);
+    awaitFile(dir.resolve("out-" + labels.get(p)), text);
   }
 
   private void awaitFile(Path f, String text) throws Exception {
