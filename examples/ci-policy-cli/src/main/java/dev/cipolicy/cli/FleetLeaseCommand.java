@@ -275,18 +275,28 @@ final class FleetLeaseCommand implements Callable<Integer> {
       long waitStart = System.nanoTime();
       Duration poll = HostLease.pollInterval(lease);
       Lease held;
+      long failingSince = 0;
       while (true) {
-        Optional<Lease> got;
+        Optional<Lease> got = Optional.empty();
         synchronized (lock) {
           if (ended) {
             return CiPolicyCli.EXIT_ERROR;
           }
           try {
             got = hostLease.poll(reason -> console.line("lease: waiting: " + reason));
+            failingSince = 0;
           } catch (HostLease.Ended e) {
             ended = true;
             console.error("fleet lease: " + e.getMessage() + "; the command did not run");
             return CiPolicyCli.EXIT_ERROR;
+          } catch (QueueStoreException e) {
+            // A store that is away for less than a lease only delays the wait; longer, the wait gives up.
+            if (failingSince == 0) {
+              failingSince = System.nanoTime();
+              console.line("lease: waiting: the store did not answer (" + e.getMessage() + "); trying again");
+            } else if (System.nanoTime() - failingSince > lease.toNanos()) {
+              throw e;
+            }
           }
         }
         if (got.isPresent()) {
@@ -333,7 +343,13 @@ final class FleetLeaseCommand implements Callable<Integer> {
           console.error("fleet lease: " + why + "; the command was stopped");
           return CiPolicyCli.EXIT_ERROR;
         }
-        hostLease.finish(held, code);
+        try {
+          hostLease.finish(held, code);
+        } catch (QueueStoreException e) {
+          console.warning("fleet lease: the lease could not be ended (" + e.getMessage() + "); its devices come back"
+              + " when it expires, within " + lease.toSeconds() + " s");
+          return code;
+        }
         console.line(String.format(Locale.ROOT, "lease: the command exited with code %d after %.1f s; devices %s"
             + " released", code, (System.nanoTime() - runStart) / 1e9, devices));
         return code;
