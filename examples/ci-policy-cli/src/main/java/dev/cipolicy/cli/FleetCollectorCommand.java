@@ -113,7 +113,7 @@ final class FleetCollectorCommand implements Callable<Integer> {
       Map<String, String> remoteMap = remoteMap();
       DataSource ds = store.dataSource(cli.environment());
       String schema = store.schema(cli.environment());
-      JobQueue queue = JobQueue.of(PostgresQueueStore.create(ds, schema), QueueSettings.builder()
+      JobQueue queue = JobQueue.of(PostgresQueueStore.create(ds, schema), QueueSettings.builder().noJobs(true)
           .leaseDuration(Duration.ofSeconds(leaseSeconds)).collectorTimeout(Duration.ofSeconds(leaseSeconds)).build());
       PostgresQueueWakeups wakeups = PostgresQueueWakeups.start(ds, PostgresQueueOptions.inSchema(schema));
       GitWorkspaces workspaces = new GitWorkspaces(cli.resolvePath(cacheDir), cli.resolvePath(workDir),
