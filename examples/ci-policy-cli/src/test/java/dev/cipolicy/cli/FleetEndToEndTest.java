@@ -25,6 +25,7 @@ import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.JobState;
 import dev.cipolicy.queue.model.RequestId;
+import dev.cipolicy.queue.model.RequestState;
 import dev.cipolicy.queue.spi.SubmitResult;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -50,6 +51,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -58,13 +60,22 @@ import org.postgresql.ds.PGSimpleDataSource;
  * {@code CI_POLICY_PG_REQUIRED=true}): two simulated GPU hosts, each a separate {@code ci-policy fleet collector}
  * process that detects its devices with a fake {@code nvidia-smi} on its {@code PATH} ({@code host-a} 8 GPUs,
  * {@code host-b} 4), fetching each run's commit from a local bare repository, the remote of {@code acme/trainer}.
- * Runs are planned from the fleet example policy ({@code examples/policies/fleet.yaml}) and its registrations, so
- * each job runs the policy's command, {@code bash ci/run_suite.sh --suite ...}: in the bare repository that is a
- * script recording, in a file shared by both hosts, the host, the devices it saw ({@code CUDA_VISIBLE_DEVICES}),
- * its commit ({@code git rev-parse HEAD}), its run and its start, end or stop time.
+ * The workflow's steps are {@code ci-policy fleet submit} processes with the command line of the stage jobs of
+ * {@code examples/workflows/fleet/gpu-tests.yml} and the variables the Actions runner sets (event name and
+ * payload, repository, run id, commit, {@code RUNNER_TEMP}, {@code GITHUB_STEP_SUMMARY}); runs are planned from
+ * the example policy ({@code examples/policies/fleet.yaml}), so each job runs the policy's command,
+ * {@code bash ci/run_suite.sh --suite ...}: in the bare repository a script recording, in a file both hosts share,
+ * the host, the devices it saw ({@code CUDA_VISIBLE_DEVICES}), its commit ({@code git rev-parse HEAD}), its run
+ * and its start, end or stop time.
  *
- * <p>After every scenario the records must show that no device of a host was seen by two live jobs at once and
- * that every job saw its own run's commit.
+ * <p>Scenarios, in order: a labelled pull request (three stage steps at once, one submits and two attach, each
+ * passes with its summary); a synchronize that supersedes it (the older run's jobs cancelled, its step fails); the
+ * pull request closed (SIGTERM to the step: the run cancelled, every job process gone within one heartbeat and a
+ * second of the cancellation); a nightly and a weekly at once under a weekly share of 4 GPUs (the weekly never
+ * holds more); a {@code /rerun-test} of one file; a failing test (the step exits 1 with the test's output in a
+ * group); and, last, a host killed mid-job with its processes (the job runs to its end on the other host, exactly
+ * once; submitted through the Java API). After each, the records must show that no device of a host was seen by
+ * two live jobs at once and that every job saw its run's commit.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -72,11 +83,14 @@ class FleetEndToEndTest {
   static final String REPOSITORY = "acme/trainer";
   static final String POLICY = "examples/policies/fleet.yaml";
   static final String REGISTRATIONS = "examples/registrations/fleet.yaml";
-  /** The collectors' lease: a heartbeat every third of it. */
-  static final int LEASE_SECONDS = 3;
+  /**
+   * The collectors' lease: a heartbeat every third of it. (With 3 s, on two cores shared by both collectors, the
+   * steps' JVMs and the database, a busy collector's heartbeat round came late and its leases expired mid-job.)
+   */
+  static final int LEASE_SECONDS = 6;
   static final Duration HEARTBEAT = Duration.ofSeconds(LEASE_SECONDS).dividedBy(3);
 
-  @TempDir
+  @TempDir(cleanup = CleanupMode.ON_SUCCESS)
   static Path root;
 
   static PgTestServer server;
@@ -92,6 +106,8 @@ class FleetEndToEndTest {
   static final Map<String, String> commitOfRun = new HashMap<>();
   /** When the harness killed each host (epoch nanoseconds): its jobs' processes died with it. */
   static final Map<String, Long> killedAt = new HashMap<>();
+  /** When the harness first saw a job's process gone (epoch nanoseconds). */
+  static final Map<Long, Long> goneAt = new HashMap<>();
 
   @BeforeAll
   static void fleet() throws Exception {
@@ -104,6 +120,7 @@ class FleetEndToEndTest {
     policy = PolicyLoader.load(POLICY, Files.readString(CliTestSupport.REPO.resolve(POLICY)));
     registry = RegistrationLoader.load(REGISTRATIONS, Files.readString(CliTestSupport.REPO.resolve(REGISTRATIONS)),
         policy.resolver());
+    Files.deleteIfExists(Path.of("target", "fleet-e2e", "transcripts.md"));
     shared = Files.createDirectories(root.resolve("shared"));
     Files.writeString(shared.resolve("records"), "");
     origin = root.resolve("origin.git");
@@ -135,9 +152,11 @@ class FleetEndToEndTest {
         esac
       done
       commit=$(git rev-parse HEAD)
+      # no process is started to record (a builtin clock), so a stop is recorded even as the tree is killed
       record() {
-        printf '%s job=%s run=%s host=%s devices=%s commit=%s cadence=%s pid=%s t=%s\\n' "$1" "$CI_JOB" "$CI_RUN_ID" \\
-          "$E2E_HOST" "$CUDA_VISIBLE_DEVICES" "$commit" "$cadence" "$$" "$(date +%s%N)" >> "$E2E_DIR/records"
+        printf '%s job=%s run=%s host=%s devices=%s commit=%s cadence=%s file=%s pid=%s t=%s\\n' "$1" "$CI_JOB" \\
+          "$CI_RUN_ID" "$E2E_HOST" "$CUDA_VISIBLE_DEVICES" "$commit" "$cadence" "${CI_POLICY_TEST_FILE:-}" "$$" \\
+          "${EPOCHREALTIME/./}000" >> "$E2E_DIR/records"
       }
       trap 'record stop; exit 143' TERM INT
       record start
@@ -168,55 +187,91 @@ class FleetEndToEndTest {
 
   @Test
   @Order(1)
-  void aLabelledPullRequestRunsEveryJobOnItsDevicesAtItsCommit() throws Exception {
+  void aLabelledPullRequestRunsEveryStageAsAStepOfItsOwnAndEachStepPassesWithItsSummary() throws Exception {
     String sha = commit("the pull request");
-    RequestId run = submit(101, sha, "pull_request", "regular", List.of("run-ci-train", "run-ci-infer"), 7L, "gpu-tests-7");
-    List<Job> jobs = awaitTerminal(run);
-    assertThat(jobs).extracting(j -> j.spec().benchmarkGroup())
-        .containsExactlyInAnyOrder("stage-a-1-gpu-0of2", "stage-a-1-gpu-1of2", "stage-b-2-gpu", "stage-c-4-gpu");
-    assertThat(jobs).allMatch(j -> j.state() == JobState.SUCCEEDED);
+    Map<String, String> runner = pullRequest(101, sha, 7, "labeled", List.of("run-ci-train", "run-ci-infer"));
+    // the three stage jobs of the workflow at once: the first submits the run, the others attach to it
+    List<Step> stages = new ArrayList<>();
+    for (String stage : List.of("stage-a-1-gpu", "stage-b-2-gpu", "stage-c-4-gpu")) {
+      stages.add(Step.start(stage + "-101", runner, stageArgs(stage)));
+    }
+    for (Step step : stages) {
+      assertThat(step.await()).as(step.out()).isZero();
+    }
+    Step a = stages.get(0);
+    for (int i = 0; i < stages.size(); i++) {
+      transcript("labelled pull request, the step of stage job " + List.of("stage-a-1-gpu", "stage-b-2-gpu",
+          "stage-c-4-gpu").get(i), stages.get(i));
+    }
+    assertThat(a.out()).contains("started stage-a-1-gpu-0of2 on host-", "started stage-a-1-gpu-1of2 on host-",
+        "succeeded stage-a-1-gpu-0of2 on host-", "2 of 2 jobs succeeded").doesNotContain("stage-b-2-gpu");
+    assertThat(stages).filteredOn(s -> s.out().contains("submitted run acme/trainer run 101 attempt 1")).hasSize(1);
+    assertThat(stages).filteredOn(s -> s.out().contains("was already submitted as request")).hasSize(2);
+    assertThat(a.summary()).contains("stage-a-1-gpu-0of2", "stage-a-1-gpu-1of2", "host-");
+    assertThat(stages.get(2).summary()).contains("stage-c-4-gpu-0of1").doesNotContain("stage-a-1-gpu");
     List<Record> records = records("101");
-    assertThat(records).filteredOn(r -> r.kind().equals("end")).hasSize(4);
+    assertThat(records).filteredOn(r -> r.kind().equals("end")).extracting(Record::job)
+        .containsExactlyInAnyOrder("stage-a-1-gpu-0of2", "stage-a-1-gpu-1of2", "stage-b-2-gpu-0of1",
+            "stage-c-4-gpu-0of1");
     for (Record r : records) {
       assertThat(r.devices()).as("%s", r).hasSize(gpusOf(r.job()));
+      assertThat(r.cadence()).isEqualTo("regular");
     }
     checkInvariants();
   }
 
   @Test
   @Order(2)
-  void aSynchronizeSupersedesTheOlderRunAndItsJobsAreCancelled() throws Exception {
+  void aSynchronizeSupersedesTheOlderRunWhoseJobsAreCancelledAndWhoseStepFails() throws Exception {
     Files.writeString(shared.resolve("sleep-201"), "30");
     String first = commit("the pull request, first push");
-    RequestId older = submit(201, first, "pull_request", "regular", List.of("run-ci-train"), 8L, "gpu-tests-8");
+    Step older = Step.start("older-201", pullRequest(201, first, 8, "labeled", List.of("run-ci-train")),
+        stageArgs("stage-a-1-gpu"));
     awaitRecords("201", "start", 2);
     String second = commit("the pull request, second push");
-    SubmitResult newer = submitResult(202, second, "pull_request", "regular", List.of("run-ci-train"), 8L,
-        "gpu-tests-8");
-    assertThat(newer.superseded()).as("%s", newer).isNotEmpty();
-    List<Job> cancelled = awaitTerminal(older);
-    assertThat(cancelled).allMatch(j -> j.state() == JobState.CANCELLED);
-    List<Job> done = awaitTerminal(newer.request().id());
-    assertThat(done).allMatch(j -> j.state() == JobState.SUCCEEDED);
+    Step newer = Step.start("newer-202", pullRequest(202, second, 8, "synchronize", List.of("run-ci-train")),
+        stageArgs("stage-a-1-gpu"));
+    assertThat(newer.await()).as(newer.out()).isZero();
+    assertThat(newer.out()).contains("cancelled the older run acme/trainer run 201 attempt 1");
+    assertThat(older.await()).as(older.out()).isEqualTo(1);
     awaitGone(records("201"));
     assertThat(records("201")).noneMatch(r -> r.kind().equals("end"));
+    assertThat(jobsOf(201)).allMatch(j -> j.state() == JobState.CANCELLED);
+    assertThat(jobsOf(202)).allMatch(j -> j.state() == JobState.SUCCEEDED);
     checkInvariants();
   }
 
   @Test
   @Order(3)
-  void aClosedPullRequestsJobsAreCancelledAndTheirProcessesGoneWithinAHeartbeatAndASecond() throws Exception {
+  void aClosedPullRequestsStepGetsSigtermItsJobsAreCancelledAndTheirProcessesGoneWithinAHeartbeatAndASecond()
+      throws Exception {
     Files.writeString(shared.resolve("sleep-301"), "30");
     String sha = commit("another pull request");
-    RequestId run = submit(301, sha, "pull_request", "regular", List.of("run-ci-train", "run-ci-ckpt"), 9L, "gpu-tests-9");
+    Step step = Step.start("closed-301", pullRequest(301, sha, 9, "labeled", List.of("run-ci-train", "run-ci-ckpt")),
+        stageArgs("stage-b-2-gpu"));
     awaitRecords("301", "start", 3);
-    long cancelledAt = System.nanoTime();
-    queue.cancel(run, "PR closed");
     List<Record> started = records("301").stream().filter(r -> r.kind().equals("start")).toList();
+    // GitHub cancels the PR's run (the closed event's run is in its concurrency group): SIGTERM to the step
+    long signalled = System.nanoTime();
+    step.process().destroy();
+    awaitTrue(() -> queue.ciRun(REPOSITORY, 301, 1).orElseThrow().state() == RequestState.CANCELLED);
+    long cancelled = System.nanoTime();
     awaitGone(started);
-    Duration took = Duration.ofNanos(System.nanoTime() - cancelledAt);
-    assertThat(took).as("cancel to every process gone").isLessThanOrEqualTo(HEARTBEAT.plusSeconds(1));
-    assertThat(awaitTerminal(run)).allMatch(j -> j.state() == JobState.CANCELLED);
+    long gone = System.nanoTime();
+    Duration fromCancel = Duration.ofNanos(gone - cancelled);
+    Duration fromSignal = Duration.ofNanos(gone - signalled);
+    transcript("closed pull request, SIGTERM to the stage-b-2-gpu step: the run cancelled after "
+        + Duration.ofNanos(cancelled - signalled).toMillis() + " ms, every job process gone "
+        + fromCancel.toMillis() + " ms later", step);
+    // the collectors learn a cancellation at their next heartbeat and kill the job's process tree
+    assertThat(fromCancel).as("run cancelled to every job process gone").isLessThanOrEqualTo(HEARTBEAT.plusSeconds(1));
+    // the step's own part: a JVM's shutdown hook and one store write
+    assertThat(fromSignal).as("SIGTERM to every job process gone").isLessThanOrEqualTo(HEARTBEAT.plusSeconds(2));
+    step.await();
+    assertThat(step.out()).contains("the step was cancelled: cancelled run request");
+    // the whole run is cancelled, the stages nobody followed in this step too
+    assertThat(jobsOf(301)).hasSize(3).allMatch(j -> j.state() == JobState.CANCELLED);
+    assertThat(records("301")).noneMatch(r -> r.kind().equals("end"));
     checkInvariants();
   }
 
@@ -228,13 +283,14 @@ class FleetEndToEndTest {
       Files.writeString(shared.resolve("sleep-401"), "2");
       Files.writeString(shared.resolve("sleep-402"), "2");
       String sha = commit("main at night");
-      RequestId nightly = submit(401, sha, "schedule", "nightly", List.of(), null, "gpu-tests-0 2 * * 1-6");
-      RequestId weekly = submit(402, sha, "schedule", "weekly", List.of(), null, "gpu-tests-0 2 * * 0");
-      assertThat(awaitTerminal(nightly)).allMatch(j -> j.state() == JobState.SUCCEEDED);
-      assertThat(awaitTerminal(weekly)).allMatch(j -> j.state() == JobState.SUCCEEDED);
-      int most = mostHeldAtOnce(records("402"));
-      assertThat(most).as("the weekly's GPUs at once").isLessThanOrEqualTo(4);
-      assertThat(mostHeldAtOnce(records("401"))).as("the nightly is not capped").isGreaterThan(4);
+      Step nightly = Step.start("nightly-401", schedule(401, sha, "0 2 * * 1-6"), allStagesArgs());
+      Step weekly = Step.start("weekly-402", schedule(402, sha, "0 2 * * 0"), allStagesArgs());
+      assertThat(nightly.await()).as(nightly.out()).isZero();
+      assertThat(weekly.await()).as(weekly.out()).isZero();
+      assertThat(records("401")).extracting(Record::cadence).containsOnly("nightly");
+      assertThat(records("402")).extracting(Record::cadence).containsOnly("weekly");
+      assertThat(records("402")).filteredOn(r -> r.kind().equals("end")).hasSize(4);
+      assertThat(mostHeldAtOnce(records("402"))).as("the weekly's GPUs at once").isLessThanOrEqualTo(4);
     } finally {
       queue.setShares(FleetShares.none());
     }
@@ -243,16 +299,38 @@ class FleetEndToEndTest {
 
   @Test
   @Order(5)
-  void aFailingTestFailsItsJobWithTheTestsOutputInItsLog() throws Exception {
+  void aRerunTestCommentRunsOneJobForThatFileAtThePullRequestsHead() throws Exception {
+    String head = commit("the pull request's head");
+    Map<String, String> runner = new LinkedHashMap<>(runner("issue_comment", 501, head, "{\"action\": \"created\","
+        + " \"issue\": {\"number\": 7, \"pull_request\": {}}, \"comment\": {\"body\":"
+        + " \"/rerun-test tests/gpu/test_checkpoint.py\"}}"));
+    runner.put("PR_NUMBER", "7");
+    Step step = Step.start("rerun-501", runner, "fleet", "submit", "--policy", POLICY, "--registrations",
+        REGISTRATIONS, "--test-file", "tests/gpu/test_checkpoint.py", "--commit", head, "--wait");
+    assertThat(step.await()).as(step.out()).isZero();
+    assertThat(jobsOf(501)).singleElement().satisfies(j -> {
+      assertThat(j.spec().benchmarkGroup()).isEqualTo("stage-b-2-gpu-0of1");
+      assertThat(j.spec().gpus()).isEqualTo(2);
+    });
+    assertThat(records("501")).filteredOn(r -> r.kind().equals("end")).singleElement()
+        .satisfies(r -> assertThat(r.file()).isEqualTo("tests/gpu/test_checkpoint.py"));
+    checkInvariants();
+  }
+
+  @Test
+  @Order(6)
+  void aFailingTestFailsItsStepWithTheTestsOutputInAGroup() throws Exception {
     String sha = commit("a pull request that breaks a test");
-    Files.writeString(shared.resolve("fail-501-stage-b-2-gpu-0of1"), "");
-    RequestId run = submit(501, sha, "pull_request", "regular", List.of("run-ci-ckpt"), 11L, "gpu-tests-11");
-    List<Job> jobs = awaitTerminal(run);
-    Job failed = jobs.stream().filter(j -> j.spec().benchmarkGroup().equals("stage-b-2-gpu")).findFirst()
-        .orElseThrow();
+    Files.writeString(shared.resolve("fail-601-stage-b-2-gpu-0of1"), "");
+    Step step = Step.start("failing-601", pullRequest(601, sha, 11, "labeled", List.of("run-ci-ckpt")),
+        stageArgs("stage-b-2-gpu"));
+    assertThat(step.await()).as(step.out()).isEqualTo(1);
+    transcript("a failing test, the stage-b-2-gpu step", step);
+    assertThat(step.out()).contains("failed stage-b-2-gpu-0of1 on host-", "::group::stage-b-2-gpu-0of1",
+        "AssertionError: loss 2.31 is above the bound 1.50", "::endgroup::", "0 of 1 jobs succeeded");
+    assertThat(step.summary()).contains("stage-b-2-gpu-0of1");
+    Job failed = jobsOf(601).get(0);
     assertThat(failed.state()).isEqualTo(JobState.FAILED);
-    assertThat(failed.failure()).get().extracting(f -> f.detail()).asString().contains("exited with code 1");
-    assertThat(queue.log(failed.id()).orElseThrow().text()).contains("AssertionError: loss 2.31 is above the bound");
     checkInvariants();
   }
 
@@ -263,20 +341,23 @@ class FleetEndToEndTest {
     String sha = commit("a pull request on a host that dies");
     RequestId run = submit(901, sha, "pull_request", "regular", List.of("run-ci-train", "run-ci-ckpt"), 12L,
         "gpu-tests-12");
-    // wait until host-a runs a job, then kill the whole host: the collector and every process it started
-    awaitTrue(() -> records("901").stream().anyMatch(r -> r.kind().equals("start") && r.host().equals("host-a")));
-    killTree(collectors.get("host-a"));
-    killedAt.put("host-a", Instant.now().toEpochMilli() * 1_000_000L);
+    // wait until a host runs a job, then kill that whole host: the collector and every process it started (the
+    // run's three jobs, 4 GPUs, fit on either host)
+    awaitRecords("901", "start", 1);
+    String host = records("901").get(0).host();
+    String other = host.equals("host-a") ? "host-b" : "host-a";
+    killTree(collectors.get(host));
+    killedAt.put(host, Instant.now().toEpochMilli() * 1_000_000L);
     List<Job> jobs = awaitTerminal(run);
     assertThat(jobs).allMatch(j -> j.state() == JobState.SUCCEEDED);
     List<Record> records = records("901");
-    List<String> killed = records.stream().filter(r -> r.kind().equals("start") && r.host().equals("host-a"))
+    List<String> killed = records.stream().filter(r -> r.kind().equals("start") && r.host().equals(host))
         .map(Record::job).toList();
     assertThat(killed).isNotEmpty();
     for (String job : killed) {
-      assertThat(records).as("%s ran to its end once, on host-b", job)
+      assertThat(records).as("%s ran to its end once, on %s", job, other)
           .filteredOn(r -> r.job().equals(job) && r.kind().equals("end")).singleElement()
-          .extracting(Record::host).isEqualTo("host-b");
+          .extracting(Record::host).isEqualTo(other);
     }
     for (Job j : jobs) {
       assertThat(records).filteredOn(r -> r.job().equals(jobName(j)) && r.kind().equals("end")).hasSize(1);
@@ -288,10 +369,10 @@ class FleetEndToEndTest {
 
   /** One line of the suite script. */
   record Record(String kind, String job, String run, String host, List<Integer> devices, String commit,
-      String cadence, long pid, long nanos) {}
+      String cadence, String file, long pid, long nanos) {}
 
   private static final Pattern LINE = Pattern.compile("(\\S+) job=(\\S+) run=(\\S+) host=(\\S+) devices=(\\S*)"
-      + " commit=(\\S+) cadence=(\\S*) pid=(\\d+) t=(\\d+)");
+      + " commit=(\\S+) cadence=(\\S*) file=(\\S*) pid=(\\d+) t=(\\d+)");
 
   static List<Record> records() throws IOException {
     List<Record> out = new ArrayList<>();
@@ -301,7 +382,7 @@ class FleetEndToEndTest {
       List<Integer> devices = m.group(5).isEmpty() ? List.of()
           : java.util.Arrays.stream(m.group(5).split(",")).map(Integer::valueOf).toList();
       out.add(new Record(m.group(1), m.group(2), m.group(3), m.group(4), devices, m.group(6), m.group(7),
-          Long.parseLong(m.group(8)), Long.parseLong(m.group(9))));
+          m.group(8), Long.parseLong(m.group(9)), Long.parseLong(m.group(10))));
     }
     return out;
   }
@@ -325,9 +406,11 @@ class FleetEndToEndTest {
       }
       Optional<Record> finish = records.stream().filter(r -> r.pid() == s.pid() && r.host().equals(s.host())
           && !r.kind().equals("start")).findFirst();
+      // a process the collector killed on cancel may die before its trap records the stop: then the time the
+      // harness saw it gone (an upper bound, so an overlap is never missed)
       long end = finish.map(Record::nanos).orElseGet(() -> {
-        Long killed = killedAt.get(s.host());
-        assertThat(killed).as("%s has no end, stop or killed host", s).isNotNull();
+        Long killed = killedAt.containsKey(s.host()) ? killedAt.get(s.host()) : goneAt.get(s.pid());
+        assertThat(killed).as("%s has no end, no stop, no killed host and was not seen gone", s).isNotNull();
         return killed;
       });
       out.add(new Interval(s, end));
@@ -425,8 +508,17 @@ class FleetEndToEndTest {
 
   /** Waits until no process that wrote one of the records lives. */
   static void awaitGone(List<Record> records) throws InterruptedException {
-    awaitTrue(() -> records.stream().noneMatch(r -> ProcessHandle.of(r.pid()).map(ProcessHandle::isAlive)
-        .orElse(false)));
+    awaitTrue(() -> {
+      boolean none = true;
+      for (Record r : records) {
+        if (ProcessHandle.of(r.pid()).map(ProcessHandle::isAlive).orElse(false)) {
+          none = false;
+        } else {
+          goneAt.putIfAbsent(r.pid(), Instant.now().toEpochMilli() * 1_000_000L + 999_999L);
+        }
+      }
+      return none;
+    });
   }
 
   static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
@@ -435,6 +527,102 @@ class FleetEndToEndTest {
       assertThat(System.nanoTime()).as("waited 90 s").isLessThan(deadline);
       Thread.sleep(20);
     }
+  }
+
+  // ---- workflow steps: `ci-policy fleet submit` processes with a runner's environment ----
+
+  /** A step that runs {@code ci-policy fleet submit}: its process, its output and its step summary. */
+  record Step(Process process, Path log, Path summaryFile) {
+    static Step start(String name, Map<String, String> runner, String... args) throws IOException {
+      Path dir = Files.createDirectories(root.resolve("steps").resolve(name));
+      List<String> command = new ArrayList<>(List.of(javaBin(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+          "-Xmx256m", "-cp", System.getProperty("java.class.path"), CiPolicyCli.class.getName()));
+      for (String a : args) {
+        command.add(a.replace("$RUNNER_TEMP", runner.getOrDefault("RUNNER_TEMP", "")));
+      }
+      ProcessBuilder pb = new ProcessBuilder(command).directory(CliTestSupport.REPO.toFile()).redirectErrorStream(true)
+          .redirectOutput(dir.resolve("output.txt").toFile());
+      pb.environment().keySet().removeIf(k -> k.startsWith("GITHUB_") || k.startsWith("CI_POLICY_")
+          || k.startsWith("RUNNER_"));
+      pb.environment().putAll(runner);
+      pb.environment().putAll(storeEnv());
+      pb.environment().put("GITHUB_STEP_SUMMARY", dir.resolve("summary.md").toString());
+      return new Step(pb.start(), dir.resolve("output.txt"), dir.resolve("summary.md"));
+    }
+
+    int await() throws InterruptedException {
+      assertThat(process.waitFor(100, TimeUnit.SECONDS)).as("the step ended: %s", out()).isTrue();
+      return process.exitValue();
+    }
+
+    String out() {
+      return read(log);
+    }
+
+    String summary() {
+      return read(summaryFile);
+    }
+  }
+
+  /** The arguments of a stage job's step in examples/workflows/fleet/gpu-tests.yml. */
+  static String[] stageArgs(String stage) {
+    return new String[] {"fleet", "submit", "--policy", POLICY, "--registrations", REGISTRATIONS, "--changed-files",
+        "$RUNNER_TEMP/changed-files.bin", "--wait", "--suite", stage};
+  }
+
+  /** A step that submits and follows every stage. */
+  static String[] allStagesArgs() {
+    return new String[] {"fleet", "submit", "--policy", POLICY, "--registrations", REGISTRATIONS, "--changed-files",
+        "$RUNNER_TEMP/changed-files.bin", "--wait"};
+  }
+
+  /** The variables the Actions runner sets for a run: its event and payload, repository, run, commit, temp. */
+  static Map<String, String> runner(String event, long runId, String sha, String payload) throws IOException {
+    Path temp = Files.createDirectories(root.resolve("runner-" + runId));
+    Path event_ = Files.writeString(temp.resolve("event.json"), payload);
+    commitOfRun.put(Long.toString(runId), sha);
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("GITHUB_EVENT_NAME", event);
+    env.put("GITHUB_EVENT_PATH", event_.toString());
+    env.put("GITHUB_REPOSITORY", REPOSITORY);
+    env.put("GITHUB_RUN_ID", Long.toString(runId));
+    env.put("GITHUB_RUN_ATTEMPT", "1");
+    env.put("GITHUB_SHA", sha);
+    env.put("GITHUB_WORKFLOW", "GPU tests");
+    env.put("RUNNER_TEMP", temp.toString());
+    return env;
+  }
+
+  /** A pull request's run: its payload with its labels, its merge ref, and its diff (library code changed). */
+  static Map<String, String> pullRequest(long runId, String sha, int pr, String action, List<String> labels)
+      throws IOException {
+    String names = String.join(", ", labels.stream().map(l -> "{\"name\": \"" + l + "\"}").toList());
+    Map<String, String> env = new LinkedHashMap<>(runner("pull_request", runId, sha, "{\"action\": \"" + action
+        + "\", \"number\": " + pr + ", \"pull_request\": {\"number\": " + pr + ", \"labels\": [" + names + "]}}"));
+    env.put("GITHUB_REF", "refs/pull/" + pr + "/merge");
+    Files.write(Path.of(env.get("RUNNER_TEMP")).resolve("changed-files.bin"),
+        "M\0src/trainer/loop.py\0".getBytes(StandardCharsets.UTF_8));
+    return env;
+  }
+
+  /** A scheduled run of a cron. */
+  static Map<String, String> schedule(long runId, String sha, String cron) throws IOException {
+    Map<String, String> env = new LinkedHashMap<>(runner("schedule", runId, sha, "{\"schedule\": \"" + cron + "\"}"));
+    env.put("GITHUB_REF", "refs/heads/main");
+    return env;
+  }
+
+  static List<Job> jobsOf(long runId) {
+    RequestId id = queue.ciRun(REPOSITORY, runId, 1).orElseThrow().id();
+    return queue.store().jobs(id);
+  }
+
+  /** Keeps a step's output and summary under target/fleet-e2e, for the record of a run. */
+  static void transcript(String title, Step step) throws IOException {
+    Path dir = Files.createDirectories(Path.of("target", "fleet-e2e"));
+    String text = "## " + title + "\n\n```text\n" + step.out() + "```\n\nstep summary:\n\n" + step.summary() + "\n";
+    Files.writeString(dir.resolve("transcripts.md"), text, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
+        java.nio.file.StandardOpenOption.APPEND);
   }
 
   // ---- the hosts ----

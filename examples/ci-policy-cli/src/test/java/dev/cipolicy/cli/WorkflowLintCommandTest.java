@@ -60,8 +60,7 @@ class WorkflowLintCommandTest {
     Map<String, String> broken = Map.of(
         "closed-runs-nothing", text.replace(" && github.event.action != 'closed'", ""),
         "skip-list-honoured", text.replace("'stage-b-2-gpu') }}", "'stage-b-2-gpu-x') }}"),
-        "stage-consumes-policy", text.replace("      CI_CADENCE: ${{ needs.policy.outputs.cadence }}\n", "")
-            .replace("--cadence-override \"$CI_CADENCE\" ", ""),
+        "stage-consumes-policy", text.replace("      CI_CADENCE: ${{ needs.policy.outputs.cadence }}\n", ""),
         "suite-has-one-job", text.replace("  stage-c-4-gpu:\n", "  stage-c-4-gpus:\n"));
     for (Map.Entry<String, String> b : broken.entrySet()) {
       Path dir = Files.createDirectories(tmp.resolve(b.getKey()));
