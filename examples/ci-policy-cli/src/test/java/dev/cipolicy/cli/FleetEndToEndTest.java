@@ -409,7 +409,8 @@ class FleetEndToEndTest {
       // a process the collector killed on cancel may die before its trap records the stop: then the time the
       // harness saw it gone (an upper bound, so an overlap is never missed)
       long end = finish.map(Record::nanos).orElseGet(() -> {
-        Long killed = killedAt.containsKey(s.host()) ? killedAt.get(s.host()) : goneAt.get(s.pid());
+        Long killed = goneAt.containsKey(s.pid()) ? goneAt.get(s.pid())
+            : killedAt.containsKey(s.host()) && killedAt.get(s.host()) > s.nanos() ? killedAt.get(s.host()) : null;
         assertThat(killed).as("%s has no end, no stop, no killed host and was not seen gone", s).isNotNull();
         return killed;
       });
