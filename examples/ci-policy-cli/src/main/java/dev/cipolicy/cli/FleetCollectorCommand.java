@@ -99,6 +99,11 @@ final class FleetCollectorCommand implements Callable<Integer> {
       String schema = store.schema(cli.environment());
       JobQueue queue = JobQueue.of(PostgresQueueStore.create(ds, schema), QueueSettings.builder().noJobs(true)
           .leaseDuration(Duration.ofSeconds(leaseSeconds)).collectorTimeout(Duration.ofSeconds(leaseSeconds)).build());
+      // The policy is the fleet's one source of its shares: every collector sets them at start, so a changed
+      // policy takes effect when the collectors restart on it.
+      dev.cipolicy.queue.model.FleetShares shares = dev.cipolicy.queue.model.FleetShares.fromPolicy(
+          loaded.policy().fleetShares());
+      queue.setShares(shares);
       PostgresQueueWakeups wakeups = PostgresQueueWakeups.start(ds, PostgresQueueOptions.inSchema(schema));
       GitWorkspaces workspaces = new GitWorkspaces(cli.resolvePath(cacheDir), cli.resolvePath(workDir),
           GitWorkspaces.DEFAULT_TIMEOUT, "git");
@@ -112,7 +117,8 @@ final class FleetCollectorCommand implements Callable<Integer> {
               + r.failure().map(f -> " (" + f.detail() + ")").orElse("")))
           .start();
       cli.console().line("collector " + host + " serves pool " + pool + " with devices " + inventory.indices()
-          + (inventory.groups().isEmpty() ? "" : " in groups " + inventory.groups()));
+          + (inventory.groups().isEmpty() ? "" : " in groups " + inventory.groups())
+          + (shares.isEmpty() ? "" : "; the store enforces the policy's " + shares.shares().size() + " fleet shares"));
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         runtime.close(Duration.ofSeconds(graceSeconds));
