@@ -291,6 +291,33 @@ class FleetSubmitCommandTest {
     }
   }
 
+  @Test
+  void fleetCancelCancelsTheOpenRunsOfAPullRequestAndOnlyThose() {
+    registerFleet(8);
+    env.put("PR_NUMBER", "77");
+    assertThat(run(env, nightly()).code()).isZero();
+    Map<String, String> other = new HashMap<>(env);
+    other.put("GITHUB_RUN_ID", "9002");
+    other.put("PR_NUMBER", "78");
+    assertThat(run(other, nightly()).code()).isZero();
+    Claim running = queue.claim("h200-0", 1).claims().get(0);
+
+    CliTestSupport.Result r = run(env, "fleet", "cancel", "--pr", "77", "--reason", "PR closed");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out().lines().toList()).singleElement().asString()
+        .startsWith("cancelled acme/trainer run 9001 attempt 1").contains("1 running jobs stopped at their next heartbeat");
+    Request cancelled = queue.ciRun("acme/trainer", 9001, 1).orElseThrow();
+    assertThat(cancelled.state()).isEqualTo(RequestState.CANCELLED);
+    assertThat(queue.store().job(running.job().id()).orElseThrow().cancelRequested()).isTrue();
+    assertThat(queue.ciRun("acme/trainer", 9002, 1).orElseThrow().state()).isEqualTo(RequestState.IN_PROGRESS);
+
+    CliTestSupport.Result none = run(env, "fleet", "cancel", "--pr", "77");
+    assertThat(none.code()).isZero();
+    assertThat(none.out()).isEqualTo("no open fleet run of acme/trainer pull request 77\n");
+    CliTestSupport.Result both = run(env, "fleet", "cancel", "--pr", "77", "--run-id", "9001");
+    assertThat(both.code()).isEqualTo(CiPolicyCli.EXIT_USAGE);
+  }
+
   private static <T> T await(java.util.function.Supplier<Optional<T>> probe) throws InterruptedException {
     for (int i = 0; i < 600; i++) {
       Optional<T> v = probe.get();
