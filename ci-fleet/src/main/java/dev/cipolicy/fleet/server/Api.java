@@ -1,4 +1,4 @@
-package dev.cipolicy.examples.fleet;
+package dev.cipolicy.fleet.server;
 
 import java.util.List;
 import org.jspecify.annotations.Nullable;

@@ -1,14 +1,13 @@
-package dev.cipolicy.examples.fleet;
+package dev.cipolicy.fleet.server;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.api.policy.FleetShare;
 import dev.cipolicy.queue.JobQueue;
+import dev.cipolicy.queue.model.FleetShares;
 import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.RequestId;
 import dev.cipolicy.queue.spi.CancelResult;
 import dev.cipolicy.queue.spi.CollectorResult;
-import dev.cipolicy.fleet.server.RequestGuard;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -17,30 +16,37 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The status page and its JSON API over HTTP (Javalin): {@code GET /} is the page, {@code GET /api/v1} lists
- * the endpoints. The two controls (cancel a request, deactivate a collector) answer 403 unless the server was
- * started with controls on and a token, and the POST carries {@code Authorization: Bearer <token>}. Every answer
- * carries the security headers of {@link RequestGuard}, and a request for another host, or a cross-site POST, is
- * refused before any handler runs.
+ * The fleet server: the site loop ({@link FleetSite}) over a queue, and over HTTP the status page and its JSON
+ * API. {@code GET /} is the page (its script and style ship in this jar), {@code GET /api/v1} lists the endpoints.
+ * The two controls (cancel a request, deactivate a collector) answer 403 unless the server has a token and the POST
+ * carries {@code Authorization: Bearer <token>}. Every answer carries the security headers of
+ * {@link RequestGuard}, and a request for a host the server does not serve, or a cross-site POST, is refused
+ * before any handler runs. Built with {@link #builder(JobQueue)}.
  */
-public final class StatusServer implements AutoCloseable {
-  private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+public final class FleetServer implements AutoCloseable {
 
   /** The endpoints, as {@code GET /api/v1} lists them. */
-  static final Map<String, String> ENDPOINTS = endpoints();
+  public static final Map<String, String> ENDPOINTS = endpoints();
 
   private final Javalin app;
+  private final FleetView view;
+  private final @Nullable FleetSite site;
 
-  private StatusServer(Javalin app) {
+  private FleetServer(Javalin app, FleetView view, @Nullable FleetSite site) {
     this.app = app;
+    this.view = view;
+    this.site = site;
   }
 
   private static Map<String, String> endpoints() {
@@ -62,21 +68,150 @@ public final class StatusServer implements AutoCloseable {
   }
 
   /**
-   * Starts the server.
+   * A builder of a server over a queue: bound to {@code 127.0.0.1} on port 8080, serving the local names only,
+   * no fleet shares shown, read-only (no token), ticking the queue every {@link FleetSite#DEFAULT_TICK}.
    *
-   * @param queue the queue
-   * @param view the view of it
-   * @param host the address to bind, e.g. {@code 127.0.0.1}
-   * @param port the port; 0 for any free one
-   * @param token the controls' token, or null when the controls are off
-   * @return the running server
+   * @param queue the queue the server shows and ticks
+   * @return the builder
    */
-  public static StatusServer start(JobQueue queue, FleetView view, String host, int port, @Nullable String token) {
+  public static Builder builder(JobQueue queue) {
+    return new Builder(queue);
+  }
+
+  /** How a {@link FleetServer} runs; {@link #start()} starts it. */
+  public static final class Builder {
+    private final JobQueue queue;
+    private List<FleetShare> shares = List.of();
+    private String bind = "127.0.0.1";
+    private int port = 8080;
+    private List<String> allowedHosts = List.of();
+    private @Nullable String token;
+    private @Nullable Duration tick = FleetSite.DEFAULT_TICK;
+    private Consumer<RuntimeException> onSiteError = e -> { };
+
+    private Builder(JobQueue queue) {
+      this.queue = queue;
+    }
+
+    /**
+     * The policy's fleet shares: given to the store, which enforces them at each claim, and shown as share bars.
+     *
+     * @param shares the shares
+     * @return this builder
+     */
+    public Builder shares(List<FleetShare> shares) {
+      this.shares = List.copyOf(shares);
+      return this;
+    }
+
+    /**
+     * The address to listen on, e.g. {@code 127.0.0.1} or {@code 0.0.0.0}.
+     *
+     * @param address the address
+     * @return this builder
+     */
+    public Builder bind(String address) {
+      this.bind = address;
+      return this;
+    }
+
+    /**
+     * The port to listen on; 0 for any free one.
+     *
+     * @param port the port, 0 to 65535
+     * @return this builder
+     */
+    public Builder port(int port) {
+      if (port < 0 || port > 65535) {
+        throw new InvalidInputException("port " + port + " is out of range; expected 0 to 65535");
+      }
+      this.port = port;
+      return this;
+    }
+
+    /**
+     * Further host names the server is reached by (beyond {@code localhost}, the loopback addresses and the bound
+     * address), e.g. {@code fleet.example.org}; a request for any other host is refused with 421.
+     *
+     * @param hosts host names, without port
+     * @return this builder
+     */
+    public Builder allowedHosts(List<String> hosts) {
+      for (String h : hosts) {
+        if (h.isBlank() || !h.strip().matches("[A-Za-z0-9._\\-]+|\\[[0-9A-Fa-f:.]+\\]")) {
+          throw new InvalidInputException("allowed host '" + h.replaceAll("[^\\x20-\\x7e]", "?")
+              + "' is not a host name; expected a name such as fleet.example.org, without port");
+        }
+      }
+      this.allowedHosts = List.copyOf(hosts);
+      return this;
+    }
+
+    /**
+     * The controls' token: with one, a POST carrying {@code Authorization: Bearer <token>} may cancel a request or
+     * deactivate a collector; without one (the default) the server is read-only.
+     *
+     * @param token the token, at least 8 characters, or null for read-only
+     * @return this builder
+     */
+    public Builder token(@Nullable String token) {
+      if (token != null && token.length() < 8) {
+        throw new InvalidInputException("the controls' token has " + token.length()
+            + " characters; expected at least 8");
+      }
+      this.token = token;
+      return this;
+    }
+
+    /**
+     * The delay between two ticks of the site loop, or null to run no site loop (another process ticks the queue).
+     *
+     * @param every the delay, or null
+     * @return this builder
+     */
+    public Builder tick(@Nullable Duration every) {
+      this.tick = every;
+      return this;
+    }
+
+    /**
+     * Told of each tick of the site loop that failed.
+     *
+     * @param onError the listener
+     * @return this builder
+     */
+    public Builder onSiteError(Consumer<RuntimeException> onError) {
+      this.onSiteError = onError;
+      return this;
+    }
+
+    /**
+     * Gives the shares to the store, starts the site loop and the HTTP server.
+     *
+     * @return the running server
+     */
+    public FleetServer start() {
+      queue.store().setShares(FleetShares.fromPolicy(shares));
+      FleetView view = new FleetView(queue, shares, token != null);
+      FleetSite site = tick == null ? null : FleetSite.start(queue, tick, onSiteError);
+      try {
+        Javalin app = http(queue, view, RequestGuard.forServer(bind, allowedHosts), token).start(bind, port);
+        return new FleetServer(app, view, site);
+      } catch (RuntimeException e) {
+        if (site != null) {
+          site.close();
+        }
+        throw e;
+      }
+    }
+  }
+
+  private static Javalin http(JobQueue queue, FleetView view, RequestGuard guard, @Nullable String token) {
     String page = resource("index.html");
     String script = resource("app.js");
     String style = resource("app.css");
-    RequestGuard guard = RequestGuard.forServer(host, List.of());
-    Javalin app = Javalin.create(config -> {
+    return Javalin.create(config -> {
+      config.startup.showJavalinBanner = false;
       config.routes.before(ctx -> {
         guard.headers().forEach(ctx::header);
         Optional<RequestGuard.Refusal> refusal = guard.check(ctx.method().name(), ctx.header("Host"),
@@ -109,8 +244,7 @@ public final class StatusServer implements AutoCloseable {
         CollectorResult r = queue.deactivate(name);
         return new Api.ControlAnswer("deactivate", name, r.status().name().toLowerCase(Locale.ROOT));
       }));
-    }).start(host, port);
-    return new StatusServer(app);
+    });
   }
 
   /**
@@ -122,9 +256,22 @@ public final class StatusServer implements AutoCloseable {
     return app.port();
   }
 
+  /**
+   * The view the API answers from.
+   *
+   * @return the view
+   */
+  public FleetView view() {
+    return view;
+  }
+
+  /** Stops the HTTP server and the site loop. */
   @Override
   public void close() {
     app.stop();
+    if (site != null) {
+      site.close();
+    }
   }
 
   /** A JSON answer. */
@@ -137,7 +284,7 @@ public final class StatusServer implements AutoCloseable {
       ctx.contentType("application/json");
       ctx.header("Cache-Control", "no-store");
       try {
-        ctx.result(JSON.writeValueAsString(answer.answer(ctx)));
+        ctx.result(JsonWriter.write(answer.answer(ctx)));
       } catch (FleetView.BadRequest | InvalidQueueInputException e) {
         ctx.status(400).result(error(e.getMessage()));
       } catch (RuntimeException e) {
@@ -150,8 +297,8 @@ public final class StatusServer implements AutoCloseable {
     Handler inner = json(answer);
     return ctx -> {
       if (token == null) {
-        ctx.status(403).contentType("application/json").result(error("controls are off; start the fleet with "
-            + "--controls and a token"));
+        ctx.status(403).contentType("application/json").result(error("controls are off: this server is read-only; start it with a token "
+            + "to enable them"));
         return;
       }
       String auth = ctx.header("Authorization");
@@ -166,11 +313,7 @@ public final class StatusServer implements AutoCloseable {
   }
 
   private static String error(@Nullable String message) {
-    try {
-      return JSON.writeValueAsString(new Api.ErrorAnswer(message == null ? "error" : message));
-    } catch (JsonProcessingException e) {
-      return "{\"error\":\"error\"}";
-    }
+    return JsonWriter.write(new Api.ErrorAnswer(message == null ? "error" : message));
   }
 
   private static int limit(@Nullable String text) {
@@ -197,9 +340,9 @@ public final class StatusServer implements AutoCloseable {
   }
 
   private static String resource(String name) {
-    try (InputStream in = StatusServer.class.getResourceAsStream("/fleet/web/" + name)) {
+    try (InputStream in = FleetServer.class.getResourceAsStream("web/" + name)) {
       if (in == null) {
-        throw new IllegalStateException("the fleet example's jar lacks /fleet/web/" + name);
+        throw new IllegalStateException("the ci-fleet jar lacks the status page's " + name);
       }
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
