@@ -194,14 +194,17 @@ public final class FleetServer implements AutoCloseable {
       queue.store().setShares(FleetShares.fromPolicy(shares));
       FleetView view = new FleetView(queue, shares, token != null);
       FleetSite site = tick == null ? null : FleetSite.start(queue, tick, onSiteError);
+      Javalin app = http(queue, view, RequestGuard.forServer(bind, allowedHosts), token);
       try {
-        Javalin app = http(queue, view, RequestGuard.forServer(bind, allowedHosts), token).start(bind, port);
+        app.start(bind, port);
         return new FleetServer(app, view, site);
       } catch (RuntimeException e) {
         if (site != null) {
           site.close();
         }
-        throw e;
+        app.stop();
+        throw new FleetServerException("the fleet server cannot listen on " + bind + " port " + port + ": "
+            + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()), e);
       }
     }
   }

@@ -319,8 +319,9 @@ public final class FleetView {
     for (String pool : pools) {
       for (JobWait w : s.pool(pool).waits()) {
         Job j = w.job();
+        Request r = s.requests.get(j.requestId());
         out.add(new JobWaitDto(j.id().value(), label(j), j.requestId().value(), pool, j.spec().gpus(),
-            durations.expectedSeconds(j.spec()), wait(w.reason())));
+            durations.expectedSeconds(j.spec()), wait(w.reason()), r == null ? null : request(r)));
       }
     }
     out.sort(Comparator.comparingLong(JobWaitDto::jobId));
@@ -442,9 +443,17 @@ public final class FleetView {
 
   // ------------------------------------------------------------------------------------------- helpers
 
+  /** A request's pull request: its own (a try), else its CI run's. */
+  private static @Nullable Long pr(Request r) {
+    if (r.pr().isPresent()) {
+      return r.pr().getAsLong();
+    }
+    return r.ciRun().filter(c -> c.pr().isPresent()).map(c -> c.pr().getAsLong()).orElse(null);
+  }
+
   static RequestDto request(Request r) {
     return new RequestDto(r.id().value(), r.label(), r.kind().documentName(), cadenceOf(r),
-        r.tag().orElse(null), r.pr().isPresent() ? r.pr().getAsLong() : null,
+        r.tag().orElse(null), pr(r),
         r.state().name().toLowerCase(java.util.Locale.ROOT), r.createdAt().toString(),
         r.startedAt().map(Instant::toString).orElse(null), r.finishedAt().map(Instant::toString).orElse(null),
         r.outcome().map(o -> o.documentName()).orElse(null));

@@ -15,7 +15,8 @@ import picocli.CommandLine;
     name = "fleet",
     mixinStandardHelpOptions = true,
     description = "Runs CI jobs on a shared GPU fleet through the job queue.",
-    subcommands = {FleetSubmitCommand.class, FleetCollectorCommand.class, FleetLogsCommand.class})
+    subcommands = {FleetSubmitCommand.class, FleetCollectorCommand.class, FleetLogsCommand.class,
+        FleetServeCommand.class})
 final class FleetCommand implements Runnable {
   @ParentCommand
   private @Nullable CiPolicyCli cli;

@@ -146,6 +146,14 @@ class StatusApiTest {
     assertThat(first.get("reason").get("sentence").asText()).isNotBlank();
     assertThat(first.get("pool").isTextual()).isTrue();
     assertThat(first.get("gpus").isIntegralNumber()).isTrue();
+    // The request each waiting job belongs to: the one its requestId names, with its label, kind and cadence.
+    for (JsonNode job : w) {
+      JsonNode request = job.get("request");
+      assertThat(request.get("id").asLong()).isEqualTo(job.get("requestId").asLong());
+      assertThat(request.get("label").asText()).isNotBlank();
+      assertThat(request.get("kind").asText()).matches("master|try|release|ci-run");
+      assertThat(request.get("cadence").asText()).matches("regular|nightly");
+    }
   }
 
   @Test
