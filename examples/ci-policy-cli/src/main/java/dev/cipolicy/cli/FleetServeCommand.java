@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -97,7 +98,16 @@ final class FleetServeCommand implements Callable<Integer> {
       String shown = bind.equals("0.0.0.0") || bind.equals("::") ? "localhost" : bind.contains(":") ? "[" + bind + "]"
           : bind;
       cli.console().line("fleet serve: http://" + shown + ":" + server.port() + "/ (JSON: /api/v1)");
-      Thread hook = new Thread(this::stop, "fleet-serve-shutdown");
+      // On SIGTERM or SIGINT: stop, and keep the JVM up until the server has closed (at most 10 s).
+      CountDownLatch closed = new CountDownLatch(1);
+      Thread hook = new Thread(() -> {
+        stop();
+        try {
+          boolean unused = closed.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "fleet-serve-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       try {
         stop.await();
@@ -110,6 +120,7 @@ final class FleetServeCommand implements Callable<Integer> {
         }
       }
       cli.console().line("fleet serve: stopped");
+      closed.countDown();
       return 0;
     } catch (CiPolicyException e) {
       Annotations.report(cli, e);
