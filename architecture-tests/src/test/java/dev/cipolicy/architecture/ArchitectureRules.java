@@ -276,15 +276,16 @@ public final class ArchitectureRules {
 
   /**
    * The rule that, among the library packages, Jackson ({@code com.fasterxml.jackson..}) is used only
-   * from {@code core.load}; host packages such as {@code cli} are exempt.
+   * from {@code core.load}, {@code fleet.job} and {@code fleet.server}; host packages such as {@code cli} are exempt.
    */
   public static ArchRule jacksonOnlyInLoadPackage(String root) {
     return noClasses().that().resideInAnyPackage(packages(root, LIBRARY_MODULES))
-        .and().resideOutsideOfPackages(pkg(root, "core.load"), pkg(root, "fleet.job"))
+        .and().resideOutsideOfPackages(pkg(root, "core.load"), pkg(root, "fleet.job"), pkg(root, "fleet.server"))
         .should().dependOnClassesThat().resideInAPackage(JACKSON)
-        .as("Jackson is used only from " + pkg(root, "core.load") + " and " + pkg(root, "fleet.job")
-            + " among the library packages")
-        .because("Jackson lives in the packages that read documents: policies and manifests, and a CI job's arguments");
+        .as("Jackson is used only from " + pkg(root, "core.load") + ", " + pkg(root, "fleet.job") + " and "
+            + pkg(root, "fleet.server") + " among the library packages")
+        .because("Jackson lives in the packages that read or write documents: policies and manifests, a CI job's"
+            + " arguments, and the fleet server's JSON API");
   }
 
   /** The rule that the api packages use no Guava, Jackson or cron-utils types. */

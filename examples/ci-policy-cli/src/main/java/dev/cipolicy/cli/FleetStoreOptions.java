@@ -34,6 +34,11 @@ final class FleetStoreOptions {
       description = "The schema of the queue tables [" + SCHEMA_ENV + "], default " + DEFAULT_SCHEMA + ".")
   private @Nullable String schema;
 
+  /** Whether a store is given, by the flag or the environment. */
+  boolean given(Map<String, String> env) {
+    return Inputs.flagOrEnv(url, env, URL_ENV).filter(s -> !s.isBlank()).isPresent();
+  }
+
   /** The data source of the store, from flags, else the environment. */
   DataSource dataSource(Map<String, String> env) {
     String u = Inputs.flagOrEnv(url, env, URL_ENV).filter(s -> !s.isBlank()).orElseThrow(() ->

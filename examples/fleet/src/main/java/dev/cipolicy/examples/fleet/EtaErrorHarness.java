@@ -1,5 +1,7 @@
 package dev.cipolicy.examples.fleet;
 
+import dev.cipolicy.fleet.server.DurationHistory;
+import dev.cipolicy.fleet.server.QueueEtas;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueOrder;
 import dev.cipolicy.queue.QueueSettings;

@@ -1,5 +1,7 @@
 package dev.cipolicy.examples.fleet;
 
+import dev.cipolicy.fleet.server.FleetServer;
+import dev.cipolicy.fleet.server.FleetView;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.memory.InMemoryQueueStore;
@@ -26,8 +28,9 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The running reference fleet: the queue on a store, the site (its tick), the submitter of master, try and
- * nightly requests, the simulated collectors of this process, and the status server.
+ * The running reference fleet: the queue on a store, the ci-fleet server over it (its site loop, the status page
+ * and the JSON API), the submitter of master, try and nightly requests, and the simulated collectors of this
+ * process.
  */
 public final class Fleet implements AutoCloseable {
 
@@ -63,8 +66,7 @@ public final class Fleet implements AutoCloseable {
   private final Options options;
   private final Map<String, SimulatedCollector> collectors = new HashMap<>();
   private final ScheduledExecutorService site;
-  private final StatusServer server;
-  private final FleetView view;
+  private final FleetServer server;
   private final Random random;
   private int commits;
   private long nextPr = 4100;
@@ -77,7 +79,6 @@ public final class Fleet implements AutoCloseable {
     // The policy's fleet shares, enforced by the store at every claim (SHARE_FULL when a cadence is at its cap).
     store.setShares(FleetShares.fromPolicy(inventory.shares()));
     this.queue = JobQueue.of(store, settings(inventory, options));
-    this.view = new FleetView(queue, inventory.shares(), options.token() != null);
     if (options.collectorsInProcess()) {
       JobBehaviour behaviour = new JobBehaviour(options.seed(), options.failureRate());
       for (Host h : Host.reference()) {
@@ -87,15 +88,16 @@ public final class Fleet implements AutoCloseable {
       }
     }
     this.site = Executors.newScheduledThreadPool(1, r -> {
-      Thread t = new Thread(r, "fleet-site");
+      Thread t = new Thread(r, "fleet-submitter");
       t.setDaemon(true);
       return t;
     });
     submitInitial();
-    site.scheduleWithFixedDelay(this::tick, 0, 200, TimeUnit.MILLISECONDS);
     site.scheduleWithFixedDelay(this::submitMore, options.masterEvery().toMillis(), options.masterEvery().toMillis(),
         TimeUnit.MILLISECONDS);
-    this.server = StatusServer.start(queue, view, options.host(), options.port(), options.token());
+    // The product's server: the site loop ticks the queue, the page and its API show it.
+    this.server = FleetServer.builder(queue).shares(inventory.shares()).bind(options.host()).port(options.port())
+        .token(options.token()).onSiteError(e -> System.err.println("site tick: " + e.getMessage())).start();
   }
 
   /**
@@ -149,7 +151,7 @@ public final class Fleet implements AutoCloseable {
    * @return the view
    */
   public FleetView view() {
-    return view;
+    return server.view();
   }
 
   /**
@@ -172,14 +174,6 @@ public final class Fleet implements AutoCloseable {
       throw new IllegalArgumentException("no collector " + name + " runs in this process");
     }
     c.kill();
-  }
-
-  private void tick() {
-    try {
-      queue.tick();
-    } catch (RuntimeException e) {
-      System.err.println("site tick: " + e.getMessage());
-    }
   }
 
   private synchronized void submitInitial() {

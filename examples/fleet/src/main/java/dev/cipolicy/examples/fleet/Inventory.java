@@ -12,9 +12,9 @@ import dev.cipolicy.core.load.DocumentFormat;
 import dev.cipolicy.core.load.LoadedPolicy;
 import dev.cipolicy.core.load.PolicyLoader;
 import dev.cipolicy.core.load.RegistrationLoader;
+import dev.cipolicy.fleet.server.FleetView;
 import dev.cipolicy.queue.JobPlanner;
 import dev.cipolicy.queue.SuiteJobs;
-import dev.cipolicy.queue.model.CiRun;
 import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.Request;
 import java.io.IOException;
@@ -94,7 +94,7 @@ public final class Inventory {
    * @return the cadence name
    */
   public static String cadenceOf(Request request) {
-    return request.ciRun().map(CiRun::cadence).filter(c -> !c.isEmpty()).orElse("regular");
+    return FleetView.cadenceOf(request);
   }
 
   /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cipolicy.fleet.server.FleetServer;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -58,7 +59,7 @@ class StatusApiTest {
     JsonNode index = getJson("/api/v1");
     assertThat(index.get("version").asText()).isEqualTo("v1");
     assertThat(index.get("endpoints").has("GET /api/v1/overview")).isTrue();
-    assertThat(index.get("endpoints").size()).isEqualTo(StatusServer.ENDPOINTS.size());
+    assertThat(index.get("endpoints").size()).isEqualTo(FleetServer.ENDPOINTS.size());
   }
 
   @Test
@@ -145,6 +146,14 @@ class StatusApiTest {
     assertThat(first.get("reason").get("sentence").asText()).isNotBlank();
     assertThat(first.get("pool").isTextual()).isTrue();
     assertThat(first.get("gpus").isIntegralNumber()).isTrue();
+    // The request each waiting job belongs to: the one its requestId names, with its label, kind and cadence.
+    for (JsonNode job : w) {
+      JsonNode request = job.get("request");
+      assertThat(request.get("id").asLong()).isEqualTo(job.get("requestId").asLong());
+      assertThat(request.get("label").asText()).isNotBlank();
+      assertThat(request.get("kind").asText()).matches("master|try|release|ci-run");
+      assertThat(request.get("cadence").asText()).matches("regular|nightly");
+    }
   }
 
   @Test

@@ -133,9 +133,18 @@ class StatusPageBrowserTest {
     assertThat(text("#in-progress-list article.request h3")).matches("(master|try|release|ci-run) .*\\((regular|nightly)\\)");
     assertThat(attribute("#in-progress-list article.request progress", "max")).matches("[1-9][0-9]*");
 
+    // One time format: local time and how far off, the exact UTC instant on hover.
+    waitUpTo(20).until(d -> count("#updated time") == 1);
+    assertThat(text("#updated")).matches("Updated [0-9]{2}:[0-9]{2}:[0-9]{2}, now");
+    assertThat(attribute("#updated time", "title")).matches("[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} UTC");
+    assertThat(text("#in-progress-list article.request .eta"))
+        .matches("ETA (unknown|[0-9]{2}:[0-9]{2}:[0-9]{2}, (now|in .+|.+ ago))");
+
     // A waiting job and why.
     waitUpTo(20).until(d -> count("#waiting-table td.job-wait-reason") > 0);
     assertThat(text("#waiting-table td.job-wait-reason")).isNotBlank();
+    // ... and the request it belongs to: its label and cadence, in the column beside the job.
+    assertThat(text("#waiting-table td.job-request")).matches("(master|try|release|ci-run) .* · (regular|nightly)");
 
     // A host's device map: eight devices, some busy with a job.
     assertThat(count("#host-h200-0 li.device")).isEqualTo(8);

@@ -1,8 +1,8 @@
-package dev.cipolicy.examples.fleet;
+package dev.cipolicy.fleet.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cipolicy.examples.fleet.Api.HostDto;
+import dev.cipolicy.fleet.server.Api.HostDto;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.model.Claim;

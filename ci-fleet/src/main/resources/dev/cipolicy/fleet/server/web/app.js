@@ -35,6 +35,21 @@
     return iso ? new Date(iso).toLocaleTimeString([], {hour12: false}) : '';
   }
 
+  // The store's "now" of the last overview: relative times are counted from it, not from this browser's clock.
+  let serverNow = null;
+
+  // One time format everywhere: local time and how far off it is ("05:02:30, in 3 min"), the exact UTC instant on
+  // hover (the title) and for machines (datetime).
+  function when(iso) {
+    if (!iso) return el('span', {text: 'unknown'});
+    const at = new Date(iso);
+    const now = serverNow ? new Date(serverNow) : new Date();
+    const s = Math.round((at - now) / 1000);
+    const rel = Math.abs(s) < 5 ? 'now' : s > 0 ? 'in ' + dur(s).trim() : dur(-s).trim() + ' ago';
+    return el('time', {datetime: iso, title: at.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')
+      .replace('Z', ' UTC'), text: time(iso) + ', ' + rel});
+  }
+
   function errorList(groups) {
     if (!groups.length) return null;
     const ul = el('ul', {class: 'errors'});
@@ -72,7 +87,7 @@
           el('span', {class: 'jobs-done', text: p.jobsDone + ' / ' + p.jobsTotal + ' jobs done'}),
           el('span', {text: p.jobsRunning + ' running'}),
           el('span', {text: p.jobsFailed + ' failed'}),
-          el('span', {class: 'eta', text: 'ETA ' + (p.etaSeconds === null ? 'unknown' : dur(p.etaSeconds) + ' (' + time(p.etaAt) + ')')}),
+          el('span', {class: 'eta', text: 'ETA '}, p.etaSeconds === null ? 'unknown' : when(p.etaAt)),
           el('span', {text: 'running for ' + dur(p.durationSeconds)})),
         errorList(p.errors));
       if (controls) {
@@ -96,23 +111,31 @@
     if (!entries.length) body.append(el('tr', {}, el('td', {colspan: 5, class: 'empty', text: 'The queue is empty.'})));
   }
 
+  // The request a waiting job belongs to: its label, its pull request, its cadence.
+  function requestOf(j) {
+    const r = j.request;
+    if (!r) return '#' + j.requestId;
+    const pr = r.pr !== null && r.pr !== undefined && !r.label.includes('#' + r.pr) ? ' · PR #' + r.pr : '';
+    return r.label + pr + ' · ' + r.cadence;
+  }
+
   function renderWaiting(jobs) {
     const body = document.querySelector('#waiting-table tbody');
     replace(body, ...jobs.map(j => el('tr', {'data-job': j.jobId, 'data-kind': j.reason.kind},
-      el('td', {text: j.job}), el('td', {text: j.pool}), el('td', {text: j.gpus}),
+      el('td', {text: j.job}), el('td', {class: 'job-request', text: requestOf(j)}), el('td', {text: j.pool}),
+      el('td', {text: j.gpus}),
       el('td', {text: dur(j.expectedSeconds)}),
       el('td', {class: 'job-wait-reason', text: j.reason.sentence}))));
-    if (!jobs.length) body.append(el('tr', {}, el('td', {colspan: 5, class: 'empty', text: 'No job waits.'})));
+    if (!jobs.length) body.append(el('tr', {}, el('td', {colspan: 6, class: 'empty', text: 'No job waits.'})));
   }
 
   function renderHosts(hosts) {
     const box = document.getElementById('host-list');
     replace(box, ...hosts.map(h => {
       const title = h.name + ' (' + h.pool + ', ' + h.state + '): ' + h.free + ' of ' + h.size + ' free'
-        + (h.reservation ? '; reserved for ' + h.reservation.job + ' (' + h.reservation.gpus + ' GPUs) until '
-          + time(h.reservation.until) : '');
+        + (h.reservation ? '; reserved for ' + h.reservation.job + ' (' + h.reservation.gpus + ' GPUs) until ' : '');
       return el('div', {class: 'host', id: 'host-' + h.name},
-        el('h3', {text: title}),
+        el('h3', {text: title}, h.reservation ? when(h.reservation.until) : null),
         el('ul', {class: 'devices', 'aria-label': 'devices of ' + h.name}, ...h.devices.map(d =>
           el('li', {class: 'device ' + d.state, 'data-index': d.index, 'data-state': d.state,
               title: 'GPU ' + d.index + ': ' + d.state + (d.job ? ' ' + d.job : '')},
@@ -160,6 +183,7 @@
       if (!r.ok) throw new Error((await r.json()).error);
       const o = await r.json();
       controls = o.controls;
+      serverNow = o.at;
       // Redrawing replaces the buttons: the focused one is focused again afterwards (keyboard users).
       const focusKey = document.activeElement && document.activeElement.dataset
         ? document.activeElement.dataset.focusKey : undefined;
@@ -174,7 +198,7 @@
         const again = document.querySelector('[data-focus-key="' + CSS.escape(focusKey) + '"]');
         if (again) again.focus();
       }
-      document.getElementById('updated').textContent = 'Updated ' + time(o.at);
+      replace(document.getElementById('updated'), 'Updated ', when(o.at));
       document.body.dataset.updated = o.at;
     } catch (e) {
       document.getElementById('updated').textContent = 'Cannot reach the fleet: ' + e.message;

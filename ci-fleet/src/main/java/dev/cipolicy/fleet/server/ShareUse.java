@@ -1,7 +1,7 @@
-package dev.cipolicy.examples.fleet;
+package dev.cipolicy.fleet.server;
 
 import dev.cipolicy.api.policy.FleetShare;
-import dev.cipolicy.examples.fleet.Api.ShareDto;
+import dev.cipolicy.fleet.server.Api.ShareDto;
 import dev.cipolicy.queue.model.Collector;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.Request;
@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * What each cadence holds of each pool, against its fleet share: the one place the page's share bars are
@@ -43,7 +42,7 @@ public final class ShareUse {
     Map<String, int[]> used = new TreeMap<>(); // cadence|pool -> {gpus, runners}
     for (Job j : leased) {
       Request r = requests.get(j.requestId());
-      String cadence = j.spec().hasCadence() ? j.spec().cadence() : r == null ? "regular" : Inventory.cadenceOf(r);
+      String cadence = j.spec().hasCadence() ? j.spec().cadence() : r == null ? "regular" : FleetView.cadenceOf(r);
       int[] u = used.computeIfAbsent(cadence + "|" + j.spec().pool(), k -> new int[2]);
       u[0] += j.spec().gpus();
       u[1] += 1;
@@ -59,8 +58,9 @@ public final class ShareUse {
       out.add(new ShareDto(s.cadence(), s.pool(), s.unit().documentName(), u[unit], s.amount(), cap[unit],
           s.borrow(), "policy fleet.shares"));
     }
-    for (String pool : new TreeSet<>(capacity.keySet())) {
-      int[] cap = capacity.get(pool);
+    for (Map.Entry<String, int[]> e : capacity.entrySet()) {
+      String pool = e.getKey();
+      int[] cap = e.getValue();
       int unit = cap[0] > 0 ? 0 : 1;
       int[] u = used.getOrDefault("regular|" + pool, new int[2]);
       out.add(new ShareDto("regular", pool, unit == 0 ? "gpus" : "runners", u[unit], cap[unit], cap[unit], true,

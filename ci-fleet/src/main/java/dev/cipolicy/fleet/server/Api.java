@@ -1,4 +1,4 @@
-package dev.cipolicy.examples.fleet;
+package dev.cipolicy.fleet.server;
 
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -13,7 +13,7 @@ public final class Api {
   /** The API version in the paths. */
   public static final String VERSION = "v1";
 
-  /** A request. */
+  /** A request; {@code pr} is a try's pull request or a CI run's. */
   public record RequestDto(long id, String label, String kind, String cadence, @Nullable String tag,
       @Nullable Long pr, String state, String createdAt, @Nullable String startedAt, @Nullable String finishedAt,
       @Nullable String outcome) {}
@@ -35,9 +35,9 @@ public final class Api {
   public record QueueEntryDto(int position, RequestDto request, String section, String placement,
       @Nullable Double etaSeconds, @Nullable String etaAt, @Nullable WaitDto waitReason) {}
 
-  /** A queued job and why it waits. */
+  /** A queued job, the request it belongs to (a pull request's run, a nightly, a master commit) and why it waits. */
   public record JobWaitDto(long jobId, String job, long requestId, String pool, int gpus, double expectedSeconds,
-      WaitDto reason) {}
+      WaitDto reason, @Nullable RequestDto request) {}
 
   /** A job a collector holds. */
   public record LeaseDto(long jobId, String job, long requestId, List<Integer> devices, String expiresAt,

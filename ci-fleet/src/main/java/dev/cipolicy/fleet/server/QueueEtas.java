@@ -1,4 +1,4 @@
-package dev.cipolicy.examples.fleet;
+package dev.cipolicy.fleet.server;
 
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueOrder;

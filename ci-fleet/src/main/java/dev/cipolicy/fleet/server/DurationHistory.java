@@ -1,4 +1,4 @@
-package dev.cipolicy.examples.fleet;
+package dev.cipolicy.fleet.server;
 
 import dev.cipolicy.queue.model.JobSpec;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.cipolicy.examples.fleet;
+package dev.cipolicy.fleet.server;
 
 import dev.cipolicy.queue.model.JobSpec;
 import java.util.ArrayList;
@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Predicts when each request completes by placing the remaining work on the fleet in queue order: each host
@@ -96,7 +97,7 @@ public final class EtaPlanner {
     return out;
   }
 
-  private Double place(Work w, double notBefore, java.util.function.ToDoubleFunction<JobSpec> expected) {
+  private @Nullable Double place(Work w, double notBefore, java.util.function.ToDoubleFunction<JobSpec> expected) {
     double end = Math.max(notBefore, w.runningUntil());
     for (JobSpec spec : w.queued()) {
       List<double[]> pool = pools.get(spec.pool());

@@ -1,27 +1,29 @@
-package dev.cipolicy.examples.fleet;
+package dev.cipolicy.fleet.server;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import dev.cipolicy.api.policy.FleetShare;
-import dev.cipolicy.examples.fleet.Api.CollectorDto;
-import dev.cipolicy.examples.fleet.Api.DeviceDto;
-import dev.cipolicy.examples.fleet.Api.ErrorDto;
-import dev.cipolicy.examples.fleet.Api.HistoryDto;
-import dev.cipolicy.examples.fleet.Api.HistoryEntryDto;
-import dev.cipolicy.examples.fleet.Api.HostDto;
-import dev.cipolicy.examples.fleet.Api.InProgressDto;
-import dev.cipolicy.examples.fleet.Api.JobErrorsDto;
-import dev.cipolicy.examples.fleet.Api.JobWaitDto;
-import dev.cipolicy.examples.fleet.Api.LeaseDto;
-import dev.cipolicy.examples.fleet.Api.OverviewDto;
-import dev.cipolicy.examples.fleet.Api.QueueEntryDto;
-import dev.cipolicy.examples.fleet.Api.RequestDto;
-import dev.cipolicy.examples.fleet.Api.ReservationDto;
-import dev.cipolicy.examples.fleet.Api.WaitDto;
+import dev.cipolicy.fleet.server.Api.CollectorDto;
+import dev.cipolicy.fleet.server.Api.DeviceDto;
+import dev.cipolicy.fleet.server.Api.ErrorDto;
+import dev.cipolicy.fleet.server.Api.HistoryDto;
+import dev.cipolicy.fleet.server.Api.HistoryEntryDto;
+import dev.cipolicy.fleet.server.Api.HostDto;
+import dev.cipolicy.fleet.server.Api.InProgressDto;
+import dev.cipolicy.fleet.server.Api.JobErrorsDto;
+import dev.cipolicy.fleet.server.Api.JobWaitDto;
+import dev.cipolicy.fleet.server.Api.LeaseDto;
+import dev.cipolicy.fleet.server.Api.OverviewDto;
+import dev.cipolicy.fleet.server.Api.QueueEntryDto;
+import dev.cipolicy.fleet.server.Api.RequestDto;
+import dev.cipolicy.fleet.server.Api.ReservationDto;
+import dev.cipolicy.fleet.server.Api.WaitDto;
 import dev.cipolicy.queue.CollectorStatus;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueOrder;
 import dev.cipolicy.queue.RequestWait;
+import dev.cipolicy.queue.model.CiRun;
 import dev.cipolicy.queue.model.Collector;
 import dev.cipolicy.queue.model.HistoryCursor;
 import dev.cipolicy.queue.model.HistoryEntry;
@@ -61,7 +63,7 @@ import org.jspecify.annotations.Nullable;
  * ETAs) and the instant it first saw each lease (its claim, to within one refresh).
  */
 public final class FleetView {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonFactory JSON = new JsonFactory();
 
   private final JobQueue queue;
   private final QueueStore store;
@@ -190,10 +192,21 @@ public final class FleetView {
     }
   }
 
-  private static double secondsOf(JobResult r) {
-    try {
-      JsonNode n = JSON.readTree(r.payload().text());
-      return n.path("seconds").asDouble(-1);
+  /** The top-level number {@code seconds} of a result's JSON payload, or -1 when it has none. */
+  static double secondsOf(JobResult r) {
+    try (JsonParser p = JSON.createParser(r.payload().text())) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return -1;
+      }
+      for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+        String name = p.currentName();
+        JsonToken v = p.nextToken();
+        if ("seconds".equals(name) && v.isNumeric()) {
+          return p.getDoubleValue();
+        }
+        p.skipChildren();
+      }
+      return -1;
     } catch (java.io.IOException | RuntimeException e) {
       return -1;
     }
@@ -306,8 +319,9 @@ public final class FleetView {
     for (String pool : pools) {
       for (JobWait w : s.pool(pool).waits()) {
         Job j = w.job();
+        Request r = s.requests.get(j.requestId());
         out.add(new JobWaitDto(j.id().value(), label(j), j.requestId().value(), pool, j.spec().gpus(),
-            durations.expectedSeconds(j.spec()), wait(w.reason())));
+            durations.expectedSeconds(j.spec()), wait(w.reason()), r == null ? null : request(r)));
       }
     }
     out.sort(Comparator.comparingLong(JobWaitDto::jobId));
@@ -429,12 +443,30 @@ public final class FleetView {
 
   // ------------------------------------------------------------------------------------------- helpers
 
+  /** A request's pull request: its own (a try), else its CI run's. */
+  private static @Nullable Long pr(Request r) {
+    if (r.pr().isPresent()) {
+      return r.pr().getAsLong();
+    }
+    return r.ciRun().filter(c -> c.pr().isPresent()).map(c -> c.pr().getAsLong()).orElse(null);
+  }
+
   static RequestDto request(Request r) {
-    return new RequestDto(r.id().value(), r.label(), r.kind().documentName(), Inventory.cadenceOf(r),
-        r.tag().orElse(null), r.pr().isPresent() ? r.pr().getAsLong() : null,
+    return new RequestDto(r.id().value(), r.label(), r.kind().documentName(), cadenceOf(r),
+        r.tag().orElse(null), pr(r),
         r.state().name().toLowerCase(java.util.Locale.ROOT), r.createdAt().toString(),
         r.startedAt().map(Instant::toString).orElse(null), r.finishedAt().map(Instant::toString).orElse(null),
         r.outcome().map(o -> o.documentName()).orElse(null));
+  }
+
+  /**
+   * The cadence a request runs: its CI run's cadence, else {@code regular}.
+   *
+   * @param request a request
+   * @return the cadence name
+   */
+  public static String cadenceOf(Request request) {
+    return request.ciRun().map(CiRun::cadence).filter(c -> !c.isEmpty()).orElse("regular");
   }
 
   static String label(@Nullable Job j) {
@@ -450,7 +482,7 @@ public final class FleetView {
     private Cursors() {}
 
     static String format(HistoryCursor c) {
-      long micros = c.finishedAt().getEpochSecond() * 1_000_000L + c.finishedAt().getNano() / 1_000;
+      long micros = java.time.temporal.ChronoUnit.MICROS.between(Instant.EPOCH, c.finishedAt());
       return micros + "-" + c.requestId().value();
     }
 

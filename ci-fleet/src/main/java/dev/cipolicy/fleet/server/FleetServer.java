@@ -1,0 +1,355 @@
+package dev.cipolicy.fleet.server;
+
+import dev.cipolicy.api.InvalidInputException;
+import dev.cipolicy.api.policy.FleetShare;
+import dev.cipolicy.queue.JobQueue;
+import dev.cipolicy.queue.model.FleetShares;
+import dev.cipolicy.queue.model.InvalidQueueInputException;
+import dev.cipolicy.queue.model.RequestId;
+import dev.cipolicy.queue.spi.CancelResult;
+import dev.cipolicy.queue.spi.CollectorResult;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The fleet server: the site loop ({@link FleetSite}) over a queue, and over HTTP the status page and its JSON
+ * API. {@code GET /} is the page (its script and style ship in this jar), {@code GET /api/v1} lists the endpoints.
+ * The two controls (cancel a request, deactivate a collector) answer 403 unless the server has a token and the POST
+ * carries {@code Authorization: Bearer <token>}. Every answer carries the security headers of
+ * {@link RequestGuard}, and a request for a host the server does not serve, or a cross-site POST, is refused
+ * before any handler runs. Built with {@link #builder(JobQueue)}.
+ */
+public final class FleetServer implements AutoCloseable {
+
+  /** The endpoints, as {@code GET /api/v1} lists them. */
+  public static final Map<String, String> ENDPOINTS = endpoints();
+
+  private final Javalin app;
+  private final FleetView view;
+  private final @Nullable FleetSite site;
+
+  private FleetServer(Javalin app, FleetView view, @Nullable FleetSite site) {
+    this.app = app;
+    this.view = view;
+    this.site = site;
+  }
+
+  private static Map<String, String> endpoints() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("GET /api/v1/overview", "everything the page shows but the history: in progress, queue, waiting jobs, "
+        + "collectors, hosts, shares");
+    m.put("GET /api/v1/in-progress", "the requests in progress: jobs done of total, failed, ETA, duration, errors by job");
+    m.put("GET /api/v1/queue", "the open requests in order, each with its ETA and why it waits");
+    m.put("GET /api/v1/waiting-jobs", "every queued job of the requests in progress and why it waits");
+    m.put("GET /api/v1/collectors", "every collector: pool, devices, current jobs, last heartbeat, state");
+    m.put("GET /api/v1/hosts", "GPU occupancy per host: the job on each device index, reservation, free devices");
+    m.put("GET /api/v1/shares", "each cadence's use of each pool against its fleet share");
+    m.put("GET /api/v1/history?limit=20&cursor=", "completed requests, newest first, paged (limit 1-500; cursor is "
+        + "the previous page's next)");
+    m.put("POST /api/v1/requests/{id}/cancel", "cancels an open request (controls on, Authorization: Bearer token)");
+    m.put("POST /api/v1/collectors/{name}/deactivate", "deactivates a collector (controls on, Authorization: Bearer "
+        + "token)");
+    return m;
+  }
+
+  /**
+   * A builder of a server over a queue: bound to {@code 127.0.0.1} on port 8080, serving the local names only,
+   * no fleet shares shown, read-only (no token), ticking the queue every {@link FleetSite#DEFAULT_TICK}.
+   *
+   * @param queue the queue the server shows and ticks
+   * @return the builder
+   */
+  public static Builder builder(JobQueue queue) {
+    return new Builder(queue);
+  }
+
+  /** How a {@link FleetServer} runs; {@link #start()} starts it. */
+  public static final class Builder {
+    private final JobQueue queue;
+    private List<FleetShare> shares = List.of();
+    private String bind = "127.0.0.1";
+    private int port = 8080;
+    private List<String> allowedHosts = List.of();
+    private @Nullable String token;
+    private @Nullable Duration tick = FleetSite.DEFAULT_TICK;
+    private Consumer<RuntimeException> onSiteError = e -> { };
+
+    private Builder(JobQueue queue) {
+      this.queue = queue;
+    }
+
+    /**
+     * The policy's fleet shares: given to the store, which enforces them at each claim, and shown as share bars.
+     *
+     * @param shares the shares
+     * @return this builder
+     */
+    public Builder shares(List<FleetShare> shares) {
+      this.shares = List.copyOf(shares);
+      return this;
+    }
+
+    /**
+     * The address to listen on, e.g. {@code 127.0.0.1} or {@code 0.0.0.0}.
+     *
+     * @param address the address
+     * @return this builder
+     */
+    public Builder bind(String address) {
+      this.bind = address;
+      return this;
+    }
+
+    /**
+     * The port to listen on; 0 for any free one.
+     *
+     * @param port the port, 0 to 65535
+     * @return this builder
+     */
+    public Builder port(int port) {
+      if (port < 0 || port > 65535) {
+        throw new InvalidInputException("port " + port + " is out of range; expected 0 to 65535");
+      }
+      this.port = port;
+      return this;
+    }
+
+    /**
+     * Further host names the server is reached by (beyond {@code localhost}, the loopback addresses and the bound
+     * address), e.g. {@code fleet.example.org}; a request for any other host is refused with 421.
+     *
+     * @param hosts host names, without port
+     * @return this builder
+     */
+    public Builder allowedHosts(List<String> hosts) {
+      for (String h : hosts) {
+        if (h.isBlank() || !h.strip().matches("[A-Za-z0-9._\\-]+|\\[[0-9A-Fa-f:.]+\\]")) {
+          throw new InvalidInputException("allowed host '" + h.replaceAll("[^\\x20-\\x7e]", "?")
+              + "' is not a host name; expected a name such as fleet.example.org, without port");
+        }
+      }
+      this.allowedHosts = List.copyOf(hosts);
+      return this;
+    }
+
+    /**
+     * The controls' token: with one, a POST carrying {@code Authorization: Bearer <token>} may cancel a request or
+     * deactivate a collector; without one (the default) the server is read-only.
+     *
+     * @param token the token, at least 8 characters, or null for read-only
+     * @return this builder
+     */
+    public Builder token(@Nullable String token) {
+      if (token != null && token.length() < 8) {
+        throw new InvalidInputException("the controls' token has " + token.length()
+            + " characters; expected at least 8");
+      }
+      this.token = token;
+      return this;
+    }
+
+    /**
+     * The delay between two ticks of the site loop, or null to run no site loop (another process ticks the queue).
+     *
+     * @param every the delay, or null
+     * @return this builder
+     */
+    public Builder tick(@Nullable Duration every) {
+      this.tick = every;
+      return this;
+    }
+
+    /**
+     * Told of each tick of the site loop that failed.
+     *
+     * @param onError the listener
+     * @return this builder
+     */
+    public Builder onSiteError(Consumer<RuntimeException> onError) {
+      this.onSiteError = onError;
+      return this;
+    }
+
+    /**
+     * Gives the shares to the store, starts the site loop and the HTTP server.
+     *
+     * @return the running server
+     */
+    public FleetServer start() {
+      queue.store().setShares(FleetShares.fromPolicy(shares));
+      FleetView view = new FleetView(queue, shares, token != null);
+      FleetSite site = tick == null ? null : FleetSite.start(queue, tick, onSiteError);
+      Javalin app = http(queue, view, RequestGuard.forServer(bind, allowedHosts), token);
+      try {
+        app.start(bind, port);
+        return new FleetServer(app, view, site);
+      } catch (RuntimeException e) {
+        if (site != null) {
+          site.close();
+        }
+        app.stop();
+        throw new FleetServerException("the fleet server cannot listen on " + bind + " port " + port + ": "
+            + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()), e);
+      }
+    }
+  }
+
+  private static Javalin http(JobQueue queue, FleetView view, RequestGuard guard, @Nullable String token) {
+    String page = resource("index.html");
+    String script = resource("app.js");
+    String style = resource("app.css");
+    return Javalin.create(config -> {
+      config.startup.showJavalinBanner = false;
+      config.routes.before(ctx -> {
+        guard.headers().forEach(ctx::header);
+        Optional<RequestGuard.Refusal> refusal = guard.check(ctx.method().name(), ctx.header("Host"),
+            ctx.header("Origin"), ctx.header("Sec-Fetch-Site"));
+        if (refusal.isPresent()) {
+          ctx.status(refusal.get().status()).contentType("application/json").result(error(refusal.get().message()));
+          ctx.skipRemainingHandlers();
+        }
+      });
+      config.routes.get("/", ctx -> ctx.contentType("text/html; charset=utf-8").result(page));
+      config.routes.get("/app.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(script));
+      config.routes.get("/app.css", ctx -> ctx.contentType("text/css; charset=utf-8").result(style));
+      config.routes.get("/api/v1", json(ctx -> Map.of("version", Api.VERSION, "endpoints", ENDPOINTS)));
+      config.routes.get("/api/v1/overview", json(ctx -> view.overview()));
+      config.routes.get("/api/v1/in-progress", json(ctx -> view.overview().inProgress()));
+      config.routes.get("/api/v1/queue", json(ctx -> view.overview().queue()));
+      config.routes.get("/api/v1/waiting-jobs", json(ctx -> view.overview().waitingJobs()));
+      config.routes.get("/api/v1/collectors", json(ctx -> view.overview().collectors()));
+      config.routes.get("/api/v1/hosts", json(ctx -> view.overview().hosts()));
+      config.routes.get("/api/v1/shares", json(ctx -> view.overview().shares()));
+      config.routes.get("/api/v1/history", json(ctx -> view.history(limit(ctx.queryParam("limit")),
+          blankToNull(ctx.queryParam("cursor")))));
+      config.routes.post("/api/v1/requests/{id}/cancel", control(token, ctx -> {
+        RequestId id = RequestId.of(number(ctx.pathParam("id")));
+        CancelResult r = queue.cancel(id, "cancelled from the status page");
+        return new Api.ControlAnswer("cancel", id.toString(), r.status().name().toLowerCase(Locale.ROOT));
+      }));
+      config.routes.post("/api/v1/collectors/{name}/deactivate", control(token, ctx -> {
+        String name = ctx.pathParam("name");
+        CollectorResult r = queue.deactivate(name);
+        return new Api.ControlAnswer("deactivate", name, r.status().name().toLowerCase(Locale.ROOT));
+      }));
+    });
+  }
+
+  /**
+   * The port it listens on.
+   *
+   * @return the port
+   */
+  public int port() {
+    return app.port();
+  }
+
+  /**
+   * The view the API answers from.
+   *
+   * @return the view
+   */
+  public FleetView view() {
+    return view;
+  }
+
+  /** Stops the HTTP server and the site loop. */
+  @Override
+  public void close() {
+    app.stop();
+    if (site != null) {
+      site.close();
+    }
+  }
+
+  /** A JSON answer. */
+  private interface Answer {
+    Object answer(Context ctx);
+  }
+
+  private static Handler json(Answer answer) {
+    return ctx -> {
+      ctx.contentType("application/json");
+      ctx.header("Cache-Control", "no-store");
+      try {
+        ctx.result(JsonWriter.write(answer.answer(ctx)));
+      } catch (FleetView.BadRequest | InvalidQueueInputException e) {
+        ctx.status(400).result(error(e.getMessage()));
+      } catch (RuntimeException e) {
+        ctx.status(503).result(error("the queue store could not be read: " + e.getMessage()));
+      }
+    };
+  }
+
+  private static Handler control(@Nullable String token, Answer answer) {
+    Handler inner = json(answer);
+    return ctx -> {
+      if (token == null) {
+        ctx.status(403).contentType("application/json").result(error("controls are off: this server is read-only; start it with a token "
+            + "to enable them"));
+        return;
+      }
+      String auth = ctx.header("Authorization");
+      if (auth == null || !auth.startsWith("Bearer ") || !MessageDigest.isEqual(
+          auth.substring(7).getBytes(StandardCharsets.UTF_8), token.getBytes(StandardCharsets.UTF_8))) {
+        ctx.status(403).contentType("application/json").result(error("a control needs the header "
+            + "'Authorization: Bearer <token>' with the fleet's token"));
+        return;
+      }
+      inner.handle(ctx);
+    };
+  }
+
+  private static String error(@Nullable String message) {
+    return JsonWriter.write(new Api.ErrorAnswer(message == null ? "error" : message));
+  }
+
+  private static int limit(@Nullable String text) {
+    if (text == null || text.isBlank()) {
+      return 20;
+    }
+    long n = number(text);
+    if (n < 1 || n > 500) {
+      throw new FleetView.BadRequest("limit " + text + " is out of range; expected 1 to 500");
+    }
+    return (int) n;
+  }
+
+  private static long number(String text) {
+    try {
+      return Long.parseLong(text.trim());
+    } catch (NumberFormatException e) {
+      throw new FleetView.BadRequest("'" + text + "' is not a number");
+    }
+  }
+
+  private static @Nullable String blankToNull(@Nullable String s) {
+    return s == null || s.isBlank() ? null : s;
+  }
+
+  private static String resource(String name) {
+    try (InputStream in = FleetServer.class.getResourceAsStream("web/" + name)) {
+      if (in == null) {
+        throw new IllegalStateException("the ci-fleet jar lacks the status page's " + name);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
