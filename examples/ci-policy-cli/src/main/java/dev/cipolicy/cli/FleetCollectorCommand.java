@@ -129,6 +129,7 @@ final class FleetCollectorCommand implements Callable<Integer> {
           .start();
       cli.console().line("collector " + host + " serves pool " + pool + " with devices " + inventory.indices()
           + (inventory.groups().isEmpty() ? "" : " in groups " + inventory.groups()));
+      runtime.registration().flatMap(FleetCollectorLines::registration).ifPresent(cli.console()::line);
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         runtime.close(Duration.ofSeconds(graceSeconds));

@@ -15,7 +15,7 @@ import picocli.CommandLine;
     name = "fleet",
     mixinStandardHelpOptions = true,
     description = "Runs CI jobs on a shared GPU fleet through the job queue.",
-    subcommands = {FleetCollectorCommand.class, FleetLogsCommand.class})
+    subcommands = {FleetCollectorCommand.class, FleetLogsCommand.class, FleetRetireCommand.class})
 final class FleetCommand implements Runnable {
   @ParentCommand
   private @Nullable CiPolicyCli cli;

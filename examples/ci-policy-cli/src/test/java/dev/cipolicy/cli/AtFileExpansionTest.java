@@ -63,7 +63,8 @@ class AtFileExpansionTest {
     assertThat(root.getSubcommands()).hasSize(11);
     Map<List<String>, CommandLine> commands = commands(root);
     assertThat(commands).containsKey(List.of("workflow", "simulate")).containsKey(List.of("fleet", "collector"))
-        .containsKey(List.of("fleet", "logs"));
+        .containsKey(List.of("fleet", "logs")).containsKey(List.of("fleet", "retire"));
+    assertThat(root.getSubcommands().get("fleet").getSubcommands()).containsOnlyKeys("collector", "logs", "retire");
     int checked = 0;
     for (Map.Entry<List<String>, CommandLine> sub : commands.entrySet()) {
       assertThat(sub.getValue().isExpandAtFiles()).as(sub.getKey().toString()).isFalse();
