@@ -406,15 +406,12 @@ public final class InMemoryQueueStore implements QueueStore {
         return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
       }
       collector.heartbeat(now);
-      Pool pool = pools.get(collector.tag);
-      if (pool != null) {
-        pool.expire(now, command.maxCrashRescues(), null);
-      }
-      collectors.takeAtClaim(collector, now);
-      pool = pools.get(collector.tag);
+      Pool pool = pools.get(collector.tag); // a collector with devices has its pool from its registration on
       if (pool == null) {
         return new ClaimResult(ClaimResult.Status.OK, List.of());
       }
+      pool.expire(now, command.maxCrashRescues(), null);
+      collectors.takeAtClaim(collector, now);
       Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
       boolean gpu = !collector.usable.isEmpty() && !pool.gpuQueues.isEmpty();
       boolean capped = shares.covers(collector.tag);
