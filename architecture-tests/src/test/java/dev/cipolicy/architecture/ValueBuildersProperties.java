@@ -69,6 +69,8 @@ import dev.cipolicy.queue.model.JobFailure;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.fleet.job.CiJob;
 import dev.cipolicy.queue.model.JobLogView;
+import dev.cipolicy.queue.model.JobResult;
+import dev.cipolicy.queue.model.ResultPayload;
 import dev.cipolicy.queue.model.CiRun;
 import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.JobState;
@@ -505,10 +507,22 @@ class ValueBuildersProperties {
             .broken("only a leased job is flagged for cancellation", "cancelRequested", true)
             .broken("a failed job has a failure", "state", JobState.FAILED)
             .broken("only a terminal job has a finish instant", "finishedAt", T0)
-            .brokenTogether("a queued job has no lease", of("lease", new Lease(JobId.of(1), 1, 1, T0, "c")))
+            .brokenTogether("a queued job has no lease", of("lease", Lease.builder().jobId(JobId.of(1)).attempt(1).token(1)
+                .expiresAt(T0).collector("c").build()))
             .brokenTogether("a job fails only with a failure and a finish instant", of("state", JobState.SUCCEEDED,
                 "finishedAt", T0, "failure", JobFailure.permanent("c", "boom", T0)))
             .rules(),
+        ValueSpec.of(Lease.class).field("jobId", longs().between(1, 1000).map(JobId::of))
+            .field("attempt", integers().between(1, 5)).field("token", longs().between(1, 1_000_000))
+            .fixed("expiresAt", T0).field("collector", names()).fixed("devices", List.of(0, 3))
+            .broken("the attempt is 1 or more", "attempt", integers().between(-5, 0))
+            .broken("the holder is a name", "collector", "a b")
+            .broken("devices are ascending and distinct", "devices", List.of(3, 0)).rules(),
+        ValueSpec.of(JobResult.class).field("jobId", longs().between(1, 1000).map(JobId::of))
+            .field("requestId", longs().between(1, 1000).map(RequestId::of)).field("attempt", integers().between(1, 5))
+            .field("collector", names()).fixed("storedAt", T0).fixed("payload", ResultPayload.ofText("ok"))
+            .broken("the attempt is 1 or more", "attempt", integers().between(-5, 0))
+            .broken("the collector is a name", "collector", "").rules(),
         ValueSpec.of(JobLogView.class).fixed("jobId", JobId.of(1)).field("attempt", integers().between(1, 5))
             .fixed("offset", 1L).fixed("totalBytes", 10L).fixed("droppedBytes", 5L).fixed("skippedBytes", 4L)
             .fixed("head", new byte[] {1, 2}).fixed("tail", new byte[] {3, 4, 5}).field("finished", booleans().all())

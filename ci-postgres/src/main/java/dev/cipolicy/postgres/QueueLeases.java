@@ -124,8 +124,9 @@ final class QueueLeases {
   }
 
   private static JobResult result(ResultSet rs) throws SQLException {
-    return new JobResult(JobId.of(rs.getLong(1)), RequestId.of(rs.getLong(2)), rs.getInt(3), rs.getString(4),
-        java.util.Objects.requireNonNull(PgValues.instant(rs, 5)), ResultPayload.ofBytes(rs.getBytes(6)));
+    return JobResult.builder().jobId(JobId.of(rs.getLong(1))).requestId(RequestId.of(rs.getLong(2)))
+        .attempt(rs.getInt(3)).collector(rs.getString(4)).storedAt(java.util.Objects.requireNonNull(
+            PgValues.instant(rs, 5))).payload(ResultPayload.ofBytes(rs.getBytes(6))).build();
   }
 
   /**

@@ -220,8 +220,9 @@ final class QueueRows {
       leaseRow.require(tag.equals(leaseTag), "collector_tag", leaseTag,
           "the lease's tag is the job's collector tag '" + tag + "' (" + jobs + " id = " + id + ")");
       List<Integer> devices = ints(rs.getArray(25));
-      lease = leaseRow.build(() -> new Lease(JobId.of(id), leaseAttempt, token, leaseRow.instant(19, "expires_at"),
-          leaseRow.token(20, "collector"), devices));
+      lease = leaseRow.build(() -> Lease.builder().jobId(JobId.of(id)).attempt(leaseAttempt).token(token)
+          .expiresAt(leaseRow.instant(19, "expires_at")).collector(leaseRow.token(20, "collector")).devices(devices)
+          .build());
       cancelRequested = rs.getBoolean(21);
     } else {
       row.require(state != JobState.LEASED, "state", s, "a leased job has a lease, but " + leases

@@ -47,11 +47,14 @@ public final class FleetSimulation {
    * @param registrations the registrations file
    */
   public record Config(long seed, int days, double prPerHour, double sigma, long claimIntervalSeconds, Path policy,
-      Path registrations) {
-    /** The defaults: seed 1, 7 days, 0.5 PR runs an hour, sigma 0.25, 60 s claims, the reference files. */
+      Path registrations, boolean longestFirst) {
+    /**
+     * The defaults: seed 1, 7 days, 0.5 PR runs an hour, sigma 0.25, 60 s claims, the reference files, a run's
+     * jobs submitted in plan order.
+     */
     public static Config defaults() {
       return new Config(1, 7, 0.5, 0.25, 60, Path.of("examples/policies/miles.yaml"),
-          Path.of("examples/registrations/reference-inventory.json"));
+          Path.of("examples/registrations/reference-inventory.json"), false);
     }
   }
 
@@ -86,19 +89,25 @@ public final class FleetSimulation {
       try {
         c = switch (name) {
           case "seed" -> new Config(Long.parseLong(v), c.days(), c.prPerHour(), c.sigma(), c.claimIntervalSeconds(),
-              c.policy(), c.registrations());
+              c.policy(), c.registrations(), c.longestFirst());
           case "days" -> new Config(c.seed(), Integer.parseInt(v), c.prPerHour(), c.sigma(), c.claimIntervalSeconds(),
-              c.policy(), c.registrations());
+              c.policy(), c.registrations(), c.longestFirst());
           case "pr-rate" -> new Config(c.seed(), c.days(), Double.parseDouble(v), c.sigma(), c.claimIntervalSeconds(),
-              c.policy(), c.registrations());
+              c.policy(), c.registrations(), c.longestFirst());
           case "sigma" -> new Config(c.seed(), c.days(), c.prPerHour(), Double.parseDouble(v), c.claimIntervalSeconds(),
-              c.policy(), c.registrations());
+              c.policy(), c.registrations(), c.longestFirst());
           case "claim-interval" -> new Config(c.seed(), c.days(), c.prPerHour(), c.sigma(), Long.parseLong(v),
-              c.policy(), c.registrations());
+              c.policy(), c.registrations(), c.longestFirst());
           case "policy" -> new Config(c.seed(), c.days(), c.prPerHour(), c.sigma(), c.claimIntervalSeconds(),
-              Path.of(v), c.registrations());
+              Path.of(v), c.registrations(), c.longestFirst());
           case "registrations" -> new Config(c.seed(), c.days(), c.prPerHour(), c.sigma(), c.claimIntervalSeconds(),
-              c.policy(), Path.of(v));
+              c.policy(), Path.of(v), c.longestFirst());
+          case "order" -> new Config(c.seed(), c.days(), c.prPerHour(), c.sigma(), c.claimIntervalSeconds(),
+              c.policy(), c.registrations(), switch (v) {
+                case "plan" -> false;
+                case "longest" -> true;
+                default -> throw new NumberFormatException("expected plan or longest");
+              });
           default -> throw new NumberFormatException("unknown argument --" + name);
         };
       } catch (NumberFormatException e) {
@@ -120,10 +129,10 @@ public final class FleetSimulation {
         Files.readString(c.registrations()), policy.resolver());
     Workload w = Workload.build(registry, c.seed(), c.days(), c.prPerHour(), c.sigma());
     Outcome a = StaticFleet.run(w, c.seed());
-    Outcome b = QueueFleet.run(w, c.claimIntervalSeconds() * 1000, FleetShares.none());
+    Outcome b = QueueFleet.run(w, c.claimIntervalSeconds() * 1000, FleetShares.none(), c.longestFirst());
     // SHARES: the policy's fleet.shares as the queue enforces them.
     Outcome bs = QueueFleet.run(w, c.claimIntervalSeconds() * 1000,
-        FleetShares.fromPolicy(policy.policy().fleetShares()));
+        FleetShares.fromPolicy(policy.policy().fleetShares()), c.longestFirst());
     return new Result(w, policy.policy(), a, b, bs, c);
   }
 

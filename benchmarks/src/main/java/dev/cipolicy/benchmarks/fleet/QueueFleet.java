@@ -112,7 +112,21 @@ final class QueueFleet {
    * @return what happened
    */
   static Outcome run(Workload workload, long claimIntervalMillis, FleetShares shares) {
+    return run(workload, claimIntervalMillis, shares, false);
+  }
+
+  /**
+   * Runs the workload through the queue, each run's jobs submitted in plan order or longest estimate first.
+   *
+   * @param workload the runs and hosts
+   * @param claimIntervalMillis how often every collector claims, besides the claims events trigger
+   * @param shares the fleet shares the store enforces ({@link FleetShares#none()}: none)
+   * @param longestFirst whether a run's jobs are submitted longest estimate first (ties in plan order)
+   * @return what happened
+   */
+  static Outcome run(Workload workload, long claimIntervalMillis, FleetShares shares, boolean longestFirst) {
     QueueFleet fleet = new QueueFleet(workload, claimIntervalMillis, shares);
+    fleet.longestFirst = longestFirst;
     fleet.simulate();
     return fleet.out;
   }
@@ -179,12 +193,18 @@ final class QueueFleet {
     return n;
   }
 
+  private boolean longestFirst;
+
   private void start(Workload.Run run) {
     if (run.tests().isEmpty()) {
       return;
     }
+    List<Workload.Test> tests = new ArrayList<>(run.tests());
+    if (longestFirst) {
+      tests.sort(java.util.Comparator.comparingLong(Workload.Test::estimate).reversed());
+    }
     List<JobSpec> specs = new ArrayList<>();
-    for (Workload.Test t : run.tests()) {
+    for (Workload.Test t : tests) {
       specs.add(spec(run, t));
     }
     // Each run is a CI run of its own (run id = the run's number + 1), submitted with its jobs: in progress at
@@ -199,7 +219,7 @@ final class QueueFleet {
     }
     for (int i = 0; i < specs.size(); i++) {
       Job job = jobs.get(i);
-      Workload.Test t = run.tests().get(i);
+      Workload.Test t = tests.get(i);
       testOfJob.put(job.id().value(), t);
       queuedOfPool.get(t.pool()).add(job.id().value());
     }

@@ -119,7 +119,7 @@ public final class PgQueueHarness {
   }
 
   /** Parses {@code --name=value} arguments. */
-  static Map<String, String> options(String[] args) {
+  public static Map<String, String> options(String[] args) {
     Map<String, String> opts = new LinkedHashMap<>();
     for (String arg : args) {
       if (!arg.startsWith("--") || !arg.contains("=")) {
@@ -131,7 +131,7 @@ public final class PgQueueHarness {
   }
 
   /** The JDBC URL: {@code --url}, else {@code CI_POLICY_PG_URL}, else the local test database. */
-  static String url(Map<String, String> opts) {
+  public static String url(Map<String, String> opts) {
     String envUrl = System.getenv("CI_POLICY_PG_URL");
     return opts.getOrDefault("url", envUrl == null || envUrl.isBlank()
         ? "jdbc:postgresql://127.0.0.1:5432/test" : envUrl);

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Structural facts of a small fleet simulation (two days, the reference policy and inventory): both setups run
@@ -17,8 +19,12 @@ import org.junit.jupiter.api.Test;
  */
 class FleetSimulationTest {
   private static FleetSimulation.Config config(long seed, double sigma) {
+    return config(seed, sigma, false);
+  }
+
+  private static FleetSimulation.Config config(long seed, double sigma, boolean longestFirst) {
     return new FleetSimulation.Config(seed, 2, 0.5, sigma, 60, Path.of("../examples/policies/miles.yaml"),
-        Path.of("../examples/registrations/reference-inventory.json"));
+        Path.of("../examples/registrations/reference-inventory.json"), longestFirst);
   }
 
   @Test
@@ -31,9 +37,10 @@ class FleetSimulationTest {
     assertThat(r.workload().runs).extracting(Workload.Run::cadence).contains("weekly", "nightly", "regular");
   }
 
-  @Test
-  void everyTestRunsExactlyOnceInBothSetupsWithinThePoolsGpus() throws IOException {
-    FleetSimulation.Result r = FleetSimulation.simulate(config(3, 0.25));
+  @ParameterizedTest(name = "longest first: {0}")
+  @ValueSource(booleans = {false, true})
+  void everyTestRunsExactlyOnceInBothSetupsWithinThePoolsGpus(boolean longestFirst) throws IOException {
+    FleetSimulation.Result r = FleetSimulation.simulate(config(3, 0.25, longestFirst));
     Workload w = r.workload();
     assertThat(w.tests).hasSizeGreaterThan(100);
     for (Outcome o : List.of(r.a(), r.b(), r.bs())) {

@@ -25,7 +25,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Failures: arguments a collector cannot run, or a repository this host does not serve, fail the job
  * permanently (another attempt would fail alike); a workspace that cannot be prepared (the remote did not answer)
- * fails it transiently; the command's own exit code is classified by {@link ProcessJobRunner}. The workspace is
+ * fails it transiently; a non-zero exit of the command is the suite's verdict and fails it permanently (except a
+ * container runtime's own code 125: the container could not be started, a transient failure of the host), as does
+ * its timeout. The workspace is
  * removed, and a container the job ran in with it, whatever the job came to.
  */
 public final class CiJobRunner implements JobRunner {
@@ -98,6 +100,10 @@ public final class CiJobRunner implements JobRunner {
           b.environment(k, v);
         }
       });
+      // A non-zero exit is the suite's verdict (a test failed): permanent, never run again. Only docker's and
+      // podman's own failure to start the container (125) is the host's problem, transient like a checkout.
+      b.permanentExitCodes(java.util.stream.IntStream.rangeClosed(1, 255)
+          .filter(code -> command.cleanup().isEmpty() || code != 125).toArray());
       Duration timeout = context.spec().timeout();
       if (!timeout.isZero()) {
         b.timeout(timeout).timeoutFailure(Failure.Kind.PERMANENT);

@@ -85,6 +85,10 @@ class CiJobRunnerTest {
     assertThat(jobs.get("fails").state()).isEqualTo(JobState.FAILED);
     assertThat(jobs.get("fails").failure()).get().extracting(f -> f.detail()).asString()
         .contains("exited with code 3");
+    // a failing suite is a verdict: failed on its first attempt, not retried
+    assertThat(jobs.get("fails").attempt()).isEqualTo(1);
+    assertThat(jobs.get("fails").failure()).get().extracting(f -> f.reason())
+        .isEqualTo(dev.cipolicy.queue.model.JobFailure.Reason.PERMANENT);
     assertThat(jobs.get("elsewhere").state()).isEqualTo(JobState.FAILED);
     assertThat(jobs.get("elsewhere").failure()).get().extracting(f -> f.detail()).asString()
         .contains("this host does not serve repository other/repo");

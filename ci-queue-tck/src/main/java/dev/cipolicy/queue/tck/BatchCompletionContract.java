@@ -82,9 +82,10 @@ abstract class BatchCompletionContract extends KitGroup {
     Lease completed = claims.get(3).lease();
     assertThat(two.complete(completed).status()).isEqualTo(LeaseStatus.OK);
     Lease other = claims.get(4).lease();
-    Lease unknown = new Lease(JobId.of(999_999), 1, 1, clock.instant().plus(LEASE), "c1");
-    Lease badToken = new Lease(wrong.jobId(), wrong.attempt(), wrong.token() + 1_000_003, wrong.expiresAt(),
-        wrong.collector());
+    Lease unknown = Lease.builder().jobId(JobId.of(999_999)).attempt(1).token(1)
+        .expiresAt(clock.instant().plus(LEASE)).collector("c1").build();
+    Lease badToken = Lease.builder().from(wrong).token(wrong.token() + 1_000_003).devices(java.util.List.of())
+        .build();
     clock.advance(Duration.ofSeconds(5));
     return List.of(live, expiring, flagged, badToken, completed, other, unknown);
   }

@@ -551,9 +551,9 @@ final class QueueModelCheck {
         lease = retired.get(cmd.a() % retired.size())[0];
       } else if (!held.isEmpty()) {
         Lease live = held.get(cmd.a() % held.size())[0];
-        lease = cmd.c() % 2 == 0 ? new Lease(live.jobId(), live.attempt(), live.token() + 1_000_003,
-            live.expiresAt(), live.collector())
-            : new Lease(live.jobId(), live.attempt() + 1, live.token(), live.expiresAt(), live.collector());
+        lease = cmd.c() % 2 == 0
+            ? Lease.builder().from(live).token(live.token() + 1_000_003).devices(List.of()).build()
+            : Lease.builder().from(live).attempt(live.attempt() + 1).devices(List.of()).build();
       } else {
         return;
       }

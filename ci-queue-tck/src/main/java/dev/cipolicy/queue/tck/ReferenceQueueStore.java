@@ -549,8 +549,8 @@ public final class ReferenceQueueStore implements QueueStore {
     touch(j, now);
     Lease held = j.lease().orElseThrow();
     if (result != null) {
-      results.put(j.id().value(), new JobResult(j.id(), j.requestId(), held.attempt(), held.collector(), now,
-          result));
+      results.put(j.id().value(), JobResult.builder().jobId(j.id()).requestId(j.requestId())
+          .attempt(held.attempt()).collector(held.collector()).storedAt(now).payload(result).build());
     }
     return new LeaseResult(LeaseStatus.OK, Optional.of(put(j.succeeded(now))));
   }

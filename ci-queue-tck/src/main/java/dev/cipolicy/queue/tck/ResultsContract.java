@@ -160,8 +160,8 @@ abstract class ResultsContract extends KitGroup {
     List<Claim> claims = queue.claim("c1", 2).claims();
     assertThat(claims).hasSize(2);
     Lease live = claims.get(0).lease();
-    Lease stale = new Lease(claims.get(1).lease().jobId(), claims.get(1).lease().attempt(),
-        claims.get(1).lease().token() + 7, claims.get(1).lease().expiresAt(), "c1");
+    Lease stale = Lease.builder().from(claims.get(1).lease()).token(claims.get(1).lease().token() + 7)
+        .collector("c1").devices(List.of()).build();
     List<LeaseResult> out = queue.completeAll(List.of(live, stale), List.of(text("first"), text("second")));
     assertThat(out).extracting(LeaseResult::status).containsExactly(LeaseStatus.OK, LeaseStatus.STALE_LEASE);
     assertThat(queue.result(live.jobId()).orElseThrow().payload().text()).isEqualTo("first");

@@ -486,8 +486,8 @@ public final class InMemoryQueueStore implements QueueStore {
       Lease ended = endLease(row, now);
       row.finish(row.job.succeeded(now));
       if (result != null) {
-        results.put(row.id, new JobResult(row.job.id(), row.job.requestId(), ended.attempt(), ended.collector(),
-            now, result));
+        results.put(row.id, JobResult.builder().jobId(row.job.id()).requestId(row.job.requestId())
+            .attempt(ended.attempt()).collector(ended.collector()).storedAt(now).payload(result).build());
       }
       return new LeaseResult(LeaseStatus.OK, Optional.of(row.job));
     });

@@ -169,7 +169,7 @@ public abstract class Job {
    * @return the lease
    */
   public Lease nextLease(long token, Instant expiresAt, String collector) {
-    return new Lease(id(), attempt() + 1, token, expiresAt, collector);
+    return nextLease(token, expiresAt, collector, java.util.List.of());
   }
 
   /**
@@ -182,7 +182,8 @@ public abstract class Job {
    * @return the lease
    */
   public Lease nextLease(long token, Instant expiresAt, String collector, java.util.List<Integer> devices) {
-    return new Lease(id(), attempt() + 1, token, expiresAt, collector, devices);
+    return Lease.builder().jobId(id()).attempt(attempt() + 1).token(token).expiresAt(expiresAt).collector(collector)
+        .devices(devices).build();
   }
 
   /**

@@ -1,52 +1,82 @@
 package dev.cipolicy.queue.model;
 
+import dev.cipolicy.api.value.ValueStyle;
 import dev.cipolicy.queue.model.Checks;
 import java.time.Instant;
 import java.util.List;
+import org.immutables.value.Value;
 
 /**
  * A collector's time-limited right to run one attempt of a job: the job, the attempt number, the fencing
  * token and the expiry. Heartbeat, complete, fail and release succeed only with the job's current attempt
  * and token while the lease is live; anything else is a stale lease and changes nothing.
  *
- * @param jobId the leased job
- * @param attempt the job's attempt this lease is for; every claim increments it
- * @param token the fencing token, unique among all leases a store ever issued
- * @param expiresAt the first instant at which the lease is no longer live
- * @param collector the collector holding the lease
- * @param devices the indices of the holder's GPU devices the job may use, ascending (the host sets
- *     {@code CUDA_VISIBLE_DEVICES} from them); empty for a job that needs none. No two live leases share a
- *     device of the same collector.
+ * <p>A store builds one ({@link #builder()}: job, attempt, token, expiry and collector required; no devices by
+ * default); a host only reads it.
  */
-public record Lease(JobId jobId, int attempt, long token, Instant expiresAt, String collector,
-    List<Integer> devices) {
+@Value.Immutable
+@ValueStyle
+public abstract class Lease {
 
-  /** Checks the components. */
-  public Lease {
-    Checks.present(jobId, "lease job id");
-    Checks.atLeast(attempt, 1, "lease attempt");
-    Checks.present(expiresAt, "lease expiry");
-    Checks.token(collector, "lease collector");
-    devices = List.copyOf(Checks.present(devices, "lease devices"));
+  /**
+   * The leased job.
+   *
+   * @return its id
+   */
+  public abstract JobId jobId();
+
+  /**
+   * The job's attempt this lease is for; every claim increments it.
+   *
+   * @return at least 1
+   */
+  public abstract int attempt();
+
+  /**
+   * The fencing token, unique among all leases a store ever issued.
+   *
+   * @return the token
+   */
+  public abstract long token();
+
+  /**
+   * The first instant at which the lease is no longer live.
+   *
+   * @return the expiry
+   */
+  public abstract Instant expiresAt();
+
+  /**
+   * The collector holding the lease.
+   *
+   * @return its name
+   */
+  public abstract String collector();
+
+  /**
+   * The indices of the holder's GPU devices the job may use, ascending (the host sets {@code CUDA_VISIBLE_DEVICES}
+   * from them); empty for a job that needs none. No two live leases share a device of the same collector.
+   *
+   * @return the device indices; empty by default
+   */
+  public abstract List<Integer> devices();
+
+  /**
+   * Checks the fields.
+   *
+   * @throws InvalidQueueInputException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    Checks.atLeast(attempt(), 1, "lease attempt");
+    Checks.token(collector(), "lease collector");
+    List<Integer> devices = devices();
     for (int i = 1; i < devices.size(); i++) {
       if (devices.get(i - 1) >= devices.get(i)) {
-        throw new InvalidQueueInputException("lease devices " + devices + " of job " + jobId.value()
+        throw new InvalidQueueInputException("lease devices " + devices + " of job " + jobId().value()
             + " are not ascending and distinct");
       }
     }
-  }
-
-  /**
-   * A lease on no device.
-   *
-   * @param jobId the leased job
-   * @param attempt the attempt
-   * @param token the fencing token
-   * @param expiresAt the expiry
-   * @param collector the holder
-   */
-  public Lease(JobId jobId, int attempt, long token, Instant expiresAt, String collector) {
-    this(jobId, attempt, token, expiresAt, collector, List.of());
   }
 
   /**
@@ -56,7 +86,7 @@ public record Lease(JobId jobId, int attempt, long token, Instant expiresAt, Str
    * @return true when {@code now} is before the expiry
    */
   public boolean isLiveAt(Instant now) {
-    return now.isBefore(expiresAt);
+    return now.isBefore(expiresAt());
   }
 
   /**
@@ -68,7 +98,7 @@ public record Lease(JobId jobId, int attempt, long token, Instant expiresAt, Str
    * @return true when all three match
    */
   public boolean fences(JobId jobId, int attempt, long token) {
-    return this.jobId.equals(jobId) && this.attempt == attempt && this.token == token;
+    return jobId().equals(jobId) && attempt() == attempt && token() == token;
   }
 
   /**
@@ -78,6 +108,21 @@ public record Lease(JobId jobId, int attempt, long token, Instant expiresAt, Str
    * @return the renewed lease
    */
   public Lease renewedUntil(Instant newExpiry) {
-    return new Lease(jobId, attempt, token, newExpiry, collector, devices);
+    return builder().from(this).expiresAt(newExpiry).build();
+  }
+
+  /**
+   * A builder.
+   *
+   * @return an empty builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link Lease}; {@link #build()} checks it. */
+  public static final class Builder extends ImmutableLease.Builder {
+    /** An empty builder. */
+    Builder() {}
   }
 }

@@ -82,12 +82,12 @@ class ValuesTest {
 
   @Test
   void leaseLivenessIsExclusiveOfTheExpiry() {
-    Lease lease = new Lease(JobId.of(1), 1, 5, T0, "c");
+    Lease lease = Lease.builder().jobId(JobId.of(1)).attempt(1).token(5).expiresAt(T0).collector("c").build();
     assertThat(lease.isLiveAt(T0.minusMillis(1))).isTrue();
     assertThat(lease.isLiveAt(T0)).isFalse();
     assertThat(lease.fences(JobId.of(1), 1, 5)).isTrue();
     assertThat(lease.fences(JobId.of(1), 2, 5)).isFalse();
-    assertThatThrownBy(() -> new Lease(JobId.of(1), 0, 5, T0, "c")).isInstanceOf(InvalidQueueInputException.class)
+    assertThatThrownBy(() -> Lease.builder().from(lease).attempt(0).build()).isInstanceOf(InvalidQueueInputException.class)
         .hasMessage("lease attempt is 0; expected at least 1");
   }
 }

@@ -51,6 +51,14 @@ final class Console {
     err.println(commandLine(name, properties, data));
   }
 
+  /**
+   * Prints one workflow command without properties on standard output, where it acts on the lines around it
+   * (such as {@code ::group::title} and {@code ::endgroup::}); the data is escaped as {@link #commandLine} does.
+   */
+  void outCommand(String name, String data) {
+    out.println(commandLine(name, Map.of(), data));
+  }
+
   /** Prints one plain line on standard output, made safe by {@link #plain}. */
   void line(String text) {
     out.println(plain(text));

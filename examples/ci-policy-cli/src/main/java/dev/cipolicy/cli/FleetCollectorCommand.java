@@ -5,7 +5,6 @@ import dev.cipolicy.api.InvalidInputException;
 import dev.cipolicy.api.policy.RunnerPool;
 import dev.cipolicy.core.load.LoadedPolicy;
 import dev.cipolicy.fleet.collector.CiJobRunner;
-import dev.cipolicy.fleet.host.HostDevices;
 import dev.cipolicy.fleet.workspace.GitWorkspaces;
 import dev.cipolicy.postgres.PostgresQueueOptions;
 import dev.cipolicy.postgres.PostgresQueueStore;
@@ -16,8 +15,6 @@ import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.worker.CollectorRuntime;
 import dev.cipolicy.queue.worker.Wakeups;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,7 +23,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -56,20 +52,8 @@ final class FleetCollectorCommand implements Callable<Integer> {
   @Option(names = "--pool", required = true, paramLabel = "POOL", description = "The runner pool this host serves.")
   private String pool = "";
 
-  @Option(names = "--name", paramLabel = "HOST", description = "The host's name in the queue (default: the"
-      + " machine's host name).")
-  private @Nullable String name;
-
-  @Option(names = "--devices", paramLabel = "LIST", description = "The GPUs, e.g. 0-7 or 0-3;4-7 (groups), instead"
-      + " of detecting them; 'none' for a host without GPUs.")
-  private @Nullable String devices;
-
-  @Option(names = "--gpu-tool", paramLabel = "TOOL", defaultValue = "auto", description = "How to detect the GPUs:"
-      + " nvidia-smi, rocm-smi, or auto (the first that answers) (default: ${DEFAULT-VALUE}).")
-  private String gpuTool = "auto";
-
-  @Option(names = "--groups", paramLabel = "LIST", description = "Groups of the detected GPUs, e.g. 0-3;4-7.")
-  private @Nullable String groups;
+  @Mixin
+  private FleetHostOptions hostOptions = new FleetHostOptions();
 
   @Option(names = "--remote", paramLabel = "REPO=URL", description = "Where this host fetches a repository from"
       + " (repeatable), e.g. acme/trainer=https://github.com/acme/trainer.git.")
@@ -108,13 +92,18 @@ final class FleetCollectorCommand implements Callable<Integer> {
       if (!pools.contains(pool)) {
         throw new InvalidInputException("pool '" + pool + "' is not in the policy's fleet; expected one of " + pools);
       }
-      String host = name != null ? name : InetAddress.getLocalHost().getHostName();
-      Devices inventory = inventory();
+      String host = hostOptions.name(cli.environment());
+      Devices inventory = hostOptions.inventory();
       Map<String, String> remoteMap = remoteMap();
       DataSource ds = store.dataSource(cli.environment());
       String schema = store.schema(cli.environment());
-      JobQueue queue = JobQueue.of(PostgresQueueStore.create(ds, schema), QueueSettings.builder()
+      JobQueue queue = JobQueue.of(PostgresQueueStore.create(ds, schema), QueueSettings.builder().noJobs(true)
           .leaseDuration(Duration.ofSeconds(leaseSeconds)).collectorTimeout(Duration.ofSeconds(leaseSeconds)).build());
+      // The policy is the fleet's one source of its shares: every collector sets them at start, so a changed
+      // policy takes effect when the collectors restart on it.
+      dev.cipolicy.queue.model.FleetShares shares = dev.cipolicy.queue.model.FleetShares.fromPolicy(
+          loaded.policy().fleetShares());
+      queue.setShares(shares);
       PostgresQueueWakeups wakeups = PostgresQueueWakeups.start(ds, PostgresQueueOptions.inSchema(schema));
       GitWorkspaces workspaces = new GitWorkspaces(cli.resolvePath(cacheDir), cli.resolvePath(workDir),
           GitWorkspaces.DEFAULT_TIMEOUT, "git");
@@ -128,7 +117,8 @@ final class FleetCollectorCommand implements Callable<Integer> {
               + r.failure().map(f -> " (" + f.detail() + ")").orElse("")))
           .start();
       cli.console().line("collector " + host + " serves pool " + pool + " with devices " + inventory.indices()
-          + (inventory.groups().isEmpty() ? "" : " in groups " + inventory.groups()));
+          + (inventory.groups().isEmpty() ? "" : " in groups " + inventory.groups())
+          + (shares.isEmpty() ? "" : "; the store enforces the policy's " + shares.shares().size() + " fleet shares"));
       runtime.registration().flatMap(FleetCollectorLines::registration).ifPresent(cli.console()::line);
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -148,48 +138,6 @@ final class FleetCollectorCommand implements Callable<Integer> {
       Thread.currentThread().interrupt();
       return CiPolicyCli.EXIT_ERROR;
     }
-  }
-
-  private Devices inventory() throws IOException, InterruptedException {
-    if (devices != null) {
-      return devices.equals("none") ? Devices.none() : HostDevices.parse(devices);
-    }
-    Devices found = switch (gpuTool) {
-      case "nvidia-smi" -> HostDevices.fromNvidiaSmi(query(HostDevices.NVIDIA_QUERY));
-      case "rocm-smi" -> HostDevices.fromRocmSmi(query(HostDevices.ROCM_QUERY));
-      case "auto" -> detect();
-      default -> throw new InvalidInputException("--gpu-tool '" + gpuTool + "' is not nvidia-smi, rocm-smi or auto");
-    };
-    return groups == null ? found : HostDevices.withGroups(found, groups);
-  }
-
-  private Devices detect() throws IOException, InterruptedException {
-    try {
-      return HostDevices.fromNvidiaSmi(query(HostDevices.NVIDIA_QUERY));
-    } catch (IOException e) {
-      try {
-        return HostDevices.fromRocmSmi(query(HostDevices.ROCM_QUERY));
-      } catch (IOException e2) {
-        throw new InvalidInputException("neither nvidia-smi nor rocm-smi can be run on this host; give --devices"
-            + " (e.g. 0-7, or none)");
-      }
-    }
-  }
-
-  /** The standard output of a vendor tool; an IOException when it cannot be started or fails. */
-  private static String query(List<String> command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    byte[] out = p.getInputStream().readNBytes(HostDevices.MAX_TEXT + 1);
-    if (!p.waitFor(30, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IOException(command.get(0) + " did not answer within 30 s");
-    }
-    String text = new String(out, StandardCharsets.UTF_8);
-    if (p.exitValue() != 0) {
-      throw new InvalidInputException(command.get(0) + " exited with code " + p.exitValue() + ": "
-          + text.strip().lines().reduce((a, b) -> b).orElse("(no output)"));
-    }
-    return text;
   }
 
   private Map<String, String> remoteMap() {

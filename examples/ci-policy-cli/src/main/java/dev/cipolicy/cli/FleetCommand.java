@@ -15,7 +15,8 @@ import picocli.CommandLine;
     name = "fleet",
     mixinStandardHelpOptions = true,
     description = "Runs CI jobs on a shared GPU fleet through the job queue.",
-    subcommands = {FleetCollectorCommand.class, FleetLogsCommand.class, FleetRetireCommand.class})
+    subcommands = {FleetSubmitCommand.class, FleetCancelCommand.class, FleetCollectorCommand.class, FleetLogsCommand.class,
+        FleetLeaseCommand.class, FleetRetireCommand.class})
 final class FleetCommand implements Runnable {
   @ParentCommand
   private @Nullable CiPolicyCli cli;

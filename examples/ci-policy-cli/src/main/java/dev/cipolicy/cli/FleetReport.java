@@ -53,6 +53,7 @@ final class FleetReport {
   /**
    * What the submitter knows of one followed job.
    *
+   * @param id the job's id in the store ({@code ci-policy fleet logs ID} prints its log)
    * @param name the job's name (a queue token: letters, digits, {@code ._-})
    * @param required whether its failure fails the step
    * @param host the host that runs or ran it; null while it waits
@@ -62,9 +63,10 @@ final class FleetReport {
    * @param outcome where it stands
    * @param error the failure's message; null when it did not fail
    * @param logTail the end of its log as stored; empty when none
-   * @param logLink where its whole log can be read; null when there is no such page
+   * @param logLink where its whole log can be read; null when there is no such page (the summary then names the
+   *     {@code fleet logs} command)
    */
-  record Job(String name, boolean required, @Nullable String host, List<Integer> devices,
+  record Job(long id, String name, boolean required, @Nullable String host, List<Integer> devices,
       @Nullable Duration waited, @Nullable Duration ran, Outcome outcome, @Nullable String error, String logTail,
       @Nullable String logLink) {
 
@@ -96,7 +98,7 @@ final class FleetReport {
    */
   static List<String> failureGroup(Job job) {
     List<String> lines = new ArrayList<>();
-    lines.add(Console.commandLine("group", java.util.Map.of(), job.name() + " (" + job.outcome().word() + "): log tail"));
+    lines.add(Console.commandLine("group", java.util.Map.of(), groupTitle(job)));
     List<String> tail = job.logTail().isEmpty() ? List.of() : List.of(job.logTail().split("\r?\n", -1));
     int from = Math.max(0, tail.size() - MAX_TAIL_LINES);
     if (from > 0) {
@@ -110,6 +112,11 @@ final class FleetReport {
     }
     lines.add("::endgroup::");
     return lines;
+  }
+
+  /** The title of a failed job's group: its name, outcome and "log tail". */
+  static String groupTitle(Job job) {
+    return job.name() + " (" + job.outcome().word() + "): log tail";
   }
 
   /** The step summary: a heading and one table row per job, in the order given. */
@@ -128,7 +135,7 @@ final class FleetReport {
           .append(" | ").append(j.ran() == null ? "-" : duration(j.ran()))
           .append(" | ").append(j.outcome().word())
           .append(j.error() == null ? "" : ": " + ResolveSummary.cell(j.error()))
-          .append(" | ").append(link(j.logLink()))
+          .append(" | ").append(link(j.id(), j.logLink()))
           .append(" |\n");
     }
     return sb.toString();
@@ -168,11 +175,11 @@ final class FleetReport {
     return s == null ? "-" : s;
   }
 
-  private static String link(@Nullable String url) {
+  private static String link(long id, @Nullable String url) {
     return Optional.ofNullable(url)
         .filter(u -> u.startsWith("https://") || u.startsWith("http://"))
         .map(u -> "[log](" + urlSafe(u) + ")")
-        .orElse("-");
+        .orElse("`ci-policy fleet logs " + id + "`");
   }
 
   /** A URL with every character outside the unreserved, reserved and {@code %} sets percent-encoded. */

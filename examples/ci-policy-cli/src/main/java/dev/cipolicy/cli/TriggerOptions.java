@@ -50,6 +50,11 @@ final class TriggerOptions {
   record Trigger(String event, TriggerResolution resolution, Optional<StageSelection> stages,
       boolean pullRequestEvent, boolean diffGiven) {}
 
+  /** The registrations flag, when given. */
+  Optional<String> registrations() {
+    return Optional.ofNullable(registrations);
+  }
+
   /** Reads the inputs, resolves the run and, with registrations, selects its stages. */
   Trigger resolve(CiPolicyCli c, LoadedPolicy loaded) {
     Map<String, String> env = c.environment();

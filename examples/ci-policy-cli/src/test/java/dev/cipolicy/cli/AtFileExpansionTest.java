@@ -63,8 +63,10 @@ class AtFileExpansionTest {
     assertThat(root.getSubcommands()).hasSize(11);
     Map<List<String>, CommandLine> commands = commands(root);
     assertThat(commands).containsKey(List.of("workflow", "simulate")).containsKey(List.of("fleet", "collector"))
-        .containsKey(List.of("fleet", "logs")).containsKey(List.of("fleet", "retire"));
-    assertThat(root.getSubcommands().get("fleet").getSubcommands()).containsOnlyKeys("collector", "logs", "retire");
+        .containsKey(List.of("fleet", "logs")).containsKey(List.of("fleet", "submit"))
+        .containsKey(List.of("fleet", "lease")).containsKey(List.of("fleet", "cancel"))
+        .containsKey(List.of("fleet", "retire"));
+    assertThat(commands.get(List.of("fleet")).getSubcommands()).hasSize(6);
     int checked = 0;
     for (Map.Entry<List<String>, CommandLine> sub : commands.entrySet()) {
       assertThat(sub.getValue().isExpandAtFiles()).as(sub.getKey().toString()).isFalse();

@@ -11,12 +11,12 @@ import org.junit.jupiter.api.Test;
 class FleetReportTest {
 
   private static Job ok(String name) {
-    return new Job(name, true, "h200-0", List.of(2, 3), Duration.ofSeconds(75), Duration.ofMinutes(62), Outcome.SUCCEEDED,
+    return new Job(7, name, true, "h200-0", List.of(2, 3), Duration.ofSeconds(75), Duration.ofMinutes(62), Outcome.SUCCEEDED,
         null, "", "https://fleet.example/jobs/7");
   }
 
   private static Job failed(String name, boolean required, String tail) {
-    return new Job(name, required, "b200-0", List.of(0, 1, 2, 3, 4, 5, 6, 7), Duration.ZERO, Duration.ofSeconds(9),
+    return new Job(7, name, required, "b200-0", List.of(0, 1, 2, 3, 4, 5, 6, 7), Duration.ZERO, Duration.ofSeconds(9),
         Outcome.FAILED, "exit code 1", tail, null);
   }
 
@@ -33,7 +33,7 @@ class FleetReportTest {
     assertThat(FleetReport.exitCode(List.of(ok("a"), ok("b")))).isZero();
     assertThat(FleetReport.exitCode(List.of(ok("a"), failed("b", false, "")))).isZero();
     assertThat(FleetReport.exitCode(List.of(ok("a"), failed("b", true, "")))).isEqualTo(FleetReport.EXIT_JOB_FAILED);
-    Job cancelled = new Job("c", true, null, List.of(), null, null, Outcome.CANCELLED, null, "", null);
+    Job cancelled = new Job(9, "c", true, null, List.of(), null, null, Outcome.CANCELLED, null, "", null);
     assertThat(FleetReport.exitCode(List.of(ok("a"), cancelled))).isEqualTo(FleetReport.EXIT_JOB_FAILED);
     assertThat(List.of(FleetReport.EXIT_SUCCEEDED, FleetReport.EXIT_JOB_FAILED, CiPolicyCli.EXIT_USAGE,
         FleetReport.EXIT_BAD_INPUT, FleetReport.EXIT_STORE_UNREACHABLE)).doesNotHaveDuplicates();
@@ -66,16 +66,16 @@ class FleetReportTest {
 
   @Test
   void summaryTableEscapesQueueText() {
-    Job hostile = new Job("x", true, "h|<script>", List.of(), null, null, Outcome.FAILED,
+    Job hostile = new Job(9, "x", true, "h|<script>", List.of(), null, null, Outcome.FAILED,
         "boom | `code` <img src=x onerror=alert(1)>\nsecond line", "", "javascript:alert(1)");
-    Job linked = new Job("y", false, "h", List.of(1), Duration.ofSeconds(3), Duration.ofSeconds(4), Outcome.SUCCEEDED,
+    Job linked = new Job(9, "y", false, "h", List.of(1), Duration.ofSeconds(3), Duration.ofSeconds(4), Outcome.SUCCEEDED,
         null, "", "https://fleet.example/jobs/9?a=b c)<x>");
     String md = FleetReport.summary("GPU jobs of run 42", List.of(hostile, linked));
     assertThat(md).startsWith("### GPU jobs of run 42\n\n1 of 2 jobs succeeded.\n\n| Job | Host | Devices |");
     assertThat(md).doesNotContain("<script>", "<img", "`code`", "javascript:", "\nsecond line");
     assertThat(md.lines().filter(l -> l.startsWith("| x ")).findFirst().orElseThrow())
         .isEqualTo("| x | h&#124;&lt;script&gt; | - | - | - | failed: boom &#124; &#96;code&#96; "
-            + "&lt;img src=x onerror=alert(1)&gt; second line | - |");
+            + "&lt;img src=x onerror=alert(1)&gt; second line | `ci-policy fleet logs 9` |");
     assertThat(md).contains("| y (optional) | h | 1 | 3s | 4s | succeeded | "
         + "[log](https://fleet.example/jobs/9?a=b%20c%29%3Cx%3E) |");
   }

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,9 @@ class WorkflowLintCommandTest {
   static final String BUGGY = "examples/workflows/model/buggy";
   static final String FIXED = "examples/workflows/model/fixed";
   static final String MILES = "examples/policies/miles.yaml";
+  static final String FLEET = "examples/workflows/fleet";
+  static final String FLEET_POLICY = "examples/policies/fleet.yaml";
+  static final String FLEET_REGISTRATIONS = "examples/registrations/fleet.yaml";
 
   @Test
   void theBuggySetFailsWithOneAnnotationPerFinding() {
@@ -39,6 +43,33 @@ class WorkflowLintCommandTest {
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.err()).isEmpty();
     assertThat(r.out()).isEqualTo("Linted 2 workflow(s) in examples/workflows/model/fixed: 0 error(s), 0 warning(s)\n");
+  }
+
+  @Test
+  void theFleetExampleWorkflowPassesAndItsGuardsAreWhatTheRulesCheck(@TempDir Path tmp) throws Exception {
+    Result r = run("workflow", "lint", "--workflows", FLEET, "--policy", FLEET_POLICY, "--registrations",
+        FLEET_REGISTRATIONS);
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out()).isEqualTo("Linted 1 workflow(s) in examples/workflows/fleet: 0 error(s), 0 warning(s)\n");
+    Result crons = run("check", "--policy", FLEET_POLICY, "--workflow", FLEET + "/gpu-tests.yml");
+    assertThat(crons.code()).as(crons.err()).isZero();
+    assertThat(crons.out()).contains("schedules 2 cron(s), each with a policy.");
+    // the rules read the guards: without them the same file fails
+    String text = Files.readString(CliTestSupport.REPO.resolve(FLEET).resolve("gpu-tests.yml"), StandardCharsets.UTF_8);
+    Map<String, String> broken = Map.of(
+        "closed-runs-nothing", text.replace(" && github.event.action != 'closed'", ""),
+        "skip-list-honoured", text.replace("'stage-b-2-gpu') }}", "'stage-b-2-gpu-x') }}"),
+        "stage-consumes-policy", text.replace("      CI_CADENCE: ${{ needs.policy.outputs.cadence }}\n", ""),
+        "suite-has-one-job", text.replace("  stage-c-4-gpu:\n", "  stage-c-4-gpus:\n"));
+    for (Map.Entry<String, String> b : broken.entrySet()) {
+      Path dir = Files.createDirectories(tmp.resolve(b.getKey()));
+      assertThat(b.getValue()).isNotEqualTo(text);
+      Files.writeString(dir.resolve("gpu-tests.yml"), b.getValue(), StandardCharsets.UTF_8);
+      Result f = run("workflow", "lint", "--workflows", dir.toString(), "--policy", FLEET_POLICY);
+      assertThat(f.code()).as(b.getKey()).isEqualTo(1);
+      assertThat(f.err()).as(b.getKey()).contains("title=" + b.getKey() + "::");
+    }
   }
 
   @Test
