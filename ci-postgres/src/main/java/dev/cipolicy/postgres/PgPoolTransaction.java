@@ -3,6 +3,7 @@ package dev.cipolicy.postgres;
 import static dev.cipolicy.postgres.PgValues.setInstant;
 
 import dev.cipolicy.queue.model.Claim;
+import dev.cipolicy.queue.model.Collector;
 import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.model.FleetShares;
 import dev.cipolicy.queue.model.Job;
@@ -94,7 +95,7 @@ final class PgPoolTransaction implements PoolTransaction {
   @Override
   public List<DevicePlacement.Host> hosts() {
     try {
-      Map<String, List<DevicePlacement.Holding>> holdings = holdings(ctx, c, tag);
+      Map<String, List<DevicePlacement.Holding>> holdings = holdings(ctx, c, tag, now);
       List<DevicePlacement.Host> hosts = new ArrayList<>();
       try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHosts)) {
         st.setString(1, tag);
@@ -105,7 +106,10 @@ final class PgPoolTransaction implements PoolTransaction {
                 && now.isBefore(Objects.requireNonNull(PgValues.instant(rs, 3)).plus(collectorTimeout));
             if (name.equals(claimer) || live) {
               Devices devices = QueueRows.devices(QueueRows.ints(rs.getArray(4)), QueueRows.ints(rs.getArray(5)));
-              hosts.add(new DevicePlacement.Host(name, devices, holdings.getOrDefault(name, List.of())));
+              java.sql.Array pending = rs.getArray(6);
+              Devices usable = Collector.usable(devices, pending == null ? Optional.empty()
+                  : Optional.of(QueueRows.devices(QueueRows.ints(pending), QueueRows.ints(rs.getArray(7)))));
+              hosts.add(new DevicePlacement.Host(name, usable, holdings.getOrDefault(name, List.of())));
             }
           }
         }
@@ -117,11 +121,12 @@ final class PgPoolTransaction implements PoolTransaction {
   }
 
   /** The live leases on the devices of a tag's collectors, by holder. */
-  private static Map<String, List<DevicePlacement.Holding>> holdings(QueueContext ctx, Connection c, String tag)
-      throws SQLException {
+  private static Map<String, List<DevicePlacement.Holding>> holdings(QueueContext ctx, Connection c, String tag,
+      Instant now) throws SQLException {
     Map<String, List<DevicePlacement.Holding>> holdings = new HashMap<>();
     try (PreparedStatement st = c.prepareStatement(ctx.sql.gpuHoldings)) {
-      st.setString(1, tag);
+      setInstant(st, 1, now);
+      st.setString(2, tag);
       try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
           holdings.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(new DevicePlacement.Holding(

@@ -38,6 +38,7 @@ import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
 import dev.cipolicy.queue.spi.RegisterResult;
+import dev.cipolicy.queue.spi.RetireResult;
 import dev.cipolicy.queue.spi.RequestScan;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
@@ -516,6 +517,11 @@ public final class PostgresQueueStore implements QueueStore {
   @Override
   public CollectorResult setCollectorActive(String name, boolean active) {
     return collectors.setActive(QueueNames.check(name, "collector name"), active);
+  }
+
+  @Override
+  public RetireResult retireCollector(String name) {
+    return collectors.retire(QueueNames.check(name, "collector name"));
   }
 
   @Override

@@ -84,10 +84,13 @@ final class QueueClaims {
   private ClaimResult claimFully(Connection c, ClaimCommand command) throws SQLException {
     String tag;
     boolean hasDevices;
+    boolean pending;
+    Instant now = ctx.now(c);
     try (PreparedStatement st = c.prepareStatement(ctx.sql.collectorTagAndActive)) {
-      st.setString(1, command.collector());
+      setInstant(st, 1, now);
+      st.setString(2, command.collector());
       try (ResultSet rs = st.executeQuery()) {
-        if (!rs.next()) {
+        if (!rs.next() || rs.getBoolean(5)) {
           return new ClaimResult(ClaimResult.Status.UNKNOWN_COLLECTOR, List.of());
         }
         tag = rs.getString(1);
@@ -96,9 +99,9 @@ final class QueueClaims {
           return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
         }
         hasDevices = rs.getBoolean(3);
+        pending = rs.getBoolean(4);
       }
     }
-    Instant now = ctx.now(c);
     boolean capped = !shares(c, tag).isEmpty();
     if (hasDevices || capped) {
       // GPU claims of one pool are serialized: each reads the whole pool to place and reserve. So are all
@@ -110,6 +113,9 @@ final class QueueClaims {
     }
     // An impossible expired row is skipped here; the site's expireLeases reports it.
     expiry.expire(c, tag, now, command.maxCrashRescues(), null, new ArrayList<>());
+    if (pending) {
+      hasDevices = collectors.takeAtClaim(c, command.collector(), now);
+    }
     if (capped) {
       return claimCapped(c, command, tag, now, hasDevices);
     }

@@ -49,7 +49,8 @@ final class QueueRows {
       + " l.cancel_requested, l.collector_tag, j.gpus, j.estimate_micros, l.devices, j.cadence,"
       + " j.timeout_micros, j.args";
   /** The collector columns {@link #collector} reads, in order. */
-  static final String COLLECTOR_COLS = "name, tag, active, registered_at, last_heartbeat_at, devices, device_groups";
+  static final String COLLECTOR_COLS = "name, tag, active, registered_at, last_heartbeat_at, devices, device_groups,"
+      + " pending_devices, pending_device_groups, retiring";
 
   private final String requests;
   private final String jobs;
@@ -254,8 +255,15 @@ final class QueueRows {
     List<Integer> groupOf = ints(rs.getArray(7));
     row.require(groupOf.isEmpty() || groupOf.size() == indices.size(), "device_groups", groupOf,
         "a group ordinal per device, or none");
+    java.sql.Array pendingArray = rs.getArray(8);
+    List<Integer> pendingIndices = ints(pendingArray);
+    List<Integer> pendingGroupOf = ints(rs.getArray(9));
+    row.require(pendingGroupOf.isEmpty() || pendingGroupOf.size() == pendingIndices.size(), "pending_device_groups",
+        pendingGroupOf, "a group ordinal per pending device, or none");
+    boolean retiring = rs.getBoolean(10);
     return row.build(() -> new Collector(checkedName, tag, active, registered, heartbeat,
-        devices(indices, groupOf)));
+        devices(indices, groupOf), pendingArray == null ? java.util.Optional.empty()
+        : java.util.Optional.of(devices(pendingIndices, pendingGroupOf)), retiring));
   }
 
   /** The devices of a collector row: indices and, when present, the group ordinal of each. */

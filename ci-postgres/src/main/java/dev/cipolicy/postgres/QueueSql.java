@@ -115,7 +115,10 @@ final class QueueSql {
 
   /** The claim's one-statement fast path ({@link #claimSql}). */
   final String claim;
-  /** A collector's tag and active flag. */
+  /**
+   * A collector's tag, active flag, whether it has devices taken, whether an inventory is pending, and whether it
+   * is gone (retired, holding no lease live at the bound instant).
+   */
   final String collectorTagAndActive;
   /** Locks the queued-jobs rows of a tag with affinity to the claimer (full path). */
   final String lockOwnQueued;
@@ -150,12 +153,26 @@ final class QueueSql {
   final String insertCollector;
   /** Flips a collector's active flag; counts 1 only when it changed. */
   final String setCollectorActive;
-  /** A collector by name. */
+  /** A collector by name, retired or not, locked for update. */
+  final String lockCollector;
+  /** A collector by name unless it retired and holds no lease live at the bound instant. */
   final String collectorByName;
-  /** Every collector. */
+  /** Every collector but those retired that hold no lease live at the bound instant. */
   final String allCollectors;
-  /** Lists a collector's advertised devices. */
+  /** Lists devices of a collector (those listed already stay). */
   final String insertCollectorDevices;
+  /** Unlists the devices of a collector outside a set that no lease row holds. */
+  final String unlistCollectorDevices;
+  /** Replaces a collector's inventory state: devices, groups, pending devices and groups. */
+  final String setCollectorInventory;
+  /** Registers a collector afresh over a retired one's row. */
+  final String replaceCollector;
+  /** Marks a collector retiring and inactive. */
+  final String retireCollector;
+  /** Whether a collector holds a lease live at the bound instant. */
+  final String holdsLiveLease;
+  /** The devices of a collector that leases live at the bound instant hold. */
+  final String liveHeldDevices;
   /** Serializes the GPU claims of one pool (a transaction-scoped advisory lock on its key). */
   final String lockGpuPool;
   /** The collectors of a tag that advertise devices. */
@@ -286,7 +303,9 @@ final class QueueSql {
 
     claim = claimSql();
     completeAndClaim = completeAndClaimSql();
-    collectorTagAndActive = "SELECT tag, active, cardinality(devices) > 0 FROM " + collectors + " WHERE name = ?";
+    String live = "EXISTS (SELECT 1 FROM " + leases + " l WHERE l.collector = c.name AND l.expires_at > ?)";
+    collectorTagAndActive = "SELECT tag, active, cardinality(devices) > 0, pending_devices IS NOT NULL,"
+        + " retiring AND NOT " + live + " FROM " + collectors + " c WHERE name = ?";
     lockOwnQueued = "SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ? AND q.affinity = ?"
         + " ORDER BY q.job_id LIMIT ? FOR UPDATE OF q SKIP LOCKED";
     lockOtherQueued = "SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ?"
@@ -309,12 +328,26 @@ final class QueueSql {
 
     insertCollector = "INSERT INTO " + collectors + " (name, tag, active, registered_at, last_heartbeat_at,"
         + " devices, device_groups) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING";
-    insertCollectorDevices = "INSERT INTO " + collectorDevices + " (collector, device) SELECT ?, unnest(?::int[])";
+    insertCollectorDevices = "INSERT INTO " + collectorDevices + " (collector, device) SELECT ?, unnest(?::int[])"
+        + " ON CONFLICT DO NOTHING";
+    unlistCollectorDevices = "DELETE FROM " + collectorDevices + " cd WHERE cd.collector = ? AND NOT (cd.device = ANY"
+        + " (?::int[])) AND NOT EXISTS (SELECT 1 FROM " + heldDevices + " h WHERE h.collector = cd.collector"
+        + " AND h.device = cd.device)";
+    setCollectorInventory = "UPDATE " + collectors + " SET devices = ?, device_groups = ?, pending_devices = ?,"
+        + " pending_device_groups = ? WHERE name = ?";
+    replaceCollector = "UPDATE " + collectors + " SET tag = ?, active = ?, registered_at = ?, last_heartbeat_at = ?,"
+        + " devices = ?, device_groups = ?, pending_devices = NULL, pending_device_groups = NULL, retiring = false"
+        + " WHERE name = ?";
+    retireCollector = "UPDATE " + collectors + " SET active = false, retiring = true WHERE name = ?";
+    holdsLiveLease = "SELECT EXISTS (SELECT 1 FROM " + leases + " WHERE collector = ? AND expires_at > ?)";
+    liveHeldDevices = "SELECT h.device FROM " + heldDevices + " h JOIN " + leases + " l ON l.job_id = h.job_id"
+        + " WHERE h.collector = ? AND l.expires_at > ?";
     lockGpuPool = "SELECT pg_advisory_xact_lock(hashtext(?))";
-    gpuHosts = "SELECT name, active, last_heartbeat_at, devices, device_groups FROM " + collectors
-        + " WHERE tag = ? AND cardinality(devices) > 0 ORDER BY name";
+    gpuHosts = "SELECT name, active, last_heartbeat_at, devices, device_groups, pending_devices,"
+        + " pending_device_groups FROM " + collectors + " WHERE tag = ? AND cardinality(devices) > 0 ORDER BY name";
     gpuHoldings = "SELECT h.collector, h.job_id, array_agg(h.device ORDER BY h.device), min(h.estimated_end)"
-        + " FROM " + heldDevices + " h JOIN " + collectors + " c ON c.name = h.collector WHERE c.tag = ?"
+        + " FROM " + heldDevices + " h JOIN " + collectors + " c ON c.name = h.collector JOIN " + leases
+        + " l ON l.job_id = h.job_id AND l.expires_at > ? WHERE c.tag = ?"
         + " GROUP BY h.collector, h.job_id ORDER BY h.collector, h.job_id";
     gpuCandidates = "SELECT g.n, q.job_id, q.estimate_micros FROM generate_series(1, ?) g(n) CROSS JOIN LATERAL"
         + " (SELECT q.job_id, q.estimate_micros FROM " + gpuQueued + " q JOIN " + jobs + " j ON j.id = q.job_id"
@@ -325,8 +358,10 @@ final class QueueSql {
     insertHeldDevices = "INSERT INTO " + heldDevices + " (collector, device, job_id, estimated_end)"
         + " SELECT ?, unnest(?::int[]), ?, ?";
     setCollectorActive = "UPDATE " + collectors + " SET active = ? WHERE name = ? AND active <> ?";
-    collectorByName = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " WHERE name = ?";
-    allCollectors = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors;
+    lockCollector = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " WHERE name = ? FOR UPDATE";
+    collectorByName = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " c WHERE name = ?"
+        + " AND (NOT retiring OR " + live + ")";
+    allCollectors = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " c WHERE NOT retiring OR " + live;
     String resultCols = "SELECT job_id, request_id, attempt, collector, stored_at, payload FROM " + results;
     insertResult = "INSERT INTO " + results + " (job_id, request_id, attempt, collector, stored_at, payload)"
         + " VALUES (?, ?, ?, ?, ?, ?)";

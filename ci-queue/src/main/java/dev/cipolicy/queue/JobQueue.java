@@ -42,6 +42,7 @@ import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.RegisterResult;
 import dev.cipolicy.queue.spi.RequestScan;
+import dev.cipolicy.queue.spi.RetireResult;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
@@ -412,7 +413,20 @@ public final class JobQueue {
   // ---------------------------------------------------------------------------------------------- collectors
 
   /**
-   * Registers a collector; the same name again is a reported no-op (refused if the tag differs).
+   * Retires a collector: it claims nothing more, its live leases run to their end, and it is gone once it holds
+   * none (see {@link QueueStore#retireCollector}).
+   *
+   * @param name the collector
+   * @return {@code RETIRED}, {@code RETIRING} (it still holds live leases) or {@code NOT_FOUND}
+   */
+  public RetireResult retireCollector(String name) {
+    return store.retireCollector(token(name, "collector name"));
+  }
+
+  /**
+   * Registers a collector without devices; the same name again is a reported no-op (refused if the tag
+   * differs), or changes its inventory to none (see {@link QueueStore#registerCollector(String, String, boolean,
+   * Devices)}).
    *
    * @param name its unique name
    * @param tag the tag of the jobs it runs
@@ -425,7 +439,8 @@ public final class JobQueue {
 
   /**
    * Registers a host: a collector that advertises devices and runs the GPU jobs of its pool; the same name
-   * with the same tag and devices again is a reported no-op.
+   * with the same tag and devices again is a reported no-op, and with other devices changes its inventory, at
+   * once or, while a live lease holds a removed device, once that lease ends ({@link RegisterResult.Status}).
    *
    * @param name its unique name
    * @param tag the pool of the jobs it runs

@@ -339,3 +339,16 @@ CREATE INDEX ${prefix}requests_open_ci_group ON ${schema}.${prefix}requests (ci_
 CREATE DOMAIN ${schema}.${prefix}job_args AS text
   CONSTRAINT job_args_size CHECK (octet_length(VALUE) <= 65536);
 ALTER TABLE ${schema}.${prefix}jobs ADD COLUMN args ${schema}.${prefix}job_args;
+
+-- ---- added after the squash: collector inventory and retirement ----------------------------------------------
+-- A collector registered again with another inventory while a live lease holds a device that inventory removes
+-- keeps its taken inventory (devices, device_groups) and records the new one as pending (pending_devices and
+-- pending_device_groups, as the other two; NULL when none); its next claim after that lease ends takes it.
+-- ${prefix}collector_devices lists the devices taken and those still held by a lease row. retiring: retired while
+-- it held live leases; the row stays, inactive, and is left out of every read once it holds none; registering the
+-- name again replaces it.
+ALTER TABLE ${schema}.${prefix}collectors ADD COLUMN pending_devices integer[],
+  ADD COLUMN pending_device_groups integer[],
+  ADD COLUMN retiring boolean NOT NULL DEFAULT false,
+  ADD CONSTRAINT collector_pending_complete CHECK ((pending_devices IS NULL) = (pending_device_groups IS NULL)),
+  ADD CONSTRAINT collector_retiring_inactive CHECK (NOT (retiring AND active));

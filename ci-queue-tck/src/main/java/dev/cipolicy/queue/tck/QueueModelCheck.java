@@ -63,7 +63,8 @@ import org.quicktheories.core.Gen;
 /**
  * The model-based test of a store: QuickTheories generates command lists (submit, a CI run submission that may
  * attach, supersede or be superseded, attach, tick from one of three sites, claim from one of four collectors, heartbeat, complete, fail, release, a stale update, a
- * crash, cancel, clock advances, collector heartbeats and (de)activation, purge), runs each command through real
+ * crash, cancel, clock advances, collector heartbeats and (de)activation, a collector registering again with
+ * another inventory, retiring a collector, purge), runs each command through real
  * engines on the store under test and on {@link ReferenceQueueStore}, and after every step compares the
  * results, the whole state, the history (read in pages of two) and the parents both stores know, and checks
  * the invariants and the order. On failure QuickTheories shrinks the list and reports the seed.
@@ -74,7 +75,7 @@ final class QueueModelCheck {
   enum Op {
     SUBMIT(10), ATTACH(4), TICK(14), START_STALE_VIEW(3), CLAIM(18), HEARTBEAT(5), COMPLETE(20), FAIL(6),
     RELEASE(2), STALE(5), CRASH(3), CANCEL(2), ADVANCE(6), COLLECTOR_HEARTBEAT(2), TOGGLE_ACTIVE(1),
-    COMPLETE_ALL(6), PURGE(4), START_GPU(5), SUBMIT_CI(5);
+    COMPLETE_ALL(6), PURGE(4), START_GPU(5), SUBMIT_CI(5), REREGISTER(8), RETIRE(2);
 
     final int weight;
 
@@ -320,9 +321,29 @@ final class QueueModelCheck {
         }
         case TOGGLE_ACTIVE -> {
           String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
-          boolean active = real.collector(collector).orElseThrow().active();
+          boolean active = real.collector(collector).map(Collector::active).orElse(false);
           assertThat(active ? r.deactivate(collector) : r.activate(collector)).as(at(cmd))
               .isEqualTo(active ? m.deactivate(collector) : m.activate(collector));
+        }
+        case REREGISTER -> {
+          // A host registering again at start with the inventory it detects: its own, fewer devices, more, the
+          // same regrouped, none; now and then under another tag (refused unless it retired).
+          int i = cmd.a() % COLLECTORS.length;
+          String tag = cmd.c() % 7 == 0 ? "z" : TAGS[i];
+          Devices devices = switch (cmd.b() % 6) {
+            case 0 -> DEVICES[i];
+            case 1 -> Devices.count(2);
+            case 2 -> Devices.grouped(List.of(List.of(0, 1), List.of(2, 3), List.of(4, 5)));
+            case 3 -> Devices.grouped(List.of(List.of(1, 2), List.of(3)));
+            case 4 -> Devices.grouped(List.of(List.of(0), List.of(1), List.of(2), List.of(3)));
+            default -> Devices.none();
+          };
+          assertThat(real.registerCollector(COLLECTORS[i], tag, true, devices)).as(at(cmd))
+              .isEqualTo(model.registerCollector(COLLECTORS[i], tag, true, devices));
+        }
+        case RETIRE -> {
+          String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
+          assertThat(r.retireCollector(collector)).as(at(cmd)).isEqualTo(m.retireCollector(collector));
         }
       }
     }
@@ -610,8 +631,12 @@ final class QueueModelCheck {
           Lease lease = job.lease().orElseThrow();
           String key = key(job, this::mapped);
           assertThat(lease.devices()).as("devices of %s after %s", key, where).hasSize(job.spec().gpus());
-          assertThat(real.collector(lease.collector()).orElseThrow().devices().indices())
-              .as("devices of %s are its holder's, after %s", key, where).containsAll(lease.devices());
+          if (lease.isLiveAt(now)) {
+            // A live lease keeps its holder listed, and its devices in the inventory taken (a pending inventory
+            // that removes one is not taken while it holds it).
+            assertThat(real.collector(lease.collector()).orElseThrow().devices().indices())
+                .as("devices of %s are its holder's, after %s", key, where).containsAll(lease.devices());
+          }
           for (int d : lease.devices()) {
             String previous = devicesHeld.put(lease.collector() + "/" + d, key);
             assertThat(previous).as("device %s of %s held by %s and %s after %s", d, lease.collector(), previous,

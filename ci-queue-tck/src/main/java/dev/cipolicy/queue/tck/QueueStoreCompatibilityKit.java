@@ -373,6 +373,15 @@ public abstract class QueueStoreCompatibilityKit {
     }
   }
 
+  /** A host's inventory changing, and retiring collectors. */
+  @Nested
+  @DisplayName("Inventory and retirement")
+  class Inventory extends InventoryContract {
+    Inventory() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
   /** Completing several leases in one call: per-item results, each as completing it alone would give. */
   @Nested
   @DisplayName("Batch completion")

@@ -37,7 +37,9 @@ import dev.cipolicy.queue.spi.Backfill;
 import dev.cipolicy.queue.spi.CancelResult;
 import dev.cipolicy.queue.spi.ClaimCommand;
 import dev.cipolicy.queue.spi.ClaimResult;
+import dev.cipolicy.queue.spi.CollectorRegistration;
 import dev.cipolicy.queue.spi.CollectorResult;
+import dev.cipolicy.queue.spi.RetireResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.HistoryPage;
@@ -57,6 +59,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -339,23 +342,26 @@ public final class ReferenceQueueStore implements QueueStore {
 
   @Override
   public synchronized ClaimResult claim(ClaimCommand command) {
-    Collector me = collectors.get(command.collector());
-    if (me == null) {
+    Instant now = now();
+    Collector found = listed(command.collector(), now);
+    if (found == null) {
       return new ClaimResult(ClaimResult.Status.UNKNOWN_COLLECTOR, List.of());
     }
-    if (!me.active()) {
+    if (!found.active()) {
       return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
     }
-    Instant now = now();
-    collectors.put(me.name(), me.heartbeatAt(now));
+    collectors.put(found.name(), found.heartbeatAt(now));
     for (Job j : new ArrayList<>(jobs.values())) {
-      if (j.spec().collectorTag().equals(me.tag())) {
+      if (j.spec().collectorTag().equals(found.tag())) {
         expire(j, now, command.maxCrashRescues());
       }
     }
+    CollectorRegistration.takeAtClaim(found.heartbeatAt(now), liveHeld(found.name(), now))
+        .ifPresent(c -> collectors.put(c.name(), c));
+    Collector me = Objects.requireNonNull(collectors.get(found.name()));
     List<Claim> claims = new ArrayList<>();
     Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
-    while (!me.devices().isEmpty()) {
+    while (!me.usableDevices().isEmpty()) {
       // Everything is read again from all the jobs before each placement (the naive way); the pool keeps the
       // reservation computed last.
       List<DevicePlacement.Host> hosts = hosts(me.tag(), me.name(), now, command.collectorTimeout());
@@ -483,12 +489,12 @@ public final class ReferenceQueueStore implements QueueStore {
       List<DevicePlacement.Holding> holdings = new ArrayList<>();
       for (Job j : jobs.values()) {
         if (j.state() == JobState.LEASED && j.lease().orElseThrow().collector().equals(c.name())
-            && j.spec().gpus() > 0) {
+            && j.spec().gpus() > 0 && j.lease().get().isLiveAt(now)) {
           holdings.add(new DevicePlacement.Holding(j.id(), j.lease().get().devices(),
               estimatedEnds.getOrDefault(j.id().value(), now)));
         }
       }
-      out.add(new DevicePlacement.Host(c.name(), c.devices(), holdings));
+      out.add(new DevicePlacement.Host(c.name(), c.usableDevices(), holdings));
     }
     return out;
   }
@@ -692,20 +698,29 @@ public final class ReferenceQueueStore implements QueueStore {
     QueueNames.check(tag, "collector tag");
     Instant now = now();
     Collector existing = collectors.get(name);
-    if (existing != null) {
-      return new RegisterResult(existing.tag().equals(tag) ? RegisterResult.Status.ALREADY_REGISTERED
-          : RegisterResult.Status.NAME_TAKEN, existing);
+    CollectorRegistration.Decision d = CollectorRegistration.register(existing, name, tag, active, devices, now,
+        holdsLiveLease(name, now), liveHeld(name, now));
+    d.next().ifPresent(c -> collectors.put(name, c));
+    return new RegisterResult(d.status(), Objects.requireNonNull(collectors.get(name)));
+  }
+
+  @Override
+  public synchronized RetireResult retireCollector(String name) {
+    QueueNames.check(name, "collector name");
+    Instant now = now();
+    Collector c = collectors.get(name);
+    RetireResult result = CollectorRegistration.retire(c, holdsLiveLease(name, now));
+    if (c != null && result.status() != RetireResult.Status.NOT_FOUND) {
+      collectors.put(name, c.asRetiring());
     }
-    Collector c = new Collector(name, tag, active, now, now, devices);
-    collectors.put(name, c);
-    return new RegisterResult(RegisterResult.Status.REGISTERED, c);
+    return result;
   }
 
   @Override
   public synchronized CollectorResult collectorHeartbeat(String name) {
     QueueNames.check(name, "collector name");
     Instant now = now();
-    Collector c = collectors.get(name);
+    Collector c = listed(name, now);
     if (c == null) {
       return new CollectorResult(CollectorResult.Status.NOT_FOUND, Optional.empty());
     }
@@ -716,9 +731,12 @@ public final class ReferenceQueueStore implements QueueStore {
   @Override
   public synchronized CollectorResult setCollectorActive(String name, boolean active) {
     QueueNames.check(name, "collector name");
-    Collector c = collectors.get(name);
+    Collector c = listed(name, now());
     if (c == null) {
       return new CollectorResult(CollectorResult.Status.NOT_FOUND, Optional.empty());
+    }
+    if (c.retiring()) {
+      return new CollectorResult(CollectorResult.Status.RETIRING, Optional.of(c));
     }
     if (c.active() == active) {
       return new CollectorResult(CollectorResult.Status.UNCHANGED, Optional.of(c));
@@ -730,12 +748,42 @@ public final class ReferenceQueueStore implements QueueStore {
   @Override
   public synchronized Optional<Collector> collector(String name) {
     QueueNames.check(name, "collector name");
-    return Optional.ofNullable(collectors.get(name));
+    return Optional.ofNullable(listed(name, now()));
   }
 
   @Override
   public synchronized List<Collector> collectors() {
-    return List.copyOf(collectors.values());
+    Instant now = now();
+    return collectors.keySet().stream().map(n -> listed(n, now)).filter(Objects::nonNull).toList();
+  }
+
+  /** The collector with this name unless it retired and holds no live lease, or null. */
+  private @Nullable Collector listed(String name, Instant now) {
+    Collector c = collectors.get(name);
+    return c == null || !CollectorRegistration.listed(c, holdsLiveLease(name, now)) ? null : c;
+  }
+
+  /** Whether some job's live lease is held by the collector. */
+  private boolean holdsLiveLease(String name, Instant now) {
+    for (Job j : jobs.values()) {
+      if (j.state() == JobState.LEASED && j.lease().orElseThrow().collector().equals(name)
+          && j.lease().get().isLiveAt(now)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The devices of the collector that live leases hold. */
+  private Set<Integer> liveHeld(String name, Instant now) {
+    Set<Integer> held = new java.util.TreeSet<>();
+    for (Job j : jobs.values()) {
+      if (j.state() == JobState.LEASED && j.lease().orElseThrow().collector().equals(name)
+          && j.lease().get().isLiveAt(now)) {
+        held.addAll(j.lease().get().devices());
+      }
+    }
+    return held;
   }
 
   @Override

@@ -118,6 +118,8 @@ public final class CollectorRuntime implements AutoCloseable {
   private final Thread claimThread;
   private final Thread heartbeatThread;
   private final CountDownLatch ended = new CountDownLatch(1);
+  /** What registering at start did; null when the builder was told not to register. */
+  private volatile @Nullable RegisterResult registration;
 
   private CollectorRuntime(Builder b, JobRunner runner) {
     this.queue = b.queue;
@@ -237,6 +239,20 @@ public final class CollectorRuntime implements AutoCloseable {
    */
   public boolean isClaiming() {
     return !stopping;
+  }
+
+  /**
+   * What registering the host at start did: {@code REGISTERED}; {@code ALREADY_REGISTERED} (the store had this
+   * inventory); {@code INVENTORY_UPDATED} (the store took the inventory given, which differs from the one it had);
+   * or {@code INVENTORY_PENDING}, which is not an error: a live lease still holds a device that the inventory
+   * given removes, so the store places no new lease on a removed device, uses no added one, and takes the
+   * inventory at this collector's first claim after that lease ends ({@link RegisterResult.Status}). A name taken
+   * by another pool, or a collector being retired, fails {@link Builder#start()} instead.
+   *
+   * @return the registration, or empty when the builder was told not to register
+   */
+  public Optional<RegisterResult> registration() {
+    return Optional.ofNullable(registration);
   }
 
   /** Shuts down with the builder's grace period; see {@link #close(Duration)}. */
@@ -394,8 +410,14 @@ public final class CollectorRuntime implements AutoCloseable {
       RegisterResult result = queue.registerHost(name, tag, devices);
       if (result.status() == RegisterResult.Status.NAME_TAKEN) {
         throw new InvalidQueueInputException("collector name " + name + " is taken by a collector of tag "
-            + result.collector().tag() + "; expected tag " + tag + " or another name");
+            + result.collector().tag() + "; expected tag " + tag + " or another name (or retire it first)");
       }
+      if (result.status() == RegisterResult.Status.RETIRING) {
+        throw new InvalidQueueInputException("collector " + name + " is being retired and still holds a live"
+            + " lease; expected it to start again once its leases end (at most one lease duration, "
+            + queue.settings().leaseDuration().toSeconds() + " s)");
+      }
+      registration = result;
     }
     heartbeatThread.start();
     claimThread.start();
@@ -1011,7 +1033,8 @@ public final class CollectorRuntime implements AutoCloseable {
      *
      * @return the running collector; close it to stop
      * @throws InvalidQueueInputException when the name, tag or runner is missing, the heartbeat interval is
-     *     not shorter than the lease, or the name is registered with another tag
+     *     not shorter than the lease, the name is registered with another tag, or its collector is being retired
+     *     and still holds a live lease ({@link CollectorRuntime#registration()} tells the other outcomes)
      * @throws QueueStoreException when the store cannot be reached to register
      */
     public CollectorRuntime start() {

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cipolicy.queue.CollectorStatus;
 import dev.cipolicy.queue.JobQueue;
+import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.model.Failure;
 import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Job;
@@ -17,6 +18,8 @@ import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.JobState;
 import dev.cipolicy.queue.model.RequestId;
 import dev.cipolicy.queue.model.ResultPayload;
+import dev.cipolicy.queue.spi.RegisterResult;
+import dev.cipolicy.queue.spi.RetireResult;
 import dev.cipolicy.queue.tck.SettableClock;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -363,5 +366,38 @@ class CollectorTest {
     queue.registerCollector("taken", "other", true);
     assertThatThrownBy(() -> CollectorRuntime.builder(queue).name("taken").tag(TAG).runner(ctx -> JobOutcome.success())
         .start()).isInstanceOf(InvalidQueueInputException.class).hasMessageContaining("is taken");
+  }
+
+  @Test
+  void reportsWhatRegisteringTheDetectedInventoryDid() {
+    JobQueue queue = queue(Clock.systemUTC(), Duration.ofSeconds(30), Duration.ofSeconds(30),
+        JobSpec.required("g", TAG).withGpus(1, Duration.ofMinutes(1)));
+    started(queue, "s1");
+    // The host held device 0 for a job when it restarted and found only device 1.
+    assertThat(queue.registerHost("h", TAG, Devices.count(2)).status()).isEqualTo(RegisterResult.Status.REGISTERED);
+    assertThat(queue.claim("h", 1).claims()).extracting(c -> c.lease().devices()).containsExactly(List.of(0));
+    Devices found = new Devices(List.of(1), List.of());
+    try (CollectorRuntime collector = CollectorRuntime.builder(queue).name("h").tag(TAG).devices(found)
+        .claimInterval(Duration.ofHours(1)).runner(ctx -> JobOutcome.success()).start()) {
+      assertThat(collector.registration().orElseThrow().status()).isEqualTo(RegisterResult.Status.INVENTORY_PENDING);
+      assertThat(collector.registration().orElseThrow().collector().pendingDevices()).contains(found);
+    }
+    try (CollectorRuntime collector = CollectorRuntime.builder(queue).name("h").tag(TAG).devices(found)
+        .claimInterval(Duration.ofHours(1)).register(false).runner(ctx -> JobOutcome.success()).start()) {
+      assertThat(collector.registration()).isEmpty();
+    }
+    try (CollectorRuntime collector = CollectorRuntime.builder(queue).name("h2").tag(TAG).devices(found)
+        .claimInterval(Duration.ofHours(1)).runner(ctx -> JobOutcome.success()).start()) {
+      assertThat(collector.registration().orElseThrow().status()).isEqualTo(RegisterResult.Status.REGISTERED);
+    }
+    try (CollectorRuntime collector = CollectorRuntime.builder(queue).name("h2").tag(TAG).devices(Devices.count(2))
+        .claimInterval(Duration.ofHours(1)).runner(ctx -> JobOutcome.success()).start()) {
+      assertThat(collector.registration().orElseThrow().status()).isEqualTo(RegisterResult.Status.INVENTORY_UPDATED);
+    }
+    assertThat(queue.retireCollector("h").status()).isEqualTo(RetireResult.Status.RETIRING);
+    assertThatThrownBy(() -> CollectorRuntime.builder(queue).name("h").tag(TAG).devices(found)
+        .runner(ctx -> JobOutcome.success()).start()).isInstanceOf(InvalidQueueInputException.class)
+        .hasMessage("collector h is being retired and still holds a live lease; expected it to start again once its"
+            + " leases end (at most one lease duration, 30 s)");
   }
 }

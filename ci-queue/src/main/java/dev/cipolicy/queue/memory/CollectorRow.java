@@ -4,22 +4,32 @@ import dev.cipolicy.queue.model.Collector;
 import dev.cipolicy.queue.model.Devices;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /** The in-memory row of one collector, mutable so that the frequent heartbeats allocate nothing. */
 final class CollectorRow {
   final String name;
   final String tag;
   final Instant registeredAt;
-  final Devices devices;
-  /** The live leases on its devices, by job id. */
+  /** The inventory taken. */
+  Devices devices;
+  /** The inventory registered but not taken yet, if any. */
+  Optional<Devices> pending = Optional.empty();
+  /** What claims may place on: {@link Collector#usableDevices()}. */
+  Devices usable;
+  /** The live leases on its devices, by job id (an expired one stays until it is processed). */
   final TreeMap<Long, JobRow> holdings = new TreeMap<>();
   boolean active;
+  boolean retiring;
   Instant lastHeartbeatAt;
 
   CollectorRow(String name, String tag, boolean active, Instant now, Devices devices) {
     this.name = name;
     this.devices = devices;
+    this.usable = devices;
     this.tag = tag;
     this.active = active;
     this.registeredAt = now;
@@ -36,7 +46,27 @@ final class CollectorRow {
     return active && now.isBefore(lastHeartbeatAt.plus(timeout));
   }
 
+  /** The devices its leases that are live at {@code now} hold. */
+  Set<Integer> liveHeld(Instant now) {
+    Set<Integer> held = new TreeSet<>();
+    for (JobRow row : holdings.values()) {
+      if (row.leaseExpiry.isAfter(now)) {
+        held.addAll(row.job.lease().orElseThrow().devices());
+      }
+    }
+    return held;
+  }
+
+  /** Takes the inventory state, active flag and retiring mark of {@code next} (same name, tag, registration). */
+  void set(Collector next) {
+    devices = next.devices();
+    pending = next.pendingDevices();
+    usable = next.usableDevices();
+    active = next.active();
+    retiring = next.retiring();
+  }
+
   Collector toCollector() {
-    return new Collector(name, tag, active, registeredAt, lastHeartbeatAt, devices);
+    return new Collector(name, tag, active, registeredAt, lastHeartbeatAt, devices, pending, retiring);
   }
 }

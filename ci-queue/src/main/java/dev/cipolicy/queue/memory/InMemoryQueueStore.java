@@ -45,6 +45,7 @@ import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.RegisterResult;
+import dev.cipolicy.queue.spi.RetireResult;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
@@ -81,7 +82,7 @@ public final class InMemoryQueueStore implements QueueStore {
   /** Job rows by id: job {@code i} is at index {@code i - 1} (this store's ids are dense). */
   private final ArrayList<JobRow> jobs = new ArrayList<>();
   private final Map<String, Pool> pools = new HashMap<>();
-  private final Collectors collectors = new Collectors();
+  private final Collectors collectors = new Collectors(pools);
 
   /** The results by job id. */
   private final Map<Long, JobResult> results = new HashMap<>();
@@ -396,22 +397,23 @@ public final class InMemoryQueueStore implements QueueStore {
   @Override
   public ClaimResult claim(ClaimCommand command) {
     synchronized (lock) {
-      CollectorRow collector = collectors.get(command.collector());
+      Instant now = now();
+      CollectorRow collector = collectors.get(command.collector(), now);
       if (collector == null) {
         return new ClaimResult(ClaimResult.Status.UNKNOWN_COLLECTOR, List.of());
       }
       if (!collector.active) {
         return new ClaimResult(ClaimResult.Status.INACTIVE_COLLECTOR, List.of());
       }
-      Instant now = now();
       collector.heartbeat(now);
-      Pool pool = pools.get(collector.tag);
+      Pool pool = pools.get(collector.tag); // a collector with devices has its pool from its registration on
       if (pool == null) {
         return new ClaimResult(ClaimResult.Status.OK, List.of());
       }
       pool.expire(now, command.maxCrashRescues(), null);
+      collectors.takeAtClaim(collector, now);
       Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
-      boolean gpu = !collector.devices.isEmpty() && !pool.gpuQueues.isEmpty();
+      boolean gpu = !collector.usable.isEmpty() && !pool.gpuQueues.isEmpty();
       boolean capped = shares.covers(collector.tag);
       List<Claim> claims = new ArrayList<>(Math.min(command.limit(), 16));
       if (gpu || capped) {
@@ -587,7 +589,7 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   private void holderHeartbeat(Lease lease, Instant now) {
-    CollectorRow holder = collectors.get(lease.collector());
+    CollectorRow holder = collectors.row(lease.collector());
     if (holder != null) {
       holder.heartbeat(now);
     }
@@ -674,7 +676,7 @@ public final class InMemoryQueueStore implements QueueStore {
     QueueNames.check(name, "collector name");
     QueueNames.check(tag, "collector tag");
     synchronized (lock) {
-      return collectors.register(name, tag, active, devices, now(), t -> pools.computeIfAbsent(t, Pool::new));
+      return collectors.register(name, tag, active, devices, now());
     }
   }
 
@@ -690,7 +692,15 @@ public final class InMemoryQueueStore implements QueueStore {
   public CollectorResult setCollectorActive(String name, boolean active) {
     QueueNames.check(name, "collector name");
     synchronized (lock) {
-      return collectors.setActive(name, active);
+      return collectors.setActive(name, active, now());
+    }
+  }
+
+  @Override
+  public RetireResult retireCollector(String name) {
+    QueueNames.check(name, "collector name");
+    synchronized (lock) {
+      return collectors.retire(name, now());
     }
   }
 
@@ -698,14 +708,14 @@ public final class InMemoryQueueStore implements QueueStore {
   public Optional<Collector> collector(String name) {
     QueueNames.check(name, "collector name");
     synchronized (lock) {
-      return collectors.collector(name);
+      return collectors.collector(name, now());
     }
   }
 
   @Override
   public List<Collector> collectors() {
     synchronized (lock) {
-      return collectors.all();
+      return collectors.all(now());
     }
   }
 

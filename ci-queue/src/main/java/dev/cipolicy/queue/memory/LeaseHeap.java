@@ -39,6 +39,17 @@ final class LeaseHeap {
     }
   }
 
+  /** Whether a lease of the heap that is live at {@code now} is held by the collector. */
+  boolean anyLiveHeldBy(String collector, java.time.Instant now) {
+    for (int i = 0; i < size; i++) {
+      JobRow row = rows[i];
+      if (row.leaseExpiry.isAfter(now) && row.job.lease().orElseThrow().collector().equals(collector)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Restores the heap order after the row's expiry changed. */
   void update(JobRow row) {
     int i = row.heapIndex;

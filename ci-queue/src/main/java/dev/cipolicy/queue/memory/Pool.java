@@ -47,17 +47,19 @@ final class Pool {
     ledger = new ShareLedger(tag);
   }
 
-  /** The live hosts of the pool (the claimer always among them) with their holdings. */
+  /** The live hosts of the pool (the claimer always among them) with their usable devices and live holdings. */
   List<DevicePlacement.Host> hosts(@Nullable CollectorRow claimer, Instant now, Duration timeout) {
     List<DevicePlacement.Host> out = new ArrayList<>(hosts.size());
     for (CollectorRow host : hosts.values()) {
       if (host == claimer || host.isLiveAt(now, timeout)) {
         List<DevicePlacement.Holding> holdings = new ArrayList<>(host.holdings.size());
         for (JobRow held : host.holdings.values()) {
-          holdings.add(new DevicePlacement.Holding(held.job.id(), held.job.lease().orElseThrow().devices(),
-              held.estimatedEnd));
+          if (held.leaseExpiry.isAfter(now)) {
+            holdings.add(new DevicePlacement.Holding(held.job.id(), held.job.lease().orElseThrow().devices(),
+                held.estimatedEnd));
+          }
         }
-        out.add(new DevicePlacement.Host(host.name, host.devices, holdings));
+        out.add(new DevicePlacement.Host(host.name, host.usable, holdings));
       }
     }
     return out;

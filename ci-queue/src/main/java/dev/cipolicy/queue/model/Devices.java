@@ -126,6 +126,54 @@ public record Devices(List<Integer> indices, List<List<Integer>> groups) {
   }
 
   /**
+   * The devices of this inventory that {@code other} also has, grouped as in this one (a group left with no
+   * device is dropped).
+   *
+   * @param other another inventory
+   * @return the common devices
+   */
+  public Devices keepOnly(Devices other) {
+    Checks.present(other, "devices");
+    List<Integer> kept = new ArrayList<>();
+    for (Integer d : indices) {
+      if (other.indices.contains(d)) {
+        kept.add(d);
+      }
+    }
+    List<List<Integer>> keptGroups = new ArrayList<>();
+    for (List<Integer> g : groups) {
+      List<Integer> k = new ArrayList<>();
+      for (Integer d : g) {
+        if (other.indices.contains(d)) {
+          k.add(d);
+        }
+      }
+      if (!k.isEmpty()) {
+        keptGroups.add(k);
+      }
+    }
+    return new Devices(kept, keptGroups);
+  }
+
+  /**
+   * The devices of this inventory that {@code next} does not have: what registering {@code next} instead would
+   * remove.
+   *
+   * @param next the inventory that would replace this one
+   * @return the removed indices, ascending
+   */
+  public List<Integer> removedBy(Devices next) {
+    Checks.present(next, "devices");
+    List<Integer> out = new ArrayList<>();
+    for (Integer d : indices) {
+      if (!next.indices.contains(d)) {
+        out.add(d);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /**
    * The groups a placement works with: the declared groups, or one group of every device when none were
    * declared.
    *

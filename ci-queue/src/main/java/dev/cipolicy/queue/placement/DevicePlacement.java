@@ -76,16 +76,31 @@ public final class DevicePlacement {
    * A live collector of a pool with devices, and the live leases on them.
    *
    * @param name the collector
-   * @param devices its devices
-   * @param holdings its live leases that hold devices
+   * @param devices the devices a claim may place on ({@link dev.cipolicy.queue.model.Collector#usableDevices()})
+   * @param holdings its live leases on those devices; a lease's devices outside them (held on a device that a
+   *     pending inventory removes) are left out, and a lease left with none is not listed
    */
   public record Host(String name, Devices devices, List<Holding> holdings) {
 
-    /** Checks and copies the components. */
+    /** Checks and copies the components, keeping of each holding only the devices among {@code devices}. */
     public Host {
       Checks.token(name, "host name");
       Checks.present(devices, "host devices");
-      holdings = List.copyOf(Checks.present(holdings, "host holdings"));
+      Checks.present(holdings, "host holdings");
+      List<Holding> kept = new ArrayList<>(holdings.size());
+      for (Holding h : holdings) {
+        Checks.present(h, "host holding");
+        if (devices.indices().containsAll(h.devices())) {
+          kept.add(h);
+        } else {
+          List<Integer> on = new ArrayList<>(h.devices());
+          on.retainAll(devices.indices());
+          if (!on.isEmpty()) {
+            kept.add(new Holding(h.job(), on, h.estimatedEnd()));
+          }
+        }
+      }
+      holdings = List.copyOf(kept);
     }
 
     /**

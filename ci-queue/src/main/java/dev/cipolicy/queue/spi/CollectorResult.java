@@ -19,7 +19,9 @@ public record CollectorResult(Status status, Optional<Collector> collector) {
     /** The collector already was in the requested state; nothing changed. */
     UNCHANGED,
     /** No collector has this name. */
-    NOT_FOUND
+    NOT_FOUND,
+    /** The collector is retiring: it stays inactive until it is registered again; nothing changed. */
+    RETIRING
   }
 
   /** Checks the components. */

@@ -535,8 +535,8 @@ public interface QueueStore {
   PurgeResult purge(String tag);
 
   /**
-   * Registers a collector, active or not, with the store's {@code now} as registration and heartbeat instant, unless
-   * the name is taken; then nothing changes.
+   * Registers a collector without devices, active or not, with the store's {@code now} as registration and
+   * heartbeat instant: {@link #registerCollector(String, String, boolean, Devices)} with {@link Devices#none()}.
    *
    * @param name the unique name
    * @param tag the tag of the jobs it runs
@@ -546,9 +546,14 @@ public interface QueueStore {
   RegisterResult registerCollector(String name, String tag, boolean active);
 
   /**
-   * Registers a collector with the GPU devices it advertises, like {@link #registerCollector(String, String,
-   * boolean)}; the devices are fixed by the first registration (registering the name again with the same tag
-   * is {@link RegisterResult.Status#ALREADY_REGISTERED} whatever the devices). A collector with devices
+   * Registers a collector with the GPU devices it advertises, with the store's {@code now} as registration and
+   * heartbeat instant, as one step. Registering a name again follows {@link CollectorRegistration}: the same tag
+   * and inventory is {@link RegisterResult.Status#ALREADY_REGISTERED}; another inventory is taken at once
+   * ({@link RegisterResult.Status#INVENTORY_UPDATED}) unless a live lease holds a device it removes, and is
+   * pending until then ({@link RegisterResult.Status#INVENTORY_PENDING}; claims use only the devices of both and
+   * the collector's next claim after that lease ends takes it); another tag is
+   * {@link RegisterResult.Status#NAME_TAKEN}; a retiring collector still holding a live lease is
+   * {@link RegisterResult.Status#RETIRING}; a retired one is registered fresh. A collector with devices
    * claims the queued jobs of its tag that need GPUs wherever enough of its devices are free, and chooses
    * which ones by {@link DevicePlacement}: claims of a tag's GPU jobs come first (in the order and under the
    * reservation {@link DevicePlacement#place} defines), then its jobs that need none, as any collector
@@ -637,22 +642,40 @@ public interface QueueStore {
    * Records a collector's sign of life at the store's {@code now}.
    *
    * @param name the collector
-   * @return {@code OK} or {@code NOT_FOUND}
+   * @return {@code OK}, or {@code NOT_FOUND} (also for a retired collector that is gone)
    */
   CollectorResult collectorHeartbeat(String name);
 
   /**
    * Activates or deactivates a collector. A deactivated collector claims nothing; its requeued jobs lose
-   * their affinity to it; its current leases stay valid.
+   * their affinity to it; its current leases stay valid. A retiring collector stays inactive
+   * ({@code RETIRING}, nothing changes) until its name is registered again.
    *
    * @param name the collector
    * @param active the new flag
-   * @return {@code OK}, {@code UNCHANGED} or {@code NOT_FOUND}
+   * @return {@code OK}, {@code UNCHANGED}, {@code RETIRING} or {@code NOT_FOUND}
    */
   CollectorResult setCollectorActive(String name, boolean active);
 
   /**
-   * The collector with this name.
+   * Retires a collector, as one step, by {@link CollectorRegistration#retire}: it becomes inactive and claims
+   * nothing more; its live leases run to their end (or expire) as any lease; it is listed, retiring, while it holds
+   * a live lease and is gone after (no read, claim or heartbeat finds it, and its name may be registered again,
+   * fresh). Its requeued jobs lose their affinity to it, as for a deactivated collector.
+   *
+   * <p>The default refuses, for stores that cannot retire collectors.
+   *
+   * @param name the collector
+   * @return {@code RETIRED} (gone now), {@code RETIRING} (with live leases) or {@code NOT_FOUND}
+   * @throws InvalidQueueInputException when the name is not a storable name
+   * @throws UnsupportedOperationException when the store cannot retire collectors
+   */
+  default RetireResult retireCollector(String name) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not retire collectors");
+  }
+
+  /**
+   * The collector with this name, unless it retired and holds no live lease.
    *
    * @param name the name
    * @return the collector, if any
@@ -660,7 +683,7 @@ public interface QueueStore {
   Optional<Collector> collector(String name);
 
   /**
-   * Every registered collector, by name.
+   * Every registered collector, by name, leaving out the retired ones that hold no live lease.
    *
    * @return the collectors
    */

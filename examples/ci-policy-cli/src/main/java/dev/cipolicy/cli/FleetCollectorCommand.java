@@ -119,6 +119,7 @@ final class FleetCollectorCommand implements Callable<Integer> {
       cli.console().line("collector " + host + " serves pool " + pool + " with devices " + inventory.indices()
           + (inventory.groups().isEmpty() ? "" : " in groups " + inventory.groups())
           + (shares.isEmpty() ? "" : "; the store enforces the policy's " + shares.shares().size() + " fleet shares"));
+      runtime.registration().flatMap(FleetCollectorLines::registration).ifPresent(cli.console()::line);
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         runtime.close(Duration.ofSeconds(graceSeconds));

@@ -16,7 +16,7 @@ import picocli.CommandLine;
     mixinStandardHelpOptions = true,
     description = "Runs CI jobs on a shared GPU fleet through the job queue.",
     subcommands = {FleetSubmitCommand.class, FleetCancelCommand.class, FleetCollectorCommand.class, FleetLogsCommand.class,
-        FleetLeaseCommand.class, FleetServeCommand.class})
+        FleetLeaseCommand.class, FleetServeCommand.class, FleetRetireCommand.class})
 final class FleetCommand implements Runnable {
   @ParentCommand
   private @Nullable CiPolicyCli cli;

@@ -74,6 +74,10 @@ final class HostLease {
       throw new InvalidInputException("host " + host + " is registered in pool '" + c.tag() + "', not '" + pool
           + "'; give --pool " + c.tag() + " or another --host name");
     }
+    if (r.status() == RegisterResult.Status.RETIRING) {
+      throw new InvalidInputException("host " + host + " is being retired (ci-policy fleet retire) and still runs"
+          + " jobs; expected no new lease on it");
+    }
     return c.devices();
   }
 

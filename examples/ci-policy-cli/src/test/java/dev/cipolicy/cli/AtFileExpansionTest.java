@@ -65,8 +65,8 @@ class AtFileExpansionTest {
     assertThat(commands).containsKey(List.of("workflow", "simulate")).containsKey(List.of("fleet", "collector"))
         .containsKey(List.of("fleet", "logs")).containsKey(List.of("fleet", "submit"))
         .containsKey(List.of("fleet", "lease")).containsKey(List.of("fleet", "cancel"))
-        .containsKey(List.of("fleet", "serve"));
-    assertThat(commands.get(List.of("fleet")).getSubcommands()).hasSize(6);
+        .containsKey(List.of("fleet", "serve")).containsKey(List.of("fleet", "retire"));
+    assertThat(commands.get(List.of("fleet")).getSubcommands()).hasSize(7);
     int checked = 0;
     for (Map.Entry<List<String>, CommandLine> sub : commands.entrySet()) {
       assertThat(sub.getValue().isExpandAtFiles()).as(sub.getKey().toString()).isFalse();

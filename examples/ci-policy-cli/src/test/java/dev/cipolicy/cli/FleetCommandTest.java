@@ -97,4 +97,59 @@ class FleetCommandTest {
     assertThat(r.code()).isEqualTo(CiPolicyCli.EXIT_ERROR);
     assertThat(r.err().lines().toList()).singleElement().asString().contains("device 3 twice");
   }
+
+  @Test
+  void retireRetiresAHostAtOnceOrOnceItsJobsEndAndNamesTheHostsItKnows() {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setURL(url);
+    ds.setUser(user);
+    JobQueue queue = JobQueue.of(PostgresQueueStore.create(ds, schema), QueueSettings.builder().noJobs(true).build());
+    queue.submitCiRun(CiRun.of("acme/trainer", 8, 1, "0123456789abcdef0123456789abcdef01234567", "pull_request"),
+        List.of(JobSpec.builder().benchmarkGroup("stage-a-0of1").collectorTag("h200").gpus(1).build()));
+    queue.registerHost("h200-0", "h200", Devices.count(2));
+    queue.registerHost("h200-1", "h200", Devices.count(2));
+    assertThat(queue.claim("h200-0").claims()).hasSize(1);
+
+    CliTestSupport.Result idle = run(env, "fleet", "retire", "h200-1");
+    assertThat(idle.code()).as(idle.err()).isZero();
+    assertThat(idle.out().lines().toList()).containsExactly("host h200-1 retired: it claims no more jobs and is gone"
+        + " from the store");
+    assertThat(queue.store().collector("h200-1")).isEmpty();
+
+    CliTestSupport.Result busy = run(env, "fleet", "retire", "h200-0");
+    assertThat(busy.code()).as(busy.err()).isZero();
+    assertThat(busy.out().lines().toList()).singleElement().asString()
+        .startsWith("host h200-0 is retiring: it claims no more jobs;");
+    assertThat(queue.store().collector("h200-0").orElseThrow().retiring()).isTrue();
+    assertThat(queue.claim("h200-0").claims()).isEmpty();
+
+    CliTestSupport.Result unknown = run(env, "fleet", "retire", "h300-9");
+    assertThat(unknown.code()).isEqualTo(CiPolicyCli.EXIT_ERROR);
+    assertThat(unknown.out()).isEmpty();
+    assertThat(unknown.err().lines().toList()).singleElement().asString().startsWith("::error")
+        .contains("no fleet host named h300-9 in the store; expected one of [h200-0]");
+
+    CliTestSupport.Result bad = run(env, "fleet", "retire", "h 1");
+    assertThat(bad.code()).isEqualTo(CiPolicyCli.EXIT_ERROR);
+    assertThat(bad.err().lines().toList()).singleElement().asString().startsWith("::error").contains("host name");
+  }
+
+  @Test
+  void theCollectorsRegistrationLineTellsAPendingOrUpdatedInventory() {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setURL(url);
+    ds.setUser(user);
+    JobQueue queue = JobQueue.of(PostgresQueueStore.create(ds, schema), QueueSettings.builder().noJobs(true).build());
+    queue.submitCiRun(CiRun.of("acme/trainer", 9, 1, "0123456789abcdef0123456789abcdef01234567", "pull_request"),
+        List.of(JobSpec.builder().benchmarkGroup("stage-a-0of1").collectorTag("h200").gpus(1).build()));
+    assertThat(FleetCollectorLines.registration(queue.registerHost("h200-0", "h200", Devices.count(4)))).isEmpty();
+    assertThat(queue.claim("h200-0").claims().get(0).lease().devices()).containsExactly(0);
+    assertThat(FleetCollectorLines.registration(queue.registerHost("h200-0", "h200", Devices.count(4)))).isEmpty();
+    assertThat(FleetCollectorLines.registration(queue.registerHost("h200-0", "h200",
+        new Devices(List.of(1, 2, 3), List.of())))).contains("collector h200-0: inventory pending: devices [1, 2, 3]"
+        + " replace [0, 1, 2, 3] once no running job holds [0]; until then jobs are placed on [1, 2, 3]");
+    assertThat(FleetCollectorLines.registration(queue.registerHost("h200-0", "h200",
+        Devices.grouped(List.of(List.of(0, 1), List.of(2, 3, 4, 5)))))).contains("collector h200-0: inventory updated"
+        + " in the store to devices [0, 1, 2, 3, 4, 5] in groups [[0, 1], [2, 3, 4, 5]]");
+  }
 }
