@@ -67,6 +67,8 @@ import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobFailure;
 import dev.cipolicy.queue.model.JobId;
+import dev.cipolicy.queue.model.Devices;
+import dev.cipolicy.queue.model.Collector;
 import dev.cipolicy.fleet.job.CiJob;
 import dev.cipolicy.queue.model.JobLogView;
 import dev.cipolicy.queue.model.JobResult;
@@ -512,6 +514,12 @@ class ValueBuildersProperties {
             .brokenTogether("a job fails only with a failure and a finish instant", of("state", JobState.SUCCEEDED,
                 "finishedAt", T0, "failure", JobFailure.permanent("c", "boom", T0)))
             .rules(),
+        ValueSpec.of(Collector.class).field("name", names()).field("tag", names()).field("active", booleans().all())
+            .fixed("registeredAt", T0).fixed("lastHeartbeatAt", T0).fixed("devices", Devices.count(4))
+            .broken("a name is a token", "name", "a b")
+            .broken("a tag is a token", "tag", "")
+            .broken("a pending inventory removes a device", "pendingDevices", Devices.count(8))
+            .brokenTogether("a retiring collector is inactive", of("active", true, "retiring", true)).rules(),
         ValueSpec.of(Lease.class).field("jobId", longs().between(1, 1000).map(JobId::of))
             .field("attempt", integers().between(1, 5)).field("token", longs().between(1, 1_000_000))
             .fixed("expiresAt", T0).field("collector", names()).fixed("devices", List.of(0, 3))

@@ -60,7 +60,8 @@ final class QueueCollectors {
       Instant now = ctx.now(c);
       Optional<Collector> existing = lock(c, name);
       if (existing.isEmpty()) {
-        Collector fresh = new Collector(name, tag, active, now, now, devices);
+        Collector fresh = Collector.builder().name(name).tag(tag).active(active).registeredAt(now)
+            .lastHeartbeatAt(now).devices(devices).build();
         try (PreparedStatement st = c.prepareStatement(sql.insertCollector)) {
           st.setString(1, name);
           st.setString(2, tag);

@@ -261,9 +261,10 @@ final class QueueRows {
     row.require(pendingGroupOf.isEmpty() || pendingGroupOf.size() == pendingIndices.size(), "pending_device_groups",
         pendingGroupOf, "a group ordinal per pending device, or none");
     boolean retiring = rs.getBoolean(10);
-    return row.build(() -> new Collector(checkedName, tag, active, registered, heartbeat,
-        devices(indices, groupOf), pendingArray == null ? java.util.Optional.empty()
-        : java.util.Optional.of(devices(pendingIndices, pendingGroupOf)), retiring));
+    return row.build(() -> Collector.builder().name(checkedName).tag(tag).active(active).registeredAt(registered)
+        .lastHeartbeatAt(heartbeat).devices(devices(indices, groupOf)).pendingDevices(pendingArray == null
+            ? java.util.Optional.empty() : java.util.Optional.of(devices(pendingIndices, pendingGroupOf)))
+        .retiring(retiring).build());
   }
 
   /** The devices of a collector row: indices and, when present, the group ordinal of each. */

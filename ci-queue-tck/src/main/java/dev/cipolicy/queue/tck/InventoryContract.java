@@ -192,8 +192,8 @@ abstract class InventoryContract extends GpuKitGroup {
     clock.advance(Duration.ofSeconds(5));
     RegisterResult fresh = store.registerCollector("h0", "b200", true, Devices.count(8));
     assertThat(fresh.status()).isEqualTo(RegisterResult.Status.REGISTERED);
-    assertThat(fresh.collector()).isEqualTo(new Collector("h0", "b200", true, store.now(), store.now(),
-        Devices.count(8)));
+    assertThat(fresh.collector()).isEqualTo(Collector.builder().name("h0").tag("b200").active(true)
+        .registeredAt(store.now()).lastHeartbeatAt(store.now()).devices(Devices.count(8)).build());
     assertThat(collector("h0")).isEqualTo(fresh.collector());
     assertThat(claimDevices("h1", jobs.get(0))).containsExactly(0);
   }

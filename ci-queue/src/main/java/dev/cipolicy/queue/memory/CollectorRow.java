@@ -67,6 +67,7 @@ final class CollectorRow {
   }
 
   Collector toCollector() {
-    return new Collector(name, tag, active, registeredAt, lastHeartbeatAt, devices, pending, retiring);
+    return Collector.builder().name(name).tag(tag).active(active).registeredAt(registeredAt)
+        .lastHeartbeatAt(lastHeartbeatAt).devices(devices).pendingDevices(pending).retiring(retiring).build();
   }
 }

@@ -1,83 +1,127 @@
 package dev.cipolicy.queue.model;
 
+import dev.cipolicy.api.value.ValueStyle;
 import dev.cipolicy.queue.model.Checks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import org.immutables.value.Value;
 
 /**
  * A registered collector: a machine that claims and runs the jobs of its tag. Collectors sharing a tag
  * form a pool. Only active collectors claim; a collector is live while active and its last heartbeat is
  * younger than the configured age.
  *
- * @param name the unique name, e.g. {@code kunpeng-920b}
- * @param tag the tag of the jobs it runs, e.g. {@code aarch64}
- * @param active whether it may claim jobs
- * @param registeredAt when it was registered
- * @param lastHeartbeatAt its last sign of life: a registration, heartbeat, claim or job update
- * <p>Its inventory can change (the rule is {@link dev.cipolicy.queue.spi.CollectorRegistration}): {@code devices} is the inventory the
- * store has taken, and {@code pendingDevices} one it was registered with again but has not taken yet, because a
- * live lease still holds a device that it removes. While one is pending, claims use only the devices in both
- * ({@link #usableDevices()}). A retiring collector claims nothing more and is gone once it holds no live lease.
+ * <p>Its inventory can change (the rule is {@link dev.cipolicy.queue.spi.CollectorRegistration}): {@link #devices()}
+ * is the inventory the store has taken, and {@link #pendingDevices()} one it was registered with again but has not
+ * taken yet, because a live lease still holds a device that it removes. While one is pending, claims use only the
+ * devices in both ({@link #usableDevices()}). A retiring collector claims nothing more and is gone once it holds no
+ * live lease.
  *
- * @param name the unique name, e.g. {@code kunpeng-920b}
- * @param tag the tag of the jobs it runs, e.g. {@code aarch64}
- * @param active whether it may claim jobs; false while retiring
- * @param registeredAt when it was registered
- * @param lastHeartbeatAt its last sign of life: a registration, heartbeat, claim or job update
- * @param devices the GPU devices the store has taken as its inventory; none for a CPU-only collector
- * @param pendingDevices the inventory it registered with that the store has not taken yet, if any; it removes at
- *     least one device of {@code devices}
- * @param retiring whether an operator retired it while it held live leases
+ * <p>A store builds one ({@link #builder()}: name, tag, active and both instants required; no devices, none
+ * pending and not retiring by default); a host only reads it.
  */
-public record Collector(String name, String tag, boolean active, Instant registeredAt, Instant lastHeartbeatAt,
-    Devices devices, Optional<Devices> pendingDevices, boolean retiring) {
+@Value.Immutable
+@ValueStyle
+public abstract class Collector {
 
-  /** Checks the components. */
-  public Collector {
-    Checks.token(name, "collector name");
-    Checks.token(tag, "collector tag");
-    Checks.present(registeredAt, "collector registration instant");
-    Checks.present(lastHeartbeatAt, "collector heartbeat instant");
-    Checks.present(devices, "collector devices");
-    Checks.present(pendingDevices, "collector pending devices");
-    if (pendingDevices.isPresent() && pendingDevices.get().indices().containsAll(devices.indices())) {
-      throw new InvalidQueueInputException("collector " + name + " has pending devices " + pendingDevices.get()
-          .indices() + " that remove none of its devices " + devices.indices() + "; expected a pending inventory only"
-          + " while it removes a device");
+  /**
+   * The unique name.
+   *
+   * @return e.g. {@code kunpeng-920b}
+   */
+  public abstract String name();
+
+  /**
+   * The tag of the jobs it runs, the pool of its devices.
+   *
+   * @return e.g. {@code aarch64}
+   */
+  public abstract String tag();
+
+  /**
+   * Whether it may claim jobs; false while retiring.
+   *
+   * @return the flag
+   */
+  public abstract boolean active();
+
+  /**
+   * When it was registered.
+   *
+   * @return the instant
+   */
+  public abstract Instant registeredAt();
+
+  /**
+   * Its last sign of life: a registration, heartbeat, claim or job update.
+   *
+   * @return the instant
+   */
+  public abstract Instant lastHeartbeatAt();
+
+  /**
+   * The GPU devices the store has taken as its inventory.
+   *
+   * @return the devices; none (the default) for a CPU-only collector
+   */
+  @Value.Default
+  public Devices devices() {
+    return Devices.none();
+  }
+
+  /**
+   * The inventory it registered with that the store has not taken yet; it removes at least one device of
+   * {@link #devices()}.
+   *
+   * @return the pending inventory; empty by default
+   */
+  public abstract Optional<Devices> pendingDevices();
+
+  /**
+   * Whether an operator retired it while it held live leases.
+   *
+   * @return false by default
+   */
+  @Value.Default
+  public boolean retiring() {
+    return false;
+  }
+
+  /**
+   * Checks the fields.
+   *
+   * @throws InvalidQueueInputException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    Checks.token(name(), "collector name");
+    Checks.token(tag(), "collector tag");
+    Optional<Devices> pending = pendingDevices();
+    if (pending.isPresent() && pending.get().indices().containsAll(devices().indices())) {
+      throw new InvalidQueueInputException("collector " + name() + " has pending devices " + pending.get()
+          .indices() + " that remove none of its devices " + devices().indices() + "; expected a pending inventory"
+          + " only while it removes a device");
     }
-    if (retiring && active) {
-      throw new InvalidQueueInputException("collector " + name + " is retiring and active; expected a retiring"
+    if (retiring() && active()) {
+      throw new InvalidQueueInputException("collector " + name() + " is retiring and active; expected a retiring"
           + " collector to be inactive");
     }
   }
 
   /**
-   * A collector with an inventory taken and none pending, not retiring.
+   * A builder.
    *
-   * @param name the unique name
-   * @param tag the tag of the jobs it runs
-   * @param active whether it may claim jobs
-   * @param registeredAt when it was registered
-   * @param lastHeartbeatAt its last sign of life
-   * @param devices its devices
+   * @return an empty builder
    */
-  public Collector(String name, String tag, boolean active, Instant registeredAt, Instant lastHeartbeatAt,
-      Devices devices) {
-    this(name, tag, active, registeredAt, lastHeartbeatAt, devices, Optional.empty(), false);
+  public static Builder builder() {
+    return new Builder();
   }
 
-  /**
-   * A collector without devices.
-   *
-   * @param name the unique name
-   * @param tag the tag of the jobs it runs
-   * @param active whether it may claim jobs
-   * @param registeredAt when it was registered
-   * @param lastHeartbeatAt its last sign of life
-   */
-  public Collector(String name, String tag, boolean active, Instant registeredAt, Instant lastHeartbeatAt) {
-    this(name, tag, active, registeredAt, lastHeartbeatAt, Devices.none());
+  /** Builds a {@link Collector}; {@link #build()} checks it. */
+  public static final class Builder extends ImmutableCollector.Builder {
+    /** An empty builder. */
+    Builder() {}
   }
 
   /**
@@ -89,7 +133,7 @@ public record Collector(String name, String tag, boolean active, Instant registe
    * @return true when live
    */
   public boolean isLiveAt(Instant now, Duration maxAge) {
-    return active && now.isBefore(lastHeartbeatAt.plus(maxAge));
+    return active() && now.isBefore(lastHeartbeatAt().plus(maxAge));
   }
 
   /**
@@ -99,8 +143,7 @@ public record Collector(String name, String tag, boolean active, Instant registe
    * @return the collector, with {@code lastHeartbeatAt} the later of the two instants
    */
   public Collector heartbeatAt(Instant now) {
-    return now.isAfter(lastHeartbeatAt)
-        ? new Collector(name, tag, active, registeredAt, now, devices, pendingDevices, retiring) : this;
+    return now.isAfter(lastHeartbeatAt()) ? builder().from(this).lastHeartbeatAt(now).build() : this;
   }
 
   /**
@@ -110,7 +153,7 @@ public record Collector(String name, String tag, boolean active, Instant registe
    * @return the collector
    */
   public Collector withActive(boolean newActive) {
-    return new Collector(name, tag, newActive, registeredAt, lastHeartbeatAt, devices, pendingDevices, retiring);
+    return builder().from(this).active(newActive).build();
   }
 
   /**
@@ -121,7 +164,7 @@ public record Collector(String name, String tag, boolean active, Instant registe
    * @return the collector
    */
   public Collector withInventory(Devices taken, Optional<Devices> pending) {
-    return new Collector(name, tag, active, registeredAt, lastHeartbeatAt, taken, pending, retiring);
+    return builder().from(this).devices(taken).pendingDevices(pending).build();
   }
 
   /**
@@ -130,7 +173,7 @@ public record Collector(String name, String tag, boolean active, Instant registe
    * @return the collector
    */
   public Collector asRetiring() {
-    return new Collector(name, tag, false, registeredAt, lastHeartbeatAt, devices, pendingDevices, true);
+    return builder().from(this).active(false).retiring(true).build();
   }
 
   /**
@@ -141,7 +184,7 @@ public record Collector(String name, String tag, boolean active, Instant registe
    * @return the usable devices
    */
   public Devices usableDevices() {
-    return usable(devices, pendingDevices);
+    return usable(devices(), pendingDevices());
   }
 
   /**

@@ -73,7 +73,8 @@ public final class CollectorRegistration {
     Checks.present(devices, "collector devices");
     if (existing == null || (existing.retiring() && !holdsLiveLease)) {
       return new Decision(RegisterResult.Status.REGISTERED,
-          Optional.of(new Collector(name, tag, active, now, now, devices)), true);
+          Optional.of(Collector.builder().name(name).tag(tag).active(active).registeredAt(now).lastHeartbeatAt(now)
+              .devices(devices).build()), true);
     }
     if (existing.retiring()) {
       return new Decision(RegisterResult.Status.RETIRING, Optional.empty(), false);
