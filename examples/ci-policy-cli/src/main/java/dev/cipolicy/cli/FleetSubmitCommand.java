@@ -277,19 +277,25 @@ final class FleetSubmitCommand implements Callable<Integer> {
    */
   static void checkFits(List<JobSpec> jobs, List<Collector> collectors) {
     for (JobSpec job : jobs) {
-      List<Collector> hosts = collectors.stream().filter(c -> c.tag().equals(job.pool())).toList();
+      // a retiring host runs nothing more; a host with a pending inventory will have that one
+      List<Collector> hosts = collectors.stream().filter(c -> c.tag().equals(job.pool()) && !c.retiring()).toList();
       if (hosts.isEmpty()) {
         throw new Inputs.InputException("job " + job.benchmarkGroup() + " is for pool " + job.pool() + ", which has"
             + " no registered host; start `ci-policy fleet collector --pool " + job.pool() + "` on its hosts first");
       }
-      Collector largest = hosts.stream().max(Comparator.comparingInt((Collector c) -> c.devices().size())
+      Collector largest = hosts.stream().max(Comparator.comparingInt(FleetSubmitCommand::inventorySize)
           .thenComparing(Collector::name, Comparator.reverseOrder())).orElseThrow();
-      if (job.gpus() > largest.devices().size()) {
+      if (job.gpus() > inventorySize(largest)) {
         throw new Inputs.InputException("job " + job.benchmarkGroup() + " needs " + job.gpus() + " GPUs, but the"
-            + " largest host of pool " + job.pool() + " (" + largest.name() + ") has " + largest.devices().size()
+            + " largest host of pool " + job.pool() + " (" + largest.name() + ") has " + inventorySize(largest)
             + "; no host could ever run it");
       }
     }
+  }
+
+  /** The GPUs a host will have: its pending inventory's when one is pending, else its own. */
+  private static int inventorySize(Collector host) {
+    return host.pendingDevices().orElse(host.devices()).size();
   }
 
   /** Resolves the run and plans its jobs; nothing touches the store. */

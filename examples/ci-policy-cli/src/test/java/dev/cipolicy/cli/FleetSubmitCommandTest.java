@@ -191,6 +191,19 @@ class FleetSubmitCommandTest {
   }
 
   @Test
+  void theRefusalFollowsAHostsChangedInventoryAndIgnoresARetiredHost() {
+    registerFleet(8);
+    queue.registerHost("h200-0", "h200", Devices.count(4)); // lost four GPUs: taken at once, no lease holds them
+    CliTestSupport.Result r = run(env, nightly());
+    assertThat(r.code()).isEqualTo(FleetReport.EXIT_BAD_INPUT);
+    assertThat(r.err()).contains("the largest host of pool h200 (h200-0) has 4");
+    queue.retireCollector("h200-0");
+    CliTestSupport.Result retired = run(env, nightly());
+    assertThat(retired.err()).contains("is for pool h200, which has no registered host");
+    assertThat(queue.ciRun("acme/trainer", 9001, 1)).isEmpty();
+  }
+
+  @Test
   void aPoolWithoutAnyHostIsRefused() {
     queue.registerHost("h200-0", "h200", Devices.count(8));
     CliTestSupport.Result r = run(env, nightly());
