@@ -13,14 +13,19 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
-/** Every {@code $ ./ci-policy} command in a console block of docs/concurrency.md prints what the page shows. */
+/**
+ * Every {@code $ ./ci-policy} command in a console block of docs/cli-concurrency.md's "Input files and transcripts"
+ * prints what the page shows.
+ */
 class ConcurrencyDocTest {
   private static final Path REPO = Path.of("../..").toAbsolutePath().normalize();
 
   @TestFactory
   Stream<DynamicTest> everyConsoleExampleIsRealOutput() throws Exception {
-    List<ConsoleTranscripts.Example> examples = ConsoleTranscripts.of(
-        Files.readAllLines(REPO.resolve("docs/concurrency.md")));
+    List<String> page = Files.readAllLines(REPO.resolve("docs/cli-concurrency.md"));
+    int section = page.indexOf("## Input files and transcripts");
+    assertThat(section).isNotNegative();
+    List<ConsoleTranscripts.Example> examples = ConsoleTranscripts.of(page.subList(section, page.size()));
     assertThat(examples).hasSizeGreaterThanOrEqualTo(8);
     return examples.stream().map(e -> DynamicTest.dynamicTest(e.command(), () -> {
       assertThat(e.command()).startsWith("./ci-policy ");
