@@ -76,7 +76,8 @@ class StoreLogTest {
           return JobOutcome.success();
         }).start()) {
       await("the job runs", () -> job(queue, request, "slow").state() == JobState.LEASED);
-      assertThat(collector.runningLeases()).hasSize(1);
+      // the store records the lease before the runtime lists it as running: wait for both
+      await("the runtime runs it", () -> collector.runningLeases().size() == 1);
       Job running = job(queue, request, "slow");
       await("its output is in the store", () -> queue.log(running.id()).orElseThrow().text()
           .equals("starting\nstep 1 done\n"));
