@@ -61,6 +61,9 @@ final class FleetSubmitCommand implements Callable<Integer> {
 
   private static final Pattern PULL_REF = Pattern.compile("refs/pull/([0-9]{1,18})/(?:merge|head)");
 
+  /** A job name as {@code JobPlan.nameOf} writes it: {@code <suite>-<shard>of<shards>}. */
+  private static final Pattern JOB_NAME = Pattern.compile("(.*)-[0-9]+of[0-9]+");
+
   @ParentCommand
   private @Nullable FleetCommand parent;
 
@@ -254,7 +257,7 @@ final class FleetSubmitCommand implements Callable<Integer> {
 
   /** The suite of a job name {@code <suite>-<shard>of<shards>}. */
   static String suiteOf(String jobName) {
-    Matcher m = Pattern.compile("(.*)-[0-9]+of[0-9]+").matcher(jobName);
+    Matcher m = JOB_NAME.matcher(jobName);
     return m.matches() ? m.group(1) : jobName;
   }
 
