@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -36,6 +38,8 @@ final class FleetFollower {
   private final Consumer<String> out;
   private final Function<JobId, @Nullable String> logLink;
   private final Map<JobId, Seen> seen = new LinkedHashMap<>();
+  /** Guards {@link #seen}: the shutdown hook reads the jobs while the main thread may be polling. */
+  private final ReentrantLock lock = new ReentrantLock();
 
   /** What the follower has seen of one job. */
   private static final class Seen {
@@ -98,8 +102,43 @@ final class FleetFollower {
    * @throws InterruptedException when interrupted while retrying the store
    */
   boolean poll() throws InterruptedException {
-    List<Job> jobs = budget.call(() -> store.jobs(request));
-    Instant now = budget.call(store::now);
+    lock.lock();
+    try {
+      return update(budget.call(() -> store.jobs(request)), budget.call(store::now));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The jobs as they stand now, read once from the store, for the step summary of a step that is being
+   * cancelled: no retry (the runner kills the process a few seconds after its signal), and nothing when the
+   * main thread holds the jobs past {@code waitMillis} or the store does not answer.
+   *
+   * @param waitMillis how long to wait for a poll in progress
+   * @return the followed jobs, or empty
+   */
+  Optional<List<FleetReport.Job>> snapshot(long waitMillis) {
+    try {
+      if (!lock.tryLock(waitMillis, TimeUnit.MILLISECONDS)) {
+        return Optional.empty();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    }
+    try {
+      update(store.jobs(request), store.now());
+      Instant now = store.now();
+      return Optional.of(seen.values().stream().map(s -> view(s, now)).toList());
+    } catch (dev.cipolicy.api.CiPolicyException | InterruptedException e) {
+      return Optional.empty();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private boolean update(List<Job> jobs, Instant now) throws InterruptedException {
     boolean all = true;
     for (Job job : jobs) {
       if (!names.isEmpty() && !names.contains(job.spec().benchmarkGroup())) {
@@ -154,12 +193,17 @@ final class FleetFollower {
 
   /** The followed jobs as the report shows them, in the request's order. */
   List<FleetReport.Job> report() throws InterruptedException {
-    List<FleetReport.Job> out = new ArrayList<>();
-    Instant now = budget.call(store::now);
-    for (Seen s : seen.values()) {
-      out.add(view(s, now));
+    lock.lock();
+    try {
+      List<FleetReport.Job> out = new ArrayList<>();
+      Instant now = budget.call(store::now);
+      for (Seen s : seen.values()) {
+        out.add(view(s, now));
+      }
+      return out;
+    } finally {
+      lock.unlock();
     }
-    return out;
   }
 
   /** The failed or cancelled jobs' log tails, each read from the store once. */

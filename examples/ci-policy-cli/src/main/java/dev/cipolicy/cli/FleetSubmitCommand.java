@@ -178,6 +178,9 @@ final class FleetSubmitCommand implements Callable<Integer> {
     }
   }
 
+  /** How long the cancelling hook waits for a poll in progress before it writes the summary without it. */
+  private static final long SIGNAL_SUMMARY_WAIT_MILLIS = 2000;
+
   private int follow(CiPolicyCli cli, QueueStore queue, Request request, Planned planned, Set<String> names,
       StoreBudget budget) throws InterruptedException {
     Map<String, String> env = cli.environment();
@@ -185,12 +188,23 @@ final class FleetSubmitCommand implements Callable<Integer> {
     FleetFollower follower = new FleetFollower(queue, request.id(), names, budget, Thread::sleep, pollMillis,
         cli.console()::line, id -> urlTemplate.map(t -> t.replace("{job}", Long.toString(id.value()))).orElse(null));
     AtomicBoolean finished = new AtomicBoolean();
-    Thread hook = new Thread(() -> cancelOnSignal(cli, queue, request, finished), "fleet-submit-cancel");
+    String summaryPath = Inputs.flagOrEnv(stepSummary, env, "GITHUB_STEP_SUMMARY").orElse("");
+    String title = "Fleet jobs of " + planned.run().label() + (suites.isEmpty() ? "" : " (" + String.join(", ",
+        suites) + ")");
+    Thread hook = new Thread(() -> {
+      if (cancelOnSignal(cli, queue, request, finished) && !summaryPath.isEmpty()) {
+        // the step's summary still says what ran, where, and what the cancellation stopped
+        follower.snapshot(SIGNAL_SUMMARY_WAIT_MILLIS).ifPresent(jobs -> GateCommand.appendSummary(cli,
+            cli.resolvePath(summaryPath), FleetReport.summary(title + " — cancelled", jobs), "the fleet jobs' table"));
+      }
+    }, "fleet-submit-cancel");
     Runtime.getRuntime().addShutdownHook(hook);
     List<FleetReport.Job> jobs;
+    boolean ownsSummary;
     try {
       jobs = follower.follow();
-      finished.set(true);
+      // false when a signal came first: the hook cancelled the run and writes the summary
+      ownsSummary = finished.compareAndSet(false, true);
     } finally {
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
@@ -213,10 +227,7 @@ final class FleetSubmitCommand implements Callable<Integer> {
         cli.console().outCommand("endgroup", "");
       }
     }
-    String summaryPath = Inputs.flagOrEnv(stepSummary, env, "GITHUB_STEP_SUMMARY").orElse("");
-    if (!summaryPath.isEmpty()) {
-      String title = "Fleet jobs of " + planned.run().label() + (suites.isEmpty() ? "" : " (" + String.join(", ",
-          suites) + ")");
+    if (ownsSummary && !summaryPath.isEmpty()) {
       GateCommand.appendSummary(cli, cli.resolvePath(summaryPath), FleetReport.summary(title, shown),
           "the fleet jobs' table");
     }
@@ -225,10 +236,14 @@ final class FleetSubmitCommand implements Callable<Integer> {
     return FleetReport.exitCode(shown);
   }
 
-  /** On SIGTERM or SIGINT while following: cancels the run (its jobs stop within one collector heartbeat). */
-  private static void cancelOnSignal(CiPolicyCli cli, QueueStore queue, Request request, AtomicBoolean finished) {
-    if (finished.get()) {
-      return;
+  /**
+   * On SIGTERM or SIGINT while following: cancels the run (its jobs stop within one collector heartbeat).
+   *
+   * @return whether the signal came while following (the run was, or was tried to be, cancelled)
+   */
+  private static boolean cancelOnSignal(CiPolicyCli cli, QueueStore queue, Request request, AtomicBoolean finished) {
+    if (!finished.compareAndSet(false, true)) {
+      return false;
     }
     try {
       var result = queue.cancel(request.id(), "the submitting step was cancelled");
@@ -237,6 +252,7 @@ final class FleetSubmitCommand implements Callable<Integer> {
     } catch (CiPolicyException e) {
       cli.console().error("the step was cancelled but its run could not be cancelled: " + e.getMessage());
     }
+    return true;
   }
 
   private Set<String> followedNames(List<JobSpec> jobs) {

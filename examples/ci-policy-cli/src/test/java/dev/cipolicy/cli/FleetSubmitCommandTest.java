@@ -277,7 +277,9 @@ class FleetSubmitCommandTest {
     command.addAll(List.of(nightly("--wait", "--suite", "stage-c-8-gpu-b200")));
     ProcessBuilder pb = new ProcessBuilder(command).directory(CliTestSupport.REPO.toFile())
         .redirectErrorStream(true).redirectOutput(dir.resolve("submit.log").toFile());
+    Path summary = dir.resolve("step-summary.md");
     pb.environment().putAll(env);
+    pb.environment().put("GITHUB_STEP_SUMMARY", summary.toString());
     Process p = pb.start();
     try {
       Request request = await(() -> queue.ciRun("acme/trainer", 9001, 1));
@@ -299,6 +301,10 @@ class FleetSubmitCommandTest {
       assertThat(Files.readString(dir.resolve("submit.log")))
           .contains("started stage-c-8-gpu-b200-0of1 on b200-0", "the step was cancelled: cancelled run request "
               + request.id().value());
+      // the step summary says what the cancellation stopped, once
+      String table = Files.readString(summary);
+      assertThat(table).contains("— cancelled", "stage-c-8-gpu-b200-0of1", "b200-0");
+      assertThat(table.split("Fleet jobs of", -1)).hasSize(2);
     } finally {
       p.destroyForcibly();
     }
