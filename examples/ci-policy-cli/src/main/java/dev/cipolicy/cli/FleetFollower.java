@@ -169,17 +169,19 @@ final class FleetFollower {
     Optional<Lease> lease = job.lease();
     boolean terminal = job.state() == JobState.SUCCEEDED || job.state() == JobState.FAILED
         || job.state() == JobState.CANCELLED;
-    if (lease.isPresent() && (s.lease == null || s.attempt != job.attempt())) {
+    if (s.lease != null && (job.state() == JobState.QUEUED || job.attempt() != s.attempt)) {
+      // back in the queue since the last poll, and perhaps already claimed again (or even ended) elsewhere
+      out.accept(Console.plain("requeued " + job.spec().benchmarkGroup() + " (it ran on " + s.lease.collector()
+          + "): " + job.lastError().orElse("its lease ended without a result") + "; it will run again"));
+      s.lease = null;
+      s.startedAt = null;
+    }
+    if (lease.isPresent() && s.lease == null) {
       // a new lease: the job started (again)
       s.lease = lease.get();
       s.attempt = job.attempt();
       s.startedAt = now;
       out.accept(FleetReport.started(view(s, now)));
-    } else if (job.state() == JobState.QUEUED && s.lease != null) {
-      out.accept(Console.plain("requeued " + job.spec().benchmarkGroup() + " (it ran on " + s.lease.collector()
-          + "): " + job.lastError().orElse("its lease ended without a result") + "; it will run again"));
-      s.lease = null;
-      s.startedAt = null;
     }
     if (terminal) {
       s.ended = true;

@@ -339,8 +339,9 @@ class FleetEndToEndTest {
   void aHostKilledMidJobHasItsJobRunToItsEndOnTheOtherHostExactlyOnce() throws Exception {
     Files.writeString(shared.resolve("sleep-901"), "4");
     String sha = commit("a pull request on a host that dies");
-    RequestId run = submit(901, sha, "pull_request", "regular", List.of("run-ci-train", "run-ci-ckpt"), 12L,
-        "gpu-tests-12");
+    // the workflow's step, following every stage of the run while a host dies under it
+    Step step = Step.start("host-killed-901", pullRequest(901, sha, 12, "labeled", List.of("run-ci-train",
+        "run-ci-ckpt")), allStagesArgs());
     // wait until a host runs a job, then kill that whole host: the collector and every process it started (the
     // run's three jobs, 4 GPUs, fit on either host)
     awaitRecords("901", "start", 1);
@@ -348,8 +349,12 @@ class FleetEndToEndTest {
     String other = host.equals("host-a") ? "host-b" : "host-a";
     killTree(collectors.get(host));
     killedAt.put(host, Instant.now().toEpochMilli() * 1_000_000L);
-    List<Job> jobs = awaitTerminal(run);
-    assertThat(jobs).allMatch(j -> j.state() == JobState.SUCCEEDED);
+    // the step sees its job go back to the queue and run again, and passes: nothing in the PR's check fails
+    assertThat(step.await()).as(step.out()).isZero();
+    transcript("a host killed under a pull request's step", step);
+    assertThat(step.out()).contains("requeued ", "(it ran on " + host + ")", "it will run again");
+    List<Job> jobs = jobsOf(901);
+    assertThat(jobs).isNotEmpty().allMatch(j -> j.state() == JobState.SUCCEEDED);
     List<Record> records = records("901");
     List<String> killed = records.stream().filter(r -> r.kind().equals("start") && r.host().equals(host))
         .map(Record::job).toList();
@@ -361,6 +366,11 @@ class FleetEndToEndTest {
     }
     for (Job j : jobs) {
       assertThat(records).filteredOn(r -> r.job().equals(jobName(j)) && r.kind().equals("end")).hasSize(1);
+    }
+    // the step summary puts the killed host's jobs where they ended: on the other host
+    for (String job : killed) {
+      assertThat(step.summary().lines().filter(l -> l.startsWith("| " + job + " ")))
+          .singleElement().asString().contains("| " + other + " |", "succeeded");
     }
     checkInvariants();
   }

@@ -76,6 +76,8 @@ final class WorkflowHarness {
   private final Map<String, String> actionInputOverrides;
   private final Map<String, String> extraEnv;
   private final List<String> cacheEvents = new ArrayList<>();
+  private Map<String, String> vars = Map.of();
+  private Map<String, String> secrets = Map.of();
   private int counter;
 
   /**
@@ -109,6 +111,24 @@ final class WorkflowHarness {
       throw new AssertionError("on: must be a mapping of events in the example workflows");
     }
     return on;
+  }
+
+  /**
+   * Sets the repository's configuration variables and secrets, the {@code vars} and {@code secrets} contexts
+   * (empty unless set: a workflow that reads them fails the test).
+   *
+   * @return this harness
+   */
+  WorkflowHarness withVariables(Map<String, String> vars, Map<String, String> secrets) {
+    this.vars = Map.copyOf(vars);
+    this.secrets = Map.copyOf(secrets);
+    return this;
+  }
+
+  private static ObjectNode mapping(Map<String, String> values) {
+    ObjectNode node = NODES.objectNode();
+    values.forEach(node::put);
+    return node;
   }
 
   /** Runs the workflow file for the event whose payload is {@code payload}. */
@@ -261,6 +281,10 @@ final class WorkflowHarness {
     contexts.put("github", github(eventName, event, null));
     contexts.put("inputs", inputs);
     contexts.put("needs", needsContext);
+    if (!vars.isEmpty() || !secrets.isEmpty()) {
+      contexts.put("vars", mapping(vars));
+      contexts.put("secrets", mapping(secrets));
+    }
     JsonNode condition = job.path("if");
     if (!needsOk) {
       if (condition.isTextual() && condition.asText().matches("(?s).*\\b(always|failure|cancelled)\\s*\\(.*")) {
