@@ -83,6 +83,26 @@ final class FleetCollectorCommand implements Callable<Integer> {
       + " before releasing them (default: ${DEFAULT-VALUE}).")
   private long graceSeconds = 300;
 
+  /**
+   * A pool where {@code fleet lease} processes hold or wait for devices is the lease pool of one host (ADR 0006):
+   * a daemon joining it would claim their jobs, which it cannot run, and give their devices to CI jobs. (A lease
+   * started after the daemon refuses the pool by itself: another collector serves it.)
+   */
+  private void refuseALeasePool(JobQueue queue) {
+    var view = queue.pool(pool);
+    java.util.stream.Stream<dev.cipolicy.queue.model.JobId> held = view.hosts().stream()
+        .flatMap(h -> h.holdings().stream()).map(h -> h.job());
+    java.util.stream.Stream<dev.cipolicy.queue.model.JobId> waiting = view.waits().stream().map(w -> w.job().id());
+    java.util.Optional<dev.cipolicy.queue.model.Job> lease = java.util.stream.Stream.concat(held, waiting)
+        .map(id -> queue.store().job(id)).flatMap(java.util.Optional::stream)
+        .filter(j -> j.spec().benchmarkGroup().equals(FleetLeaseCommand.LEASE_GROUP)).findFirst();
+    if (lease.isPresent()) {
+      String holder = lease.get().lease().map(l -> " (host " + l.collector() + ")").orElse("");
+      throw new InvalidInputException("pool '" + pool + "' is a lease pool: fleet lease processes use it" + holder
+          + ", and a lease pool holds one host; give this collector a pool of its own with --pool");
+    }
+  }
+
   @Override
   public Integer call() {
     CiPolicyCli cli = Objects.requireNonNull(parent).cli();
@@ -99,6 +119,7 @@ final class FleetCollectorCommand implements Callable<Integer> {
       String schema = store.schema(cli.environment());
       JobQueue queue = JobQueue.of(PostgresQueueStore.create(ds, schema), QueueSettings.builder().noJobs(true)
           .leaseDuration(Duration.ofSeconds(leaseSeconds)).collectorTimeout(Duration.ofSeconds(leaseSeconds)).build());
+      refuseALeasePool(queue);
       // The policy is the fleet's one source of its shares: every collector sets them at start, so a changed
       // policy takes effect when the collectors restart on it.
       dev.cipolicy.queue.model.FleetShares shares = dev.cipolicy.queue.model.FleetShares.fromPolicy(

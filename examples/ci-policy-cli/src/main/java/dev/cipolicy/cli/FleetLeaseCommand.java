@@ -50,6 +50,9 @@ import picocli.CommandLine.ParentCommand;
 @Command(name = "lease", mixinStandardHelpOptions = true,
     description = "Runs a command on N devices of this GPU host, locked against every other lease of the host.")
 final class FleetLeaseCommand implements Callable<Integer> {
+  /** The group of every lease's job: how a collector daemon tells a lease pool from its own (one host each). */
+  static final String LEASE_GROUP = "lease";
+
   /** Workflow run ids of GitHub stay below this; a lease's own request key starts above it. */
   static final long LEASE_RUN_IDS_FROM = 1L << 53;
   private static final Pattern PR_REF = Pattern.compile("refs/pull/(\\d{1,18})/(merge|head)");
@@ -139,7 +142,7 @@ final class FleetLeaseCommand implements Callable<Integer> {
         throw new InvalidInputException("--gpus " + gpus + " is more than host " + host + " has in the store: "
             + known.size() + " devices " + known.indices());
       }
-      JobSpec spec = JobSpec.builder().benchmarkGroup("lease").collectorTag(leasePool).gpus(gpus)
+      JobSpec spec = JobSpec.builder().benchmarkGroup(LEASE_GROUP).collectorTag(leasePool).gpus(gpus)
           .estimate(Duration.ofMinutes(estimateMinutes)).cadence(cadence).build();
       run = new LeaseRun(console, hostLease, variables, lease);
       JobId id = run.submit(ciRun(env, host), spec);

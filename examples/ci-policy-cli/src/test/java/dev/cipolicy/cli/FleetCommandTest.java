@@ -135,6 +135,26 @@ class FleetCommandTest {
   }
 
   @Test
+  void aCollectorDaemonRefusesAPoolWhereLeaseProcessesHoldOrWaitForDevices() {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setURL(url);
+    ds.setUser(user);
+    JobQueue queue = JobQueue.of(PostgresQueueStore.create(ds, schema), QueueSettings.builder().noJobs(true).build());
+    // what a fleet lease process on host h200-0 leaves in the store: its host in the pool, its job leased
+    queue.registerHost("h200-0", "h200", Devices.count(4));
+    queue.submitCiRun(CiRun.of("acme/trainer", (1L << 53) + 1, 1, "unknown", "lease"), List.of(JobSpec.builder()
+        .benchmarkGroup(FleetLeaseCommand.LEASE_GROUP).collectorTag("h200").gpus(2).build()));
+    queue.claim("h200-0");
+
+    CliTestSupport.Result r = run(env, "fleet", "collector", "--policy", POLICY, "--pool", "h200", "--devices", "0-7",
+        "--host", "h200-1");
+    assertThat(r.code()).isEqualTo(CiPolicyCli.EXIT_ERROR);
+    assertThat(r.err().lines().toList()).singleElement().asString().startsWith("::error")
+        .contains("pool 'h200' is a lease pool: fleet lease processes use it (host h200-0)", "--pool");
+    assertThat(queue.store().collector("h200-1")).as("nothing registered").isEmpty();
+  }
+
+  @Test
   void theCollectorsRegistrationLineTellsAPendingOrUpdatedInventory() {
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setURL(url);
