@@ -219,7 +219,11 @@ class WaitingWorkBrowserTest {
       load("/");
       Thread.sleep(300);
       assertThat(js("return document.documentElement.clientWidth")).isEqualTo("390");
-      assertThat(js("return document.documentElement.scrollWidth")).isEqualTo("390");
+      // On failure, the outermost elements that stick out on the right.
+      String wide = js("return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right"
+          + " > 391 && e.parentElement.getBoundingClientRect().right <= 391).map(e => e.tagName + '#' + e.id + '.'"
+          + " + e.className + ' ' + Math.round(e.getBoundingClientRect().right)).join(', ')");
+      assertThat(js("return document.documentElement.scrollWidth")).as(wide).isEqualTo("390");
       assertThat(js("return document.body.scrollWidth <= 390")).isEqualTo("true");
       // The waiting table is wider than the phone: it scrolls inside its container, not the page.
       assertThat(js("const t = document.getElementById('waiting-table'), box = t.closest('.scroll');"
