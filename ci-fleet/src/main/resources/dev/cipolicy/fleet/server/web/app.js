@@ -107,20 +107,32 @@
       el('td', {text: q.request.label}),
       el('td', {text: q.section}),
       el('td', {class: 'eta'}, q.etaSeconds === null ? 'unknown' : when(q.etaAt)),
-      el('td', {class: 'wait-reason'}, q.waitReason ? reason(q.waitReason) : q.placement))));
+      el('td', {class: 'wait-reason'}, ...(q.waitReason ? [reason(q.waitReason)] : withTimes(q.placement))))));
     if (!entries.length) body.append(el('tr', {}, el('td', {colspan: 5, class: 'empty',
       text: filtered() ? 'No open request matches the filters.' : 'The queue is empty.'})));
+  }
+
+  // Text from the queue with every ISO-8601 instant in it drawn in the page's one time format; an instant of the
+  // same second as \`exact\` is drawn as \`exact\` itself (a wait reason's own instant, to the store's precision).
+  const ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g;
+  function withTimes(text, exact) {
+    const nodes = [];
+    let last = 0;
+    for (const m of text.matchAll(ISO)) {
+      nodes.push(text.slice(last, m.index));
+      const same = exact && Math.floor(Date.parse(exact) / 1000) === Math.floor(Date.parse(m[0]) / 1000);
+      nodes.push(when(same ? exact : m[0]));
+      last = m.index + m[0].length;
+    }
+    nodes.push(text.slice(last));
+    return nodes;
   }
 
   // A wait reason's sentence, the instant it names (a reserved host's expected free time) in the page's one time
   // format: the very instant the GPU map shows for that reservation.
   function reason(w) {
-    const span = el('span', {class: 'reason', 'data-kind': w.kind});
-    if (!w.at) { span.textContent = w.sentence; return span; }
-    const iso = new Date(w.at).toISOString().replace(/\.\d+Z$/, 'Z');
-    const i = w.sentence.indexOf(iso);
-    if (i < 0) { span.append(w.sentence + ' (', when(w.at), ')'); return span; }
-    span.append(w.sentence.slice(0, i), when(w.at), w.sentence.slice(i + iso.length));
+    const span = el('span', {class: 'reason', 'data-kind': w.kind}, ...withTimes(w.sentence, w.at));
+    if (w.at && !span.querySelector('time')) span.append(' (', when(w.at), ')');
     return span;
   }
 

@@ -181,6 +181,9 @@ class WaitingWorkBrowserTest {
         + "[0-9]{2}:[0-9]{2}:[0-9]{2} UTC$/.test(t.title) || !/^[0-9]{2}:[0-9]{2}:[0-9]{2}, /.test(t.textContent))"
         + ".length")).isEqualTo("0");
     assertThat(count("#collector-table td.heartbeat time")).isEqualTo(2);
+    // ... and no instant is left as raw ISO text anywhere (the queue's "in progress since ..." included).
+    assertThat(text("#queue-table tr[data-request='1'] td.wait-reason")).matches("in progress since [0-9]{2}:00:00, now");
+    assertThat(js("return /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:/.test(document.body.innerText)")).isEqualTo("false");
   }
 
   @Test
