@@ -412,7 +412,7 @@ public final class FleetView {
         notStarted++;
         out.add(new JobWaitDto(null, spec.benchmarkGroup() + "@" + spec.collectorTag(), r.id().value(), spec.pool(),
             spec.gpus(), durations.expectedSeconds(spec), reason, request(r), WorkFilter.NOT_STARTED, null,
-            "its request has not started: " + reason.sentence()));
+            "its request has not started"));
       }
     }
     return out;

@@ -80,7 +80,10 @@ class WaitingWorkViewTest {
     assertThat(later.job()).isEqualTo("big@gpu");
     assertThat(later.gpus()).isEqualTo(8);
     assertThat(later.expectedStartAt()).isNull();
-    assertThat(later.expectedStartUnknown()).startsWith("its request has not started: ").contains("cap of 1 request");
+    assertThat(later.expectedStartUnknown()).isEqualTo("its request has not started");
+    // Its reason is its request's.
+    assertThat(later.reason().kind()).isEqualTo("cap-reached");
+    assertThat(later.reason().sentence()).startsWith("cap of 1 request in progress reached");
   }
 
   @Test

@@ -157,7 +157,7 @@
       el('td', {class: 'job'}, j.job, j.state === 'not-started' ? el('span', {class: 'tag', text: 'not started'}) : null),
       el('td', {class: 'job-request', text: requestOf(j)}), el('td', {class: 'job-pool', text: j.pool}),
       el('td', {text: j.gpus}),
-      el('td', {text: dur(j.expectedSeconds)}),
+      el('td', {class: 'job-runs', text: j.expectedSeconds > 0 ? dur(j.expectedSeconds) : 'no estimate'}),
       el('td', {class: 'job-start'}, expectedStart(j)),
       el('td', {class: 'job-wait-reason'}, reason(j.reason)))));
     if (!jobs.length) body.append(el('tr', {}, el('td', {colspan: 7, class: 'empty',

@@ -147,7 +147,7 @@ class WaitingWorkBrowserTest {
   }
 
   @Test
-  void aWaitingJobShowsItsRequestAndExpectedStartAndTheJobsOfARequestNotStartedFollow() {
+  void aWaitingJobShowsItsRequestAndExpectedStartAndTheJobsOfARequestNotStartedFollow() throws IOException {
     String small = "#waiting-table tr[data-state='waiting'][data-kind='reserved-for-it']";
     assertThat(text(small + " td.job")).isEqualTo("small@gpu #2");
     assertThat(text(small + " td.job-request")).isEqualTo("master aaaa1111 · regular");
@@ -163,7 +163,20 @@ class WaitingWorkBrowserTest {
     assertThat(states).containsExactly("waiting", "waiting", "not-started", "not-started", "not-started");
     assertThat(text("#waiting-table tr.not-started td.job")).isEqualTo("big@gpunot started");
     assertThat(text("#waiting-table tr.not-started td.job-request")).isEqualTo("master bbbb2222 (PR #42) · regular");
-    assertThat(text("#waiting-table tr.not-started td.job-start")).startsWith("unknown: its request has not started: ");
+    assertThat(text("#waiting-table tr.not-started td.job-start")).isEqualTo("unknown: its request has not started");
+    assertThat(text("#waiting-table tr.not-started td.job-wait-reason")).startsWith("cap of 1 request in progress reached");
+    // A job without an estimate says so instead of a run time.
+    assertThat(text("#waiting-table tr[data-kind='claimable'] td.job-runs")).isEqualTo("no estimate");
+    shot("waiting-work-1280x800.png");
+  }
+
+  /** A screenshot of the queue section, to {@code target/screenshots}. */
+  private static void shot(String name) throws IOException {
+    js("document.getElementById('queue').scrollIntoView();");
+    Path dir = Path.of("target", "screenshots");
+    Files.createDirectories(dir);
+    Files.copy(((org.openqa.selenium.TakesScreenshot) driver).getScreenshotAs(org.openqa.selenium.OutputType.FILE)
+        .toPath(), dir.resolve(name), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
   }
 
   @Test
