@@ -24,8 +24,11 @@ public final class Api {
   /** The errors of one job. */
   public record JobErrorsDto(long jobId, String job, String pool, List<ErrorDto> errors) {}
 
-  /** Why something waits: a kind to act on and a sentence to show. */
-  public record WaitDto(String kind, String sentence) {}
+  /**
+   * Why something waits: a kind to act on, a sentence to show, and the instant the reason names (when the
+   * reserved host is expected free), the very instant of the host's {@link ReservationDto#until()}.
+   */
+  public record WaitDto(String kind, String sentence, @Nullable String at) {}
 
   /** The request in progress. */
   public record InProgressDto(RequestDto request, int jobsDone, int jobsTotal, int jobsFailed, int jobsRunning,
@@ -35,9 +38,15 @@ public final class Api {
   public record QueueEntryDto(int position, RequestDto request, String section, String placement,
       @Nullable Double etaSeconds, @Nullable String etaAt, @Nullable WaitDto waitReason) {}
 
-  /** A queued job, the request it belongs to (a pull request's run, a nightly, a master commit) and why it waits. */
-  public record JobWaitDto(long jobId, String job, long requestId, String pool, int gpus, double expectedSeconds,
-      WaitDto reason, @Nullable RequestDto request) {}
+  /**
+   * A queued job, the request it belongs to (a pull request's run, a nightly, a master commit), why it waits and
+   * when it is expected to start ({@code expectedStartAt}, else {@code expectedStartUnknown} says why not). With
+   * {@code state} {@code not-started} it is a job of a request that has not started yet: it has no job id yet,
+   * and its reason is its request's.
+   */
+  public record JobWaitDto(@Nullable Long jobId, String job, long requestId, String pool, int gpus,
+      double expectedSeconds, WaitDto reason, @Nullable RequestDto request, String state,
+      @Nullable String expectedStartAt, @Nullable String expectedStartUnknown) {}
 
   /** A job a collector holds. */
   public record LeaseDto(long jobId, String job, long requestId, List<Integer> devices, String expiresAt,
@@ -61,10 +70,14 @@ public final class Api {
   public record ShareDto(String cadence, String pool, String unit, int used, int limit, int capacity,
       boolean borrow, String source) {}
 
-  /** Everything the page shows but the history. */
+  /**
+   * Everything the page shows but the history; {@code queue} and {@code waitingJobs} as filtered, {@code pools}
+   * and {@code cadences} every value the filters may take now.
+   */
   public record OverviewDto(String version, String at, boolean controls, double leaseSeconds,
       List<InProgressDto> inProgress, List<QueueEntryDto> queue, List<JobWaitDto> waitingJobs,
-      List<CollectorDto> collectors, List<HostDto> hosts, List<ShareDto> shares) {}
+      List<CollectorDto> collectors, List<HostDto> hosts, List<ShareDto> shares, List<String> pools,
+      List<String> cadences) {}
 
   /** One completed request. */
   public record HistoryEntryDto(RequestDto request, String outcome, double durationSeconds,

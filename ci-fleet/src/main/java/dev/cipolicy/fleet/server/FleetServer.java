@@ -51,11 +51,14 @@ public final class FleetServer implements AutoCloseable {
 
   private static Map<String, String> endpoints() {
     Map<String, String> m = new LinkedHashMap<>();
-    m.put("GET /api/v1/overview", "everything the page shows but the history: in progress, queue, waiting jobs, "
-        + "collectors, hosts, shares");
+    m.put("GET /api/v1/overview", "everything the page shows but the history: in "
+        + "progress, queue, waiting jobs (queue and waiting jobs filtered), collectors, hosts, shares");
     m.put("GET /api/v1/in-progress", "the requests in progress: jobs done of total, failed, ETA, duration, errors by job");
-    m.put("GET /api/v1/queue", "the open requests in order, each with its ETA and why it waits");
-    m.put("GET /api/v1/waiting-jobs", "every queued job of the requests in progress and why it waits");
+    m.put("GET /api/v1/queue", "the open requests in order, each with its ETA and why "
+        + "it waits (filters: pool, cadence, state waiting|not-started, pr, q searching PR, commit or CI run id)");
+    m.put("GET /api/v1/waiting-jobs", "every queued job of the requests in progress, "
+        + "then the jobs of requests not started yet: request, pool, GPUs, why it waits, expected start (same "
+        + "filters as the queue)");
     m.put("GET /api/v1/collectors", "every collector: pool, devices, current jobs, last heartbeat, state");
     m.put("GET /api/v1/hosts", "GPU occupancy per host: the job on each device index, reservation, free devices");
     m.put("GET /api/v1/shares", "each cadence's use of each pool against its fleet share");
@@ -228,10 +231,10 @@ public final class FleetServer implements AutoCloseable {
       config.routes.get("/app.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(script));
       config.routes.get("/app.css", ctx -> ctx.contentType("text/css; charset=utf-8").result(style));
       config.routes.get("/api/v1", json(ctx -> Map.of("version", Api.VERSION, "endpoints", ENDPOINTS)));
-      config.routes.get("/api/v1/overview", json(ctx -> view.overview()));
+      config.routes.get("/api/v1/overview", json(ctx -> view.overview(filter(ctx))));
       config.routes.get("/api/v1/in-progress", json(ctx -> view.overview().inProgress()));
-      config.routes.get("/api/v1/queue", json(ctx -> view.overview().queue()));
-      config.routes.get("/api/v1/waiting-jobs", json(ctx -> view.overview().waitingJobs()));
+      config.routes.get("/api/v1/queue", json(ctx -> view.overview(filter(ctx)).queue()));
+      config.routes.get("/api/v1/waiting-jobs", json(ctx -> view.overview(filter(ctx)).waitingJobs()));
       config.routes.get("/api/v1/collectors", json(ctx -> view.overview().collectors()));
       config.routes.get("/api/v1/hosts", json(ctx -> view.overview().hosts()));
       config.routes.get("/api/v1/shares", json(ctx -> view.overview().shares()));
@@ -317,6 +320,12 @@ public final class FleetServer implements AutoCloseable {
 
   private static String error(@Nullable String message) {
     return JsonWriter.write(new Api.ErrorAnswer(message == null ? "error" : message));
+  }
+
+  /** The filters of the waiting work from the query string ({@link WorkFilter}). */
+  private static WorkFilter filter(Context ctx) {
+    return WorkFilter.parse(ctx.queryParam("pool"), ctx.queryParam("cadence"), ctx.queryParam("state"),
+        ctx.queryParam("pr"), ctx.queryParam("q"));
   }
 
   private static int limit(@Nullable String text) {

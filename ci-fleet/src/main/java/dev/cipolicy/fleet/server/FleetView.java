@@ -18,6 +18,7 @@ import dev.cipolicy.fleet.server.Api.OverviewDto;
 import dev.cipolicy.fleet.server.Api.QueueEntryDto;
 import dev.cipolicy.fleet.server.Api.RequestDto;
 import dev.cipolicy.fleet.server.Api.ReservationDto;
+import dev.cipolicy.fleet.server.Api.ShareDto;
 import dev.cipolicy.fleet.server.Api.WaitDto;
 import dev.cipolicy.queue.CollectorStatus;
 import dev.cipolicy.queue.JobQueue;
@@ -30,6 +31,7 @@ import dev.cipolicy.queue.model.HistoryEntry;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.model.JobResult;
+import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.JobState;
 import dev.cipolicy.queue.model.JobWait;
 import dev.cipolicy.queue.model.Lease;
@@ -52,7 +54,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -220,6 +221,16 @@ public final class FleetView {
    * @return the document
    */
   public OverviewDto overview() {
+    return overview(WorkFilter.NONE);
+  }
+
+  /**
+   * The overview now, its queue and waiting jobs filtered.
+   *
+   * @param filter the filter of the waiting work
+   * @return the document
+   */
+  OverviewDto overview(WorkFilter filter) {
     Snapshot s = new Snapshot();
     learn(s);
     QueueOrder order = queue.order();
@@ -234,18 +245,62 @@ public final class FleetView {
     for (RequestWait w : order.waitReasons(queue.settings().maxInProgress())) {
       waits.put(w.request().id(), w);
     }
+    Map<RequestId, List<JobSpec>> planned = new LinkedHashMap<>();
+    for (QueueOrder.Placed p : order.placed()) {
+      if (p.section() != QueueOrder.Section.IN_PROGRESS) {
+        planned.put(p.request().id(), planned(p.request()));
+      }
+    }
     List<QueueEntryDto> entries = new ArrayList<>();
     int position = 0;
     for (QueueOrder.Placed p : order.placed()) {
       position++;
-      entries.add(entry(s, position, p, etas, waits));
+      if (matches(filter, s, p, planned)) {
+        entries.add(entry(s, position, p, etas, waits));
+      }
     }
     for (QueueOrder.Placed p : order.waiting()) {
-      entries.add(entry(s, 0, p, etas, waits));
+      if (matches(filter, s, p, planned)) {
+        entries.add(entry(s, 0, p, etas, waits));
+      }
     }
+    List<ShareDto> shareUse = ShareUse.of(s.leased, s.requests, s.collectors, shares);
+    Set<String> pools = pools(s);
+    planned.values().forEach(js -> js.forEach(j -> pools.add(j.pool())));
+    Set<String> cadences = new TreeSet<>();
+    cadences.add("regular");
+    s.open.forEach(r -> cadences.add(cadenceOf(r)));
+    shareUse.forEach(x -> cadences.add(x.cadence()));
     return new OverviewDto(Api.VERSION, s.now.toString(), controls,
-        DurationHistory.seconds(queue.settings().leaseDuration()), inProgress, entries, waitingJobs(s),
-        collectors(s), hosts(s), ShareUse.of(s.leased, s.requests, s.collectors, shares));
+        DurationHistory.seconds(queue.settings().leaseDuration()), inProgress, entries,
+        waitingJobs(s, filter, order, planned, waits), collectors(s), hosts(s), shareUse, List.copyOf(pools),
+        List.copyOf(cadences));
+  }
+
+  /** The jobs a request not started yet will get, or none when its planner cannot say now. */
+  private List<JobSpec> planned(Request r) {
+    try {
+      return queue.jobsFor(r);
+    } catch (RuntimeException e) {
+      return List.of();
+    }
+  }
+
+  private boolean matches(WorkFilter filter, Snapshot s, QueueOrder.Placed p, Map<RequestId, List<JobSpec>> planned) {
+    if (filter.equals(WorkFilter.NONE)) {
+      return true;
+    }
+    Request r = p.request();
+    Set<String> pools = new HashSet<>();
+    String state;
+    if (p.section() == QueueOrder.Section.IN_PROGRESS) {
+      state = WorkFilter.WAITING;
+      s.jobsByRequest.getOrDefault(r.id(), List.of()).forEach(j -> pools.add(j.spec().pool()));
+    } else {
+      state = WorkFilter.NOT_STARTED;
+      planned.getOrDefault(r.id(), List.of()).forEach(j -> pools.add(j.pool()));
+    }
+    return filter.matches(r, cadenceOf(r), pools, state);
   }
 
   private QueueEntryDto entry(Snapshot s, int position, QueueOrder.Placed p, Map<String, Double> etas,
@@ -311,20 +366,55 @@ public final class FleetView {
     return out;
   }
 
-  private List<JobWaitDto> waitingJobs(Snapshot s) {
+  /** The pools of the collectors and of the jobs of the requests in progress. */
+  private static Set<String> pools(Snapshot s) {
     Set<String> pools = new TreeSet<>();
     s.collectors.forEach(c -> pools.add(c.tag()));
     s.jobsByRequest.values().forEach(js -> js.forEach(j -> pools.add(j.spec().pool())));
+    return pools;
+  }
+
+  /** The most jobs of requests not started yet listed behind the waiting jobs. */
+  static final int MAX_NOT_STARTED = 500;
+
+  private List<JobWaitDto> waitingJobs(Snapshot s, WorkFilter filter, QueueOrder order,
+      Map<RequestId, List<JobSpec>> planned, Map<RequestId, RequestWait> waits) {
     List<JobWaitDto> out = new ArrayList<>();
-    for (String pool : pools) {
-      for (JobWait w : s.pool(pool).waits()) {
+    for (String pool : pools(s)) {
+      PoolView view = s.pool(pool);
+      Map<JobId, WaitingStarts.Start> starts = WaitingStarts.of(view, durations::expectedSeconds);
+      for (JobWait w : view.waits()) {
         Job j = w.job();
         Request r = s.requests.get(j.requestId());
+        if (!filter.matches(r, r == null ? "regular" : cadenceOf(r), Set.of(pool), WorkFilter.WAITING)) {
+          continue;
+        }
+        WaitingStarts.Start start = starts.get(j.id());
         out.add(new JobWaitDto(j.id().value(), label(j), j.requestId().value(), pool, j.spec().gpus(),
-            durations.expectedSeconds(j.spec()), wait(w.reason()), r == null ? null : request(r)));
+            durations.expectedSeconds(j.spec()), wait(w.reason()), r == null ? null : request(r),
+            WorkFilter.WAITING, start == null || start.at() == null ? null : start.at().toString(),
+            start == null ? "no estimate for this job" : start.unknownBecause()));
       }
     }
-    out.sort(Comparator.comparingLong(JobWaitDto::jobId));
+    out.sort(Comparator.comparing(JobWaitDto::jobId));
+    int notStarted = 0;
+    for (QueueOrder.Placed p : order.placed()) {
+      Request r = p.request();
+      RequestWait rw = waits.get(r.id());
+      WaitDto reason = rw == null ? new WaitDto("not-started", "its request has not started", null) : wait(rw.reason());
+      for (JobSpec spec : planned.getOrDefault(r.id(), List.of())) {
+        if (notStarted >= MAX_NOT_STARTED) {
+          return out;
+        }
+        if (!filter.matches(r, cadenceOf(r), Set.of(spec.pool()), WorkFilter.NOT_STARTED)) {
+          continue;
+        }
+        notStarted++;
+        out.add(new JobWaitDto(null, spec.benchmarkGroup() + "@" + spec.collectorTag(), r.id().value(), spec.pool(),
+            spec.gpus(), durations.expectedSeconds(spec), reason, request(r), WorkFilter.NOT_STARTED, null,
+            "its request has not started"));
+      }
+    }
     return out;
   }
 
@@ -355,68 +445,62 @@ public final class FleetView {
     return st.state().documentName();
   }
 
+  /**
+   * The GPU map: each host's devices as the store's view of its pool records them (the same view the waiting
+   * jobs read, so the reservation here and the wait reasons name the same instant); a host the view does not
+   * list (not live) shows the leases of the snapshot.
+   */
   private List<HostDto> hosts(Snapshot s) {
-    Map<String, List<DevicePlacement.Host>> byPool = new TreeMap<>();
-    Map<String, Collector> gpuHosts = new TreeMap<>();
     Duration timeout = queue.settings().collectorTimeout();
+    Map<JobId, Job> known = new HashMap<>();
+    s.jobsByRequest.values().forEach(js -> js.forEach(j -> known.put(j.id(), j)));
+    List<Collector> gpuHosts = new ArrayList<>();
     for (Collector c : s.collectors) {
-      if (c.devices().isEmpty()) {
-        continue;
-      }
-      gpuHosts.put(c.name(), c);
-      List<DevicePlacement.Holding> holdings = new ArrayList<>();
-      for (Job j : s.leased) {
-        Lease l = j.lease().get();
-        if (l.collector().equals(c.name()) && !l.devices().isEmpty()) {
-          holdings.add(new DevicePlacement.Holding(j.id(), l.devices(),
-              DevicePlacement.estimatedEnd(s.claimedAt(l), j.spec().estimate(), l.expiresAt())));
-        }
-      }
-      if (c.isLiveAt(s.now, timeout)) {
-        byPool.computeIfAbsent(c.tag(), t -> new ArrayList<>())
-            .add(new DevicePlacement.Host(c.name(), c.devices(), holdings));
+      if (!c.devices().isEmpty()) {
+        gpuHosts.add(c);
       }
     }
-    Map<String, DevicePlacement.Reservation> reservations = new HashMap<>();
-    Map<JobId, Job> queued = new HashMap<>();
-    for (List<Job> js : s.jobsByRequest.values()) {
-      for (Job j : js) {
-        if (j.state() == JobState.QUEUED && j.spec().gpus() > 0) {
-          queued.put(j.id(), j);
-        }
-      }
-    }
-    for (String pool : byPool.keySet()) {
-      s.pool(pool).reservation().ifPresent(r -> reservations.put(r.host(), r));
-    }
+    gpuHosts.sort(Comparator.comparing(Collector::name));
     List<HostDto> out = new ArrayList<>();
-    for (Collector c : gpuHosts.values()) {
-      Map<Integer, Job> holder = new HashMap<>();
-      for (Job j : s.leased) {
-        Lease l = j.lease().get();
-        if (l.collector().equals(c.name())) {
-          l.devices().forEach(d -> holder.put(d, j));
+    for (Collector c : gpuHosts) {
+      PoolView view = s.pool(c.tag());
+      view.waits().forEach(w -> known.putIfAbsent(w.job().id(), w.job()));
+      Map<Integer, JobId> holder = new HashMap<>();
+      Optional<DevicePlacement.Host> listed = view.hosts().stream().filter(h -> h.name().equals(c.name())).findFirst();
+      if (listed.isPresent()) {
+        listed.get().holdings().forEach(x -> x.devices().forEach(d -> holder.put(d, x.job())));
+      } else {
+        for (Job j : s.leased) {
+          Lease l = j.lease().get();
+          if (l.collector().equals(c.name())) {
+            l.devices().forEach(d -> holder.put(d, j.id()));
+          }
         }
       }
-      DevicePlacement.Reservation res = reservations.get(c.name());
+      DevicePlacement.Reservation res = view.reservation().filter(r -> r.host().equals(c.name())).orElse(null);
       List<DeviceDto> devices = new ArrayList<>();
       int free = 0;
       for (int index : c.devices().indices()) {
-        Job j = holder.get(index);
+        JobId j = holder.get(index);
         if (j != null) {
-          devices.add(new DeviceDto(index, "busy", j.id().value(), label(j)));
+          devices.add(new DeviceDto(index, "busy", j.value(), label(j, known)));
         } else {
           free++;
-          devices.add(res != null ? new DeviceDto(index, "reserved", res.job().value(), label(queued.get(res.job())))
+          devices.add(res != null ? new DeviceDto(index, "reserved", res.job().value(), label(res.job(), known))
               : new DeviceDto(index, "free", null, null));
         }
       }
       String state = !c.active() ? "inactive" : c.isLiveAt(s.now, timeout) || s.holdsLiveLease(c.name())
           ? "online" : "offline";
       out.add(new HostDto(c.name(), c.tag(), state, c.devices().size(), free, devices, res == null ? null
-          : new ReservationDto(res.job().value(), label(queued.get(res.job())), res.gpus(), res.until().toString())));
+          : new ReservationDto(res.job().value(), label(res.job(), known), res.gpus(), res.until().toString())));
     }
     return out;
+  }
+
+  private static String label(JobId id, Map<JobId, Job> known) {
+    Job j = known.get(id);
+    return j == null ? "job #" + id.value() : label(j);
   }
 
   // ------------------------------------------------------------------------------------------- history
@@ -474,7 +558,8 @@ public final class FleetView {
   }
 
   private static WaitDto wait(dev.cipolicy.queue.model.WaitReason r) {
-    return new WaitDto(r.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), r.sentence());
+    return new WaitDto(r.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), r.sentence(),
+        r.expectedFree().map(Instant::toString).orElse(null));
   }
 
   /** History cursors as opaque strings: {@code <finished epoch micros>-<request id>}. */

@@ -106,12 +106,37 @@
       el('td', {text: q.position || '—'}),
       el('td', {text: q.request.label}),
       el('td', {text: q.section}),
-      el('td', {text: q.etaSeconds === null ? 'unknown' : dur(q.etaSeconds)}),
-      el('td', {class: 'wait-reason', text: q.waitReason ? q.waitReason.sentence : q.placement}))));
-    if (!entries.length) body.append(el('tr', {}, el('td', {colspan: 5, class: 'empty', text: 'The queue is empty.'})));
+      el('td', {class: 'eta'}, q.etaSeconds === null ? 'unknown' : when(q.etaAt)),
+      el('td', {class: 'wait-reason'}, ...(q.waitReason ? [reason(q.waitReason)] : withTimes(q.placement))))));
+    if (!entries.length) body.append(el('tr', {}, el('td', {colspan: 5, class: 'empty',
+      text: filtered() ? 'No open request matches the filters.' : 'The queue is empty.'})));
   }
 
-  // The request a waiting job belongs to: its label, its pull request, its cadence.
+  // Text from the queue with every ISO-8601 instant in it drawn in the page's one time format; an instant of the
+  // same second as \`exact\` is drawn as \`exact\` itself (a wait reason's own instant, to the store's precision).
+  const ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g;
+  function withTimes(text, exact) {
+    const nodes = [];
+    let last = 0;
+    for (const m of text.matchAll(ISO)) {
+      nodes.push(text.slice(last, m.index));
+      const same = exact && Math.floor(Date.parse(exact) / 1000) === Math.floor(Date.parse(m[0]) / 1000);
+      nodes.push(when(same ? exact : m[0]));
+      last = m.index + m[0].length;
+    }
+    nodes.push(text.slice(last));
+    return nodes;
+  }
+
+  // A wait reason's sentence, the instant it names (a reserved host's expected free time) in the page's one time
+  // format: the very instant the GPU map shows for that reservation.
+  function reason(w) {
+    const span = el('span', {class: 'reason', 'data-kind': w.kind}, ...withTimes(w.sentence, w.at));
+    if (w.at && !span.querySelector('time')) span.append(' (', when(w.at), ')');
+    return span;
+  }
+
+  // The request a waiting job belongs to: its label (which starts with its kind), its pull request, its cadence.
   function requestOf(j) {
     const r = j.request;
     if (!r) return '#' + j.requestId;
@@ -119,15 +144,77 @@
     return r.label + pr + ' · ' + r.cadence;
   }
 
+  // When a waiting job is expected to start, or "unknown" and why.
+  function expectedStart(j) {
+    if (j.expectedStartAt) return when(j.expectedStartAt);
+    return el('span', {class: 'unknown', text: 'unknown: ' + (j.expectedStartUnknown || 'no estimate')});
+  }
+
   function renderWaiting(jobs) {
     const body = document.querySelector('#waiting-table tbody');
-    replace(body, ...jobs.map(j => el('tr', {'data-job': j.jobId, 'data-kind': j.reason.kind},
-      el('td', {text: j.job}), el('td', {class: 'job-request', text: requestOf(j)}), el('td', {text: j.pool}),
+    replace(body, ...jobs.map(j => el('tr', {'data-job': j.jobId, 'data-kind': j.reason.kind, 'data-state': j.state,
+        'data-request': j.requestId, class: j.state === 'not-started' ? 'not-started' : null},
+      el('td', {class: 'job'}, j.job, j.state === 'not-started' ? el('span', {class: 'tag', text: 'not started'}) : null),
+      el('td', {class: 'job-request', text: requestOf(j)}), el('td', {class: 'job-pool', text: j.pool}),
       el('td', {text: j.gpus}),
-      el('td', {text: dur(j.expectedSeconds)}),
-      el('td', {class: 'job-wait-reason', text: j.reason.sentence}))));
-    if (!jobs.length) body.append(el('tr', {}, el('td', {colspan: 6, class: 'empty', text: 'No job waits.'})));
+      el('td', {class: 'job-runs', text: j.expectedSeconds > 0 ? dur(j.expectedSeconds) : 'no estimate'}),
+      el('td', {class: 'job-start'}, expectedStart(j)),
+      el('td', {class: 'job-wait-reason'}, reason(j.reason)))));
+    if (!jobs.length) body.append(el('tr', {}, el('td', {colspan: 7, class: 'empty',
+      text: filtered() ? 'No job matches the filters.' : 'No job waits.'})));
   }
+
+  // ----------------------------------------------------------------------------------------- filters
+  // The filters of the waiting work live in the URL's query string (pool, cadence, state, pr, q), so a link
+  // shares them and a reload restores them; the API takes the same parameters.
+  const FILTERS = ['pool', 'cadence', 'state', 'pr', 'q'];
+
+  function filterInput(name) { return document.getElementById('filter-' + name); }
+
+  function filterQuery() {
+    const p = new URLSearchParams();
+    for (const f of FILTERS) { const v = filterInput(f).value.trim(); if (v) p.set(f, v); }
+    return p.toString();
+  }
+
+  function filtered() { return filterQuery() !== ''; }
+
+  // Adds the options a select lacks (the values the fleet has now, and the one the URL asks for).
+  function fillSelect(name, values) {
+    const select = filterInput(name);
+    const have = new Set([...select.options].map(o => o.value));
+    for (const v of values) if (v && !have.has(v)) { select.append(el('option', {value: v, text: v})); have.add(v); }
+  }
+
+  function restoreFilters() {
+    const p = new URLSearchParams(location.search);
+    for (const f of FILTERS) {
+      const v = p.get(f) || '';
+      if (filterInput(f).tagName === 'SELECT') fillSelect(f, [v]);
+      filterInput(f).value = v;
+    }
+  }
+
+  function filtersChanged() {
+    const q = filterQuery();
+    history.replaceState(null, '', location.pathname + (q ? '?' + q : '') + location.hash);
+    refresh();
+  }
+
+  let typing = null;
+  for (const f of FILTERS) {
+    const input = filterInput(f);
+    input.addEventListener('change', filtersChanged);
+    if (input.tagName === 'INPUT') {
+      input.addEventListener('input', () => { clearTimeout(typing); typing = setTimeout(filtersChanged, 300); });
+    }
+  }
+  document.getElementById('filter-form').addEventListener('submit', e => { e.preventDefault(); filtersChanged(); });
+  document.getElementById('filter-clear').addEventListener('click', () => {
+    for (const f of FILTERS) filterInput(f).value = '';
+    filtersChanged();
+  });
+  restoreFilters();
 
   function renderHosts(hosts) {
     const box = document.getElementById('host-list');
@@ -172,22 +259,28 @@
       return el('tr', {'data-collector': c.name},
         el('td', {text: c.name}), el('td', {text: c.pool}), el('td', {text: c.devices}),
         el('td', {text: c.jobs.map(j => j.job + (j.devices.length ? ' [' + j.devices.join(',') + ']' : '')).join(', ') || '—'}),
-        el('td', {text: dur(c.heartbeatAgeSeconds) + ' ago'}),
+        el('td', {class: 'heartbeat'}, when(c.lastHeartbeatAt)),
         el('td', {class: 'collector-state state-' + c.state, text: c.state}), actions);
     }));
   }
 
+  let refreshes = 0; // a refresh answered after a newer one (the filters changed meanwhile) draws nothing
   async function refresh() {
+    const mine = ++refreshes;
     try {
-      const r = await fetch('/api/v1/overview', {cache: 'no-store'});
+      const q = filterQuery();
+      const r = await fetch('/api/v1/overview' + (q ? '?' + q : ''), {cache: 'no-store'});
       if (!r.ok) throw new Error((await r.json()).error);
       const o = await r.json();
+      if (mine !== refreshes) return;
       controls = o.controls;
       serverNow = o.at;
       // Redrawing replaces the buttons: the focused one is focused again afterwards (keyboard users).
       const focusKey = document.activeElement && document.activeElement.dataset
         ? document.activeElement.dataset.focusKey : undefined;
       document.getElementById('token-box').hidden = !controls;
+      fillSelect('pool', o.pools);
+      fillSelect('cadence', o.cadences);
       renderInProgress(o.inProgress);
       renderQueue(o.queue);
       renderWaiting(o.waitingJobs);
@@ -216,9 +309,10 @@
     replace(body, ...h.entries.map(e => el('tr', {'data-request': e.request.id},
       el('td', {text: e.request.label + ' (' + e.request.cadence + ')'}),
       el('td', {class: 'outcome-' + e.outcome, text: e.outcome}),
+      el('td', {class: 'finished'}, when(e.request.finishedAt)),
       el('td', {text: dur(e.durationSeconds)}),
       el('td', {}, errorList(e.errors) || '—'))));
-    if (!h.entries.length) body.append(el('tr', {}, el('td', {colspan: 4, class: 'empty', text: 'None completed yet.'})));
+    if (!h.entries.length) body.append(el('tr', {}, el('td', {colspan: 5, class: 'empty', text: 'None completed yet.'})));
     document.getElementById('history-older').disabled = !historyNext;
     document.getElementById('history-newest').disabled = historyCursors.length === 1;
     document.getElementById('history-page').textContent = 'Page ' + historyCursors.length;

@@ -157,6 +157,81 @@ class StatusApiTest {
   }
 
   @Test
+  void everyWaitingJobHasAnExpectedStartOrSaysWhyNot() throws Exception {
+    TestFleets.await("a waiting job", Duration.ofSeconds(20), () -> {
+      try {
+        return getJson("/api/v1/waiting-jobs?state=waiting").size() > 0;
+      } catch (Exception e) {
+        return false;
+      }
+    });
+    for (JsonNode job : getJson("/api/v1/waiting-jobs")) {
+      assertThat(job.get("state").asText()).isIn("waiting", "not-started");
+      boolean known = !job.get("expectedStartAt").isNull();
+      assertThat(job.get("expectedStartUnknown").isNull()).as("exactly one of expectedStartAt and expectedStartUnknown")
+          .isEqualTo(known);
+      if (known) {
+        assertThat(java.time.Instant.parse(job.get("expectedStartAt").asText())).isNotNull();
+      }
+      assertThat(job.get("jobId").isNull()).isEqualTo(job.get("state").asText().equals("not-started"));
+    }
+  }
+
+  @Test
+  void theWaitingWorkFiltersKeepOnlyWhatMatches() throws Exception {
+    TestFleets.await("a waiting job", Duration.ofSeconds(20), () -> {
+      try {
+        return getJson("/api/v1/waiting-jobs").size() > 0;
+      } catch (Exception e) {
+        return false;
+      }
+    });
+    String pool = getJson("/api/v1/waiting-jobs").get(0).get("pool").asText();
+    for (JsonNode job : getJson("/api/v1/waiting-jobs?pool=" + pool)) {
+      assertThat(job.get("pool").asText()).isEqualTo(pool);
+    }
+    assertThat(getJson("/api/v1/waiting-jobs?pool=no-such-pool")).isEmpty();
+    assertThat(getJson("/api/v1/queue?pool=no-such-pool")).isEmpty();
+    for (String state : java.util.List.of("waiting", "not-started")) {
+      for (JsonNode job : getJson("/api/v1/waiting-jobs?state=" + state)) {
+        assertThat(job.get("state").asText()).isEqualTo(state);
+      }
+    }
+    for (JsonNode entry : getJson("/api/v1/queue?state=not-started")) {
+      assertThat(entry.get("section").asText()).isNotEqualTo("in_progress");
+    }
+    for (JsonNode job : getJson("/api/v1/waiting-jobs?cadence=nightly")) {
+      assertThat(job.get("request").get("cadence").asText()).isEqualTo("nightly");
+    }
+    // A search by commit: every row is of a request whose commit starts with it.
+    JsonNode tagged = null;
+    for (JsonNode job : getJson("/api/v1/waiting-jobs")) {
+      if (job.get("request").get("tag").isTextual() && job.get("request").get("tag").asText().length() >= 6) {
+        tagged = job;
+      }
+    }
+    if (tagged != null) {
+      String prefix = tagged.get("request").get("tag").asText().substring(0, 6);
+      for (JsonNode job : getJson("/api/v1/waiting-jobs?q=" + prefix)) {
+        assertThat(job.get("request").get("tag").asText()).startsWith(prefix);
+      }
+    }
+    // The overview takes the same filters for its queue and waiting jobs, and lists the values to choose from.
+    JsonNode o = getJson("/api/v1/overview?state=not-started");
+    for (JsonNode job : o.get("waitingJobs")) {
+      assertThat(job.get("state").asText()).isEqualTo("not-started");
+    }
+    assertThat(o.get("pools").toString()).contains("\"h200\"", "\"cpu\"");
+    assertThat(o.get("cadences").toString()).contains("\"regular\"", "\"nightly\"");
+    // A bad filter is a 400 with one line.
+    HttpResponse<String> bad = get("/api/v1/waiting-jobs?state=running");
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(JSON.readTree(bad.body()).get("error").asText()).isEqualTo(
+        "state 'running' is not a state of waiting work; expected waiting or not-started");
+    assertThat(get("/api/v1/queue?pr=abc").statusCode()).isEqualTo(400);
+  }
+
+  @Test
   void historyPagesNeitherRepeatNorSkipAndKeepTheirErrors() throws Exception {
     TestFleets.await("two completed requests", Duration.ofSeconds(90), () -> {
       try {
