@@ -208,6 +208,19 @@ class JobPageBrowserTest {
     js("const p = document.getElementById('log-attempt'); p.value = '1'; p.dispatchEvent(new Event('change'));");
     waitUpTo(10).until(d -> text("#log-text").equals("try one\n"));
     assertThat(text("dd[data-fact='last-error']")).isEqualTo("network unreachable");
+    screenshot("job-page-1280x800.png");
+  }
+
+  /** A screenshot of the window to {@code target/screenshots}. */
+  private static void screenshot(String name) {
+    try {
+      Path shots = Path.of("target", "screenshots");
+      Files.createDirectories(shots);
+      File f = ((org.openqa.selenium.TakesScreenshot) driver).getScreenshotAs(org.openqa.selenium.OutputType.FILE);
+      Files.copy(f.toPath(), shots.resolve(name), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test
