@@ -295,7 +295,7 @@ final class PgPoolTransaction implements PoolTransaction {
       }
       Lease lease = job.nextLease(jobs.tokens(c, 1)[0], expiry, claimer, devices);
       Job claimed = job.claimed(lease);
-      jobs.write(c, job, claimed);
+      jobs.write(c, job, claimed, now);
       try (PreparedStatement st = c.prepareStatement(ctx.sql.insertHeldDevices)) {
         st.setString(1, claimer);
         st.setArray(2, c.createArrayOf("int4", devices.toArray()));
@@ -354,7 +354,7 @@ final class PgPoolTransaction implements PoolTransaction {
       Job job = locked.get(0);
       Lease lease = job.nextLease(jobs.tokens(c, 1)[0], expiry, claimer);
       Job claimed = job.claimed(lease);
-      jobs.write(c, job, claimed);
+      jobs.write(c, job, claimed, now);
       ledger().claimed(claimed.spec());
       return Optional.of(new Claim(claimed, lease));
     } catch (SQLException e) {

@@ -9,6 +9,7 @@ import dev.cipolicy.queue.model.FleetShares;
 import dev.cipolicy.queue.model.HistoryCursor;
 import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobAttempt;
 import dev.cipolicy.queue.model.Checks;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.model.JobLogView;
@@ -470,6 +471,12 @@ public final class PostgresQueueStore implements QueueStore {
   @Override
   public Optional<Job> job(JobId id) {
     return jobs.job(present(id, "job id"));
+  }
+
+  /** Reads the job's rows of the attempts table, oldest first. */
+  @Override
+  public List<JobAttempt> attempts(JobId id) {
+    return jobs.attempts(present(id, "job id"));
   }
 
   @Override

@@ -262,7 +262,7 @@ final class QueueClaims {
         claims.add(new Claim(claimed, lease));
         changes.add(new Job[] {job, claimed});
       }
-      jobs.write(c, changes);
+      jobs.write(c, changes, now);
     }
     collectors.touch(c, command.collector(), now);
     return new ClaimResult(ClaimResult.Status.OK, claims);

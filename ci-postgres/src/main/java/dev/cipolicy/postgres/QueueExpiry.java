@@ -105,7 +105,7 @@ final class QueueExpiry {
         changes.get(list).add(next);
       }
     }
-    jobs.write(c, writes);
+    jobs.write(c, writes, now);
   }
 
   /**

@@ -4,6 +4,7 @@ import static dev.cipolicy.postgres.PgValues.setInstant;
 import static dev.cipolicy.postgres.PgValues.setText;
 
 import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobAttempt;
 import dev.cipolicy.queue.model.JobFailure;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.model.JobState;
@@ -15,9 +16,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -112,18 +115,41 @@ final class QueueJobs {
     }
   }
 
-  /** Writes one job's transition. */
-  void write(Connection c, Job before, Job after) throws SQLException {
-    write(c, List.<Job[]>of(new Job[] {before, after}));
+  /** Writes one job's transition at {@code now}. */
+  void write(Connection c, Job before, Job after, Instant now) throws SQLException {
+    write(c, List.<Job[]>of(new Job[] {before, after}), now);
+  }
+
+  /** A job's attempts, oldest first, read in their own transaction. */
+  List<JobAttempt> attempts(JobId id) {
+    return ctx.tx.inTransaction("attempts", c -> {
+      List<JobAttempt> out = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement(sql.attemptsOfJob)) {
+        st.setLong(1, id.value());
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            Integer[] devices = (Integer[]) rs.getArray(3).getArray();
+            String outcome = rs.getString(6);
+            out.add(new JobAttempt(id, rs.getInt(1), rs.getString(2), List.of(devices),
+                Objects.requireNonNull(PgValues.instant(rs, 4)), Optional.ofNullable(PgValues.instant(rs, 5)),
+                Optional.ofNullable(outcome).map(JobAttempt.Outcome::valueOf), Optional.ofNullable(rs.getString(7))));
+          }
+        }
+      }
+      return List.copyOf(out);
+    });
   }
 
   /**
    * Writes job transitions: the job row when its columns changed, the lease row fenced by attempt and token,
    * and the queued-jobs row of a job that stops being queued (first, the order claims lock in). A job that
-   * becomes queued gets its queued-jobs row from the database's trigger.
+   * becomes queued gets its queued-jobs row from the database's trigger. A lease that ends completes its
+   * attempt's record ({@link JobAttempt#endOf} at {@code now}) and a new lease inserts its attempt's record.
    */
-  void write(Connection c, List<Job[]> changes) throws SQLException {
+  void write(Connection c, List<Job[]> changes, Instant at) throws SQLException {
     try (PreparedStatement upd = c.prepareStatement(sql.updateJob);
+        PreparedStatement endAttempt = c.prepareStatement(sql.endAttempt);
+        PreparedStatement startAttempt = c.prepareStatement(sql.insertAttempt);
         PreparedStatement del = c.prepareStatement(sql.deleteLease);
         PreparedStatement ins = c.prepareStatement(sql.insertLease);
         PreparedStatement deq = c.prepareStatement(sql.unlistJob)) {
@@ -131,9 +157,20 @@ final class QueueJobs {
       int updates = 0;
       int deletes = 0;
       int inserts = 0;
+      int ends = 0;
       for (Job[] change : changes) {
         Job before = change[0];
         Job after = change[1];
+        Optional<JobAttempt.End> end = JobAttempt.endOf(before, after, at);
+        if (end.isPresent()) {
+          setInstant(endAttempt, 1, end.get().at());
+          endAttempt.setString(2, end.get().outcome().name());
+          setText(endAttempt, 3, end.get().error());
+          endAttempt.setLong(4, after.id().value());
+          endAttempt.setInt(5, end.get().attempt());
+          endAttempt.addBatch();
+          ends++;
+        }
         if (before.state() == JobState.QUEUED && after.state() != JobState.QUEUED) {
           deq.setLong(1, after.id().value());
           deq.addBatch();
@@ -174,6 +211,12 @@ final class QueueJobs {
           ins.setArray(7, c.createArrayOf("int4", now.devices().toArray()));
           ins.addBatch();
           inserts++;
+          startAttempt.setLong(1, now.jobId().value());
+          startAttempt.setInt(2, now.attempt());
+          startAttempt.setString(3, now.collector());
+          startAttempt.setArray(4, c.createArrayOf("int4", now.devices().toArray()));
+          setInstant(startAttempt, 5, at);
+          startAttempt.addBatch();
         }
       }
       if (dequeues > 0) {
@@ -187,6 +230,10 @@ final class QueueJobs {
       }
       if (inserts > 0) {
         expectAll(ins.executeBatch(), "insert leases");
+        startAttempt.executeBatch();
+      }
+      if (ends > 0) {
+        endAttempt.executeBatch();
       }
     }
   }

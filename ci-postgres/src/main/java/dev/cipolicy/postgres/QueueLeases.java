@@ -163,7 +163,7 @@ final class QueueLeases {
         next = current.failed(JobFailure.transientBudgetExhausted(held.collector(), current.transientRetries(),
             failure.detail(), now));
       }
-      jobs.write(c, current, next);
+      jobs.write(c, current, next, now);
       collectors.touch(c, held.collector(), now);
       return new LeaseResult(LeaseStatus.OK, Optional.of(next));
     });
@@ -172,7 +172,7 @@ final class QueueLeases {
   LeaseResult release(LeaseRef lease) {
     return fenced("release", lease, null, (c, current, now) -> {
       Job next = current.released();
-      jobs.write(c, current, next);
+      jobs.write(c, current, next, now);
       collectors.touch(c, QueueJobs.lease(current).collector(), now);
       return new LeaseResult(LeaseStatus.OK, Optional.of(next));
     });
@@ -183,7 +183,7 @@ final class QueueLeases {
       throws SQLException {
     Job done = current.succeeded(now);
     Lease held = QueueJobs.lease(current);
-    jobs.write(c, current, done);
+    jobs.write(c, current, done, now);
     if (result != null) {
       try (PreparedStatement st = c.prepareStatement(ctx.sql.insertResult)) {
         st.setLong(1, current.id().value());
@@ -318,7 +318,7 @@ final class QueueLeases {
 
   private LeaseResult cancelFlagged(Connection c, Job job, Instant now) throws SQLException {
     Job cancelled = job.cancelled(now);
-    jobs.write(c, job, cancelled);
+    jobs.write(c, job, cancelled, now);
     collectors.touch(c, QueueJobs.lease(job).collector(), now);
     return new LeaseResult(LeaseStatus.CANCELLED, Optional.of(cancelled));
   }

@@ -37,11 +37,22 @@ final class QueueSql {
       + " j.failure_at, j.last_error, j.created_at, j.finished_at, NULL::int, NULL::bigint, NULL::timestamptz,"
       + " NULL::text, NULL::boolean, NULL::text, j.gpus, j.estimate_micros, NULL::int[], j.cadence, j.timeout_micros,"
       + " j.args";
+  /**
+   * The common table expression that records the end of the attempts the completion fast paths' {@code done}
+   * rows succeeded in (at their finish instant), followed by a comma.
+   */
+  private String finishedAttempts() {
+    return " finished AS (UPDATE " + attempts + " a SET ended_at = done.finished_at, outcome = 'SUCCEEDED' FROM done"
+        + " WHERE a.job_id = done.id AND a.attempt = done.attempt AND a.outcome IS NULL RETURNING 1),";
+  }
+
   /** The states of an open request. */
   static final String OPEN = "('WAITING_FOR_ARTIFACTS', 'ARTIFACTS_READY', 'IN_PROGRESS')";
 
   final String requests;
   final String jobs;
+  /** The job attempts table. */
+  final String attempts;
   final String leases;
   final String queued;
   final String collectors;
@@ -106,6 +117,12 @@ final class QueueSql {
   final String deleteLease;
   /** Inserts a lease. */
   final String insertLease;
+  /** Records the attempt a claim started: job, attempt, collector, devices, start. */
+  final String insertAttempt;
+  /** Records how a running attempt ended: end, outcome, error, by job and attempt. */
+  final String endAttempt;
+  /** A job's attempts, oldest first. */
+  final String attemptsOfJob;
   /** Deletes the queued-jobs row of a job. */
   final String unlistJob;
   /** Draws n fresh lease tokens. */
@@ -298,6 +315,13 @@ final class QueueSql {
     deleteLease = "DELETE FROM " + leases + " WHERE job_id = ? AND attempt = ? AND token = ?";
     insertLease = "INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, collector_tag,"
         + " devices) VALUES (?, ?, ?, ?, ?, ?, ?)";
+    attempts = options.sql("job_attempts");
+    insertAttempt = "INSERT INTO " + attempts + " (job_id, attempt, collector, devices, started_at)"
+        + " VALUES (?, ?, ?, ?, ?)";
+    endAttempt = "UPDATE " + attempts + " SET ended_at = ?, outcome = ?, error = ? WHERE job_id = ? AND attempt = ?"
+        + " AND outcome IS NULL";
+    attemptsOfJob = "SELECT attempt, collector, devices, started_at, ended_at, outcome, error FROM " + attempts
+        + " WHERE job_id = ? ORDER BY attempt";
     unlistJob = "DELETE FROM " + queued + " WHERE job_id = ?";
     nextTokens = "SELECT nextval('" + tokens + "') FROM generate_series(1, ?)";
 
@@ -456,7 +480,11 @@ final class QueueSql {
         + " dequeued AS (DELETE FROM " + queued + " q WHERE q.job_id = ANY (ARRAY(SELECT id FROM picked))"
         + " RETURNING q.job_id),"
         + " leased AS (INSERT INTO " + leases + " (job_id, attempt, token, expires_at, collector, collector_tag)"
-        + " SELECT id, attempt, token, (SELECT expiry FROM t), ?::text, collector_tag FROM claimed RETURNING job_id),";
+        + " SELECT id, attempt, token, (SELECT expiry FROM t), ?::text, collector_tag FROM claimed"
+        + " RETURNING job_id, attempt, collector),"
+        // The attempt each lease starts (QueueStore.attempts), at the claim's now.
+        + " attempted AS (INSERT INTO " + attempts + " (job_id, attempt, collector, started_at)"
+        + " SELECT job_id, attempt, collector, (SELECT n FROM t) FROM leased RETURNING 1),";
   }
 
   /**
@@ -475,6 +503,7 @@ final class QueueSql {
         + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL FROM l WHERE j.id = l.job_id"
         + " AND j.state = 'LEASED' AND j.attempt = ?::int RETURNING j.*),"
         + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
+        + finishedAttempts()
         + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = " + NOW + " FROM l, done"
         + " WHERE c.name = l.collector AND c.last_heartbeat_at < " + NOW + " RETURNING 1)"
         + " SELECT " + DONE_COLS + ","
@@ -504,6 +533,7 @@ final class QueueSql {
         + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL FROM l WHERE j.id = l.job_id"
         + " AND j.state = 'LEASED' AND j.attempt = ?::int RETURNING j.*),"
         + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
+        + finishedAttempts()
         // The claim applies as its own fast path would, and only after a completion that ended the lease.
         + claimCtes(" AND EXISTS (SELECT 1 FROM done)")
         + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = (SELECT n FROM t)"
@@ -543,6 +573,7 @@ final class QueueSql {
         + " failure_reason = NULL, failure_detail = NULL, failure_at = NULL FROM l WHERE j.id = l.job_id"
         + " AND j.state = 'LEASED' AND j.attempt = l.attempt RETURNING j.*),"
         + " ended AS (DELETE FROM " + leases + " x USING done WHERE x.job_id = done.id RETURNING x.job_id),"
+        + finishedAttempts()
         + " touched AS (UPDATE " + collectors + " c SET last_heartbeat_at = " + NOW + " FROM (SELECT DISTINCT"
         + " l.collector FROM l JOIN done ON done.id = l.job_id) h WHERE c.name = h.collector"
         + " AND c.last_heartbeat_at < " + NOW + " RETURNING 1)"

@@ -69,7 +69,7 @@ class ImpossibleRowTest {
     }
     for (String prefix : List.of("queue_", "loose_")) {
       String t = db.schema + "." + prefix;
-      db.exec("TRUNCATE " + t + "job_logs, " + t + "held_devices, " + t + "collector_devices, " + t + "gpu_queued, "
+      db.exec("TRUNCATE " + t + "job_logs, " + t + "job_attempts, " + t + "held_devices, " + t + "collector_devices, " + t + "gpu_queued, "
           + t + "results, "
           + t + "queued, " + t + "leases, " + t + "jobs, " + t + "requests, " + t + "collectors, " + t + "reservations"
           + " RESTART IDENTITY");

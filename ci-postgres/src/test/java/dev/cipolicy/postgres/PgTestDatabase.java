@@ -107,7 +107,7 @@ final class PgTestDatabase implements AutoCloseable {
   /** Empties every queue table and restarts ids and tokens, as for a fresh store. */
   void truncate() {
     exec("TRUNCATE " + schema + ".queue_held_devices, " + schema + ".queue_collector_devices, " + schema
-        + ".queue_gpu_queued, " + schema + ".queue_job_logs, " + schema + ".queue_results, " + schema + ".queue_queued, " + schema + ".queue_leases, "
+        + ".queue_gpu_queued, " + schema + ".queue_job_logs, " + schema + ".queue_job_attempts, " + schema + ".queue_results, " + schema + ".queue_queued, " + schema + ".queue_leases, "
         + schema + ".queue_jobs, " + schema + ".queue_requests, " + schema
         + ".queue_collectors, " + schema + ".queue_fleet_shares, " + schema + ".queue_reservations RESTART IDENTITY; ALTER SEQUENCE " + schema
         + ".queue_lease_tokens RESTART");

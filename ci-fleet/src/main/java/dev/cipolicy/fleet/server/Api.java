@@ -86,6 +86,51 @@ public final class Api {
   /** One page of completed requests, newest first. */
   public record HistoryDto(List<HistoryEntryDto> entries, @Nullable String next) {}
 
+  // ---- a job's own page (GET /api/v1/jobs/{id} and /api/v1/jobs/{id}/log) ----
+
+  /**
+   * What a job runs: {@code name} its label, {@code group} its benchmark group, the pool (collector tag) and
+   * GPUs it needs, its cadence ({@code ""} for none), estimate and timeout in seconds (null for none) and, for a
+   * CI job, the command its args carry (null otherwise).
+   */
+  public record JobSpecDto(String name, String group, String pool, boolean optional, int gpus, String cadence,
+      double estimateSeconds, @Nullable Double timeoutSeconds, @Nullable List<String> command) {}
+
+  /**
+   * The CI run a request is: repository, workflow run id and attempt, commit, event, workflow, and the run's
+   * page ({@code https://github.com/<repository>/actions/runs/<run id>/attempts/<attempt>}).
+   */
+  public record CiRunDto(String repository, long runId, int attempt, String commit, String event,
+      @Nullable String workflow, String url) {}
+
+  /** The request a job belongs to; {@code commit} the commit it tests (a CI run's, else its tag); its CI run. */
+  public record JobRequestDto(@Nullable RequestDto request, @Nullable String commit, @Nullable CiRunDto ciRun) {}
+
+  /**
+   * One attempt of a job: the host (collector) that ran it, the devices its lease held, start and end
+   * (null while it runs), outcome ({@code running} while it runs) and error.
+   */
+  public record AttemptDto(int attempt, String host, List<Integer> devices, String startedAt,
+      @Nullable String endedAt, String outcome, @Nullable String error) {}
+
+  /**
+   * One attempt's log from a byte offset, as stored: {@code head} and {@code tail} the kept bytes as text,
+   * {@code skippedBytes} the bytes between them that were not kept, {@code text} the three joined as the store
+   * renders them, {@code next} the offset to read from next (every byte written so far), {@code finished}
+   * whether the attempt can write no more.
+   */
+  public record LogDto(long jobId, int attempt, long offset, long next, long totalBytes, long droppedBytes,
+      long skippedBytes, boolean finished, String head, String tail, String text) {}
+
+  /**
+   * A job: its spec and request, state, attempt counters, current lease, failure, every attempt and the log
+   * of each attempt that started.
+   */
+  public record JobDto(long id, String label, JobSpecDto spec, JobRequestDto request, String pool, int gpus,
+      String state, int attempt, int crashRescues, int transientRetries, boolean cancelRequested,
+      @Nullable String lastError, @Nullable ErrorDto failure, String createdAt, @Nullable String finishedAt,
+      @Nullable LeaseDto lease, List<AttemptDto> attempts, List<LogDto> logs) {}
+
   /** An error answer. */
   public record ErrorAnswer(String error) {}
 

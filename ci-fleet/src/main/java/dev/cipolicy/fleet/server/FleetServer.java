@@ -64,6 +64,10 @@ public final class FleetServer implements AutoCloseable {
     m.put("GET /api/v1/shares", "each cadence's use of each pool against its fleet share");
     m.put("GET /api/v1/history?limit=20&cursor=", "completed requests, newest first, paged (limit 1-500; cursor is "
         + "the previous page's next)");
+    m.put("GET /api/v1/jobs/{id}", "one job: spec, request and CI run, state, every attempt (host, devices, start, "
+        + "end, outcome, error) and each attempt's log as stored");
+    m.put("GET /api/v1/jobs/{id}/log?attempt=N&offset=K", "one attempt's log from byte offset K (default: the latest "
+        + "attempt, from 0); follow it with the answer's next");
     m.put("POST /api/v1/requests/{id}/cancel", "cancels an open request (controls on, Authorization: Bearer token)");
     m.put("POST /api/v1/collectors/{name}/deactivate", "deactivates a collector (controls on, Authorization: Bearer "
         + "token)");
@@ -216,6 +220,10 @@ public final class FleetServer implements AutoCloseable {
     String page = resource("index.html");
     String script = resource("app.js");
     String style = resource("app.css");
+    String jobPage = resource("job.html");
+    String jobScript = resource("job.js");
+    String timeScript = resource("time.js");
+    JobPageView jobs = new JobPageView(queue.store());
     return Javalin.create(config -> {
       config.startup.showJavalinBanner = false;
       config.routes.before(ctx -> {
@@ -240,6 +248,12 @@ public final class FleetServer implements AutoCloseable {
       config.routes.get("/api/v1/shares", json(ctx -> view.overview().shares()));
       config.routes.get("/api/v1/history", json(ctx -> view.history(limit(ctx.queryParam("limit")),
           blankToNull(ctx.queryParam("cursor")))));
+      config.routes.get("/jobs/{id}", ctx -> ctx.contentType("text/html; charset=utf-8").result(jobPage));
+      config.routes.get("/job.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(jobScript));
+      config.routes.get("/time.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(timeScript));
+      config.routes.get("/api/v1/jobs/{id}", json(ctx -> jobs.job(ctx.pathParam("id"))));
+      config.routes.get("/api/v1/jobs/{id}/log", json(ctx -> jobs.log(ctx.pathParam("id"), ctx.queryParam("attempt"),
+          ctx.queryParam("offset"))));
       config.routes.post("/api/v1/requests/{id}/cancel", control(token, ctx -> {
         RequestId id = RequestId.of(number(ctx.pathParam("id")));
         CancelResult r = queue.cancel(id, "cancelled from the status page");
@@ -293,6 +307,8 @@ public final class FleetServer implements AutoCloseable {
         ctx.result(JsonWriter.write(answer.answer(ctx)));
       } catch (FleetView.BadRequest | InvalidQueueInputException e) {
         ctx.status(400).result(error(e.getMessage()));
+      } catch (JobPageView.NotFound e) {
+        ctx.status(404).result(error(e.getMessage()));
       } catch (RuntimeException e) {
         ctx.status(503).result(error("the queue store could not be read: " + e.getMessage()));
       }

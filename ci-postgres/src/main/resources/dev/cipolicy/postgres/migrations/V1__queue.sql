@@ -352,3 +352,22 @@ ALTER TABLE ${schema}.${prefix}collectors ADD COLUMN pending_devices integer[],
   ADD COLUMN retiring boolean NOT NULL DEFAULT false,
   ADD CONSTRAINT collector_pending_complete CHECK ((pending_devices IS NULL) = (pending_device_groups IS NULL)),
   ADD CONSTRAINT collector_retiring_inactive CHECK (NOT (retiring AND active));
+
+-- ---- added after the squash: job attempts ------------------------------------------------------------------
+-- One row per attempt of a job (QueueStore.attempts): the claim that starts it inserts the collector, the devices
+-- its lease holds and the start, in the claim's transaction; the transition that ends its lease (completion,
+-- failure, release, expiry, cancellation) sets the end, the outcome (JobAttempt.Outcome) and the error, in its
+-- own transaction. Rows go with their job (purge).
+CREATE TABLE ${schema}.${prefix}job_attempts (
+  job_id bigint NOT NULL REFERENCES ${schema}.${prefix}jobs (id) ON DELETE CASCADE,
+  attempt integer NOT NULL CONSTRAINT attempt_number_positive CHECK (attempt >= 1),
+  collector text NOT NULL,
+  devices integer[] NOT NULL DEFAULT '{}',
+  started_at timestamptz NOT NULL,
+  ended_at timestamptz,
+  outcome text CONSTRAINT attempt_outcome_known
+    CHECK (outcome IN ('SUCCEEDED', 'FAILED', 'TRANSIENT_FAILURE', 'RELEASED', 'EXPIRED', 'CANCELLED')),
+  error text,
+  CONSTRAINT attempt_end_complete CHECK ((ended_at IS NULL) = (outcome IS NULL)),
+  PRIMARY KEY (job_id, attempt)
+);

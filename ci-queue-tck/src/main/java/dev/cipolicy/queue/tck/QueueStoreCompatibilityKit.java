@@ -238,6 +238,15 @@ public abstract class QueueStoreCompatibilityKit {
     }
   }
 
+  /** The record of a job's attempts: started by claims, ended by every way a lease ends. */
+  @Nested
+  @DisplayName("Attempts")
+  class Attempts extends AttemptsContract {
+    Attempts() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
   /** GPU budgets: devices, placement and freeing. */
   @Nested
   @DisplayName("Devices")

@@ -11,6 +11,7 @@ import dev.cipolicy.queue.model.HistoryCursor;
 import dev.cipolicy.queue.model.HistoryEntry;
 import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobAttempt;
 import dev.cipolicy.queue.model.JobFailure;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.model.JobLogView;
@@ -85,6 +86,10 @@ public final class ReferenceQueueStore implements QueueStore {
   private final TreeMap<Long, JobResult> results = new TreeMap<>();
   /** Each attempt's kept log, by "job id/attempt". */
   private final TreeMap<String, LogWindow> logs = new TreeMap<>();
+  /** The attempts of each job, oldest first. */
+  private final TreeMap<Long, List<JobAttempt>> attempts = new TreeMap<>();
+  /** The instant the running operation read last ({@link #now()}): when a job transition it writes happens. */
+  private Instant lastNow = Instant.EPOCH;
   private final InstantSource clock;
   private long tokens;
   private FleetShares shares = FleetShares.none();
@@ -102,7 +107,8 @@ public final class ReferenceQueueStore implements QueueStore {
 
   @Override
   public synchronized Instant now() {
-    return QueueStore.truncate(clock.instant());
+    lastNow = QueueStore.truncate(clock.instant());
+    return lastNow;
   }
 
   @Override
@@ -846,6 +852,7 @@ public final class ReferenceQueueStore implements QueueStore {
     for (Job j : own) {
       jobs.remove(j.id().value());
       logs.subMap(j.id().value() + "/", j.id().value() + "0").clear();
+      attempts.remove(j.id().value());
       if (results.remove(j.id().value()) != null) {
         removedResults++;
       }
@@ -860,8 +867,26 @@ public final class ReferenceQueueStore implements QueueStore {
     return r;
   }
 
+  /** Writes a job's new value, recording the attempt its new lease starts or the end of the one it ended. */
   private Job put(Job j) {
-    jobs.put(j.id().value(), j);
+    Job before = jobs.put(j.id().value(), j);
+    if (before != null) {
+      JobAttempt.endOf(before, j, lastNow).ifPresent(end -> {
+        List<JobAttempt> list = Objects.requireNonNull(attempts.get(j.id().value()), "attempts of a leased job");
+        list.set(end.attempt() - 1, list.get(end.attempt() - 1).ended(end));
+      });
+      Optional<Lease> started = j.lease();
+      if (started.isPresent() && before.lease().map(l -> l.token() != started.get().token()).orElse(true)) {
+        attempts.computeIfAbsent(j.id().value(), k -> new ArrayList<>()).add(JobAttempt.started(started.get(),
+            lastNow));
+      }
+    }
     return j;
+  }
+
+  @Override
+  public synchronized List<JobAttempt> attempts(JobId id) {
+    Objects.requireNonNull(id, "job id");
+    return List.copyOf(attempts.getOrDefault(id.value(), List.of()));
   }
 }

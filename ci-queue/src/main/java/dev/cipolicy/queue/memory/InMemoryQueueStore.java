@@ -11,6 +11,7 @@ import dev.cipolicy.queue.model.FleetShares;
 import dev.cipolicy.queue.model.HistoryCursor;
 import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobAttempt;
 import dev.cipolicy.queue.model.JobFailure;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.model.JobLogView;
@@ -432,14 +433,14 @@ public final class InMemoryQueueStore implements QueueStore {
       } else if (command.limit() == 1) {
         JobRow row = pool.next(collector.name, now, command.collectorTimeout(), collectors.byName);
         return new ClaimResult(ClaimResult.Status.OK, row == null ? List.of()
-            : List.of(pool.lease(row, ++lastToken, collector.name, expiry, List.of())));
+            : List.of(pool.lease(row, ++lastToken, collector.name, now, expiry, List.of())));
       }
       while (claims.size() < command.limit()) {
         JobRow row = pool.next(collector.name, now, command.collectorTimeout(), collectors.byName);
         if (row == null) {
           break;
         }
-        claims.add(pool.lease(row, ++lastToken, collector.name, expiry, List.of()));
+        claims.add(pool.lease(row, ++lastToken, collector.name, now, expiry, List.of()));
       }
       return new ClaimResult(ClaimResult.Status.OK, claims);
     }
@@ -461,10 +462,10 @@ public final class InMemoryQueueStore implements QueueStore {
       if (refused != null) {
         return refused;
       }
-      if (row.job.cancelRequested()) {
-        return cancelFlagged(row, now);
-      }
-      return action.apply(row, now);
+      Job before = row.job;
+      LeaseResult result = row.job.cancelRequested() ? cancelFlagged(row, now) : action.apply(row, now);
+      row.attemptEnded(before, now);
+      return result;
     }
   }
 
@@ -646,6 +647,15 @@ public final class InMemoryQueueStore implements QueueStore {
   }
 
   @Override
+  public List<JobAttempt> attempts(JobId id) {
+    Checks.present(id, "job id");
+    synchronized (lock) {
+      JobRow row = row(id);
+      return row == null ? List.of() : List.copyOf(row.attempts);
+    }
+  }
+
+  @Override
   public List<Job> jobs(RequestId requestId) {
     synchronized (lock) {
       RequestRow row = rows.get(requestId.value());
@@ -793,6 +803,7 @@ public final class InMemoryQueueStore implements QueueStore {
         }
         job.purged = true;
         job.logs.clear();
+        job.attempts.clear();
         if (results.remove(job.id) != null) {
           removedResults++;
         }

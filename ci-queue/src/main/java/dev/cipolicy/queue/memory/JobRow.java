@@ -1,6 +1,7 @@
 package dev.cipolicy.queue.memory;
 
 import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobAttempt;
 import dev.cipolicy.queue.model.JobLogView;
 import dev.cipolicy.queue.model.JobState;
 import dev.cipolicy.queue.model.Lease;
@@ -10,6 +11,7 @@ import dev.cipolicy.queue.model.LogWindow;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +36,8 @@ final class JobRow {
   Instant estimatedEnd = Instant.MIN;
   /** The kept log of each attempt that appended, by attempt. */
   final Map<Integer, LogWindow> logs = new HashMap<>();
+  /** The record of each attempt, oldest first. */
+  final List<JobAttempt> attempts = new ArrayList<>(1);
 
   JobRow(Job job, RequestRow request, Pool pool) {
     this.id = job.id().value();
@@ -57,6 +61,21 @@ final class JobRow {
         request.requiredFailed++;
       }
     }
+  }
+
+  /** Records the attempt a claim just started under the row's new lease. */
+  void attemptStarted(Lease lease, Instant now) {
+    attempts.add(JobAttempt.started(lease, now));
+  }
+
+  /** Completes the record of the attempt whose lease {@code before} held, when the row's transition ended it. */
+  void attemptEnded(Job before, Instant now) {
+    JobAttempt.endOf(before, job, now).ifPresent(end -> {
+      int i = end.attempt() - 1;
+      if (i < attempts.size() && attempts.get(i).attempt() == end.attempt()) {
+        attempts.set(i, attempts.get(i).ended(end));
+      }
+    });
   }
 
   /** The refusal of an operation on this row's lease, or null when the reference names its live lease. */

@@ -132,7 +132,7 @@ final class MemoryPoolTransaction implements PoolTransaction {
     if (queue != null && queue.peek() == row) {
       queue.poll();
     } // else the kept reservation's job, behind older ones: its entry is dropped once reached, as it is leased
-    Claim claim = pool.lease(row, store.nextToken(), claimer.name, expiry, devices);
+    Claim claim = pool.lease(row, store.nextToken(), claimer.name, now, expiry, devices);
     row.host = claimer;
     row.estimatedEnd = estimatedEnd;
     claimer.holdings.put(row.id, row);
@@ -179,7 +179,7 @@ final class MemoryPoolTransaction implements PoolTransaction {
     if (!aside.remove(row) || row.job.state() != JobState.QUEUED) {
       return Optional.empty();
     }
-    return Optional.of(pool.lease(row, store.nextToken(), claimer.name, expiry, List.of()));
+    return Optional.of(pool.lease(row, store.nextToken(), claimer.name, now, expiry, List.of()));
   }
 
   /** Puts the rows this claim took out of their queues back in place (they stay queued and counted). */

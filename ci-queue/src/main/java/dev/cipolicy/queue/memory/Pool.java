@@ -66,10 +66,11 @@ final class Pool {
   }
 
   /** Leases a row that was taken out of its queue, on the given devices (none for a job without GPUs). */
-  Claim lease(JobRow row, long token, String collector, Instant expiry, List<Integer> devices) {
+  Claim lease(JobRow row, long token, String collector, Instant now, Instant expiry, List<Integer> devices) {
     Lease lease = devices.isEmpty() ? row.job.nextLease(token, expiry, collector)
         : row.job.nextLease(token, expiry, collector, devices);
     row.job = row.job.claimed(lease);
+    row.attemptStarted(lease, now);
     ledger.claimed(row.job.spec());
     row.leaseExpiry = expiry;
     leases.add(row);
@@ -187,6 +188,7 @@ final class Pool {
             lease.expiresAt(), now)));
         list = 1;
       }
+      row.attemptEnded(job, now);
       if (changes != null) {
         changes.get(list).add(row.job);
       }

@@ -497,6 +497,21 @@ public interface QueueStore {
   Optional<Job> job(JobId id);
 
   /**
+   * Every attempt of a job, by attempt number: who ran it (collector and devices), when it started and, once
+   * its lease ended, when and how it ended and with which error ({@link dev.cipolicy.queue.model.JobAttempt}).
+   * A store writes an attempt's record in the claim's transaction and completes it in the transaction of the
+   * transition that ends its lease (completion, failure, release, expiry, cancellation), with the ending
+   * {@link dev.cipolicy.queue.model.JobAttempt#endOf} computes. Purging a job's request deletes its attempts.
+   *
+   * @param id the job
+   * @return its attempts, oldest first, immutable; empty for an unknown or never claimed job
+   * @throws UnsupportedOperationException when the store does not record attempts
+   */
+  default List<dev.cipolicy.queue.model.JobAttempt> attempts(JobId id) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not record job attempts");
+  }
+
+  /**
    * The jobs of a request (its own and those backfilled to it), by id.
    *
    * @param requestId the request

@@ -16,14 +16,7 @@
     return e;
   }
 
-  function dur(s) {
-    if (s === null || s === undefined) return '—';
-    s = Math.max(0, Math.round(s));
-    if (s < 60) return s + ' s';
-    const m = Math.floor(s / 60), r = s % 60;
-    if (m < 60) return m + ' min ' + (r ? r + ' s' : '');
-    return Math.floor(m / 60) + ' h ' + (m % 60) + ' min';
-  }
+  const dur = window.FleetTime.dur;
 
   // "stage-c-8-gpu-h200-1of2@h200 #10" -> "#10 stage-c-8-gpu-h200-1of2"
   function shortJob(label) {
@@ -31,23 +24,17 @@
     return m ? m[2] + ' ' + m[1] : label;
   }
 
-  function time(iso) {
-    return iso ? new Date(iso).toLocaleTimeString([], {hour12: false}) : '';
-  }
-
   // The store's "now" of the last overview: relative times are counted from it, not from this browser's clock.
   let serverNow = null;
 
-  // One time format everywhere: local time and how far off it is ("05:02:30, in 3 min"), the exact UTC instant on
-  // hover (the title) and for machines (datetime).
+  // One time format everywhere (time.js): local time and how far off it is, the exact UTC instant on hover.
   function when(iso) {
-    if (!iso) return el('span', {text: 'unknown'});
-    const at = new Date(iso);
-    const now = serverNow ? new Date(serverNow) : new Date();
-    const s = Math.round((at - now) / 1000);
-    const rel = Math.abs(s) < 5 ? 'now' : s > 0 ? 'in ' + dur(s).trim() : dur(-s).trim() + ' ago';
-    return el('time', {datetime: iso, title: at.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')
-      .replace('Z', ' UTC'), text: time(iso) + ', ' + rel});
+    return window.FleetTime.when(iso, serverNow);
+  }
+
+  // A job's name, linked to the job's own page.
+  function jobLink(id, text) {
+    return el('a', {class: 'job-link', href: '/jobs/' + encodeURIComponent(id), text: text});
   }
 
   function errorList(groups) {
@@ -56,7 +43,7 @@
     for (const g of groups) {
       const inner = el('ul');
       for (const e of g.errors) inner.append(el('li', {text: e.reason + ': ' + e.detail}));
-      ul.append(el('li', {'data-job': g.jobId}, el('strong', {text: g.job}), inner));
+      ul.append(el('li', {'data-job': g.jobId}, el('strong', {}, jobLink(g.jobId, g.job)), inner));
     }
     return ul;
   }
@@ -154,7 +141,8 @@
     const body = document.querySelector('#waiting-table tbody');
     replace(body, ...jobs.map(j => el('tr', {'data-job': j.jobId, 'data-kind': j.reason.kind, 'data-state': j.state,
         'data-request': j.requestId, class: j.state === 'not-started' ? 'not-started' : null},
-      el('td', {class: 'job'}, j.job, j.state === 'not-started' ? el('span', {class: 'tag', text: 'not started'}) : null),
+      el('td', {class: 'job'}, j.jobId === null || j.jobId === undefined ? j.job : jobLink(j.jobId, j.job),
+        j.state === 'not-started' ? el('span', {class: 'tag', text: 'not started'}) : null),
       el('td', {class: 'job-request', text: requestOf(j)}), el('td', {class: 'job-pool', text: j.pool}),
       el('td', {text: j.gpus}),
       el('td', {class: 'job-runs', text: j.expectedSeconds > 0 ? dur(j.expectedSeconds) : 'no estimate'}),
@@ -258,7 +246,8 @@
       }
       return el('tr', {'data-collector': c.name},
         el('td', {text: c.name}), el('td', {text: c.pool}), el('td', {text: c.devices}),
-        el('td', {text: c.jobs.map(j => j.job + (j.devices.length ? ' [' + j.devices.join(',') + ']' : '')).join(', ') || '—'}),
+        el('td', {}, ...(c.jobs.length ? c.jobs.flatMap((j, i) => [i ? ', ' : null, jobLink(j.jobId, j.job),
+          j.devices.length ? ' [' + j.devices.join(',') + ']' : null].filter(x => x !== null)) : ['—'])),
         el('td', {class: 'heartbeat'}, when(c.lastHeartbeatAt)),
         el('td', {class: 'collector-state state-' + c.state, text: c.state}), actions);
     }));
