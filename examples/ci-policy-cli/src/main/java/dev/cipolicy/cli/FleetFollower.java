@@ -1,6 +1,7 @@
 package dev.cipolicy.cli;
 
 import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobAttempt;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.model.JobLogView;
 import dev.cipolicy.queue.model.JobState;
@@ -47,6 +48,7 @@ final class FleetFollower {
     @Nullable Instant startedAt;
     @Nullable Lease lease;
     @Nullable String host;
+    List<Integer> devices = List.of();
     int attempt;
     boolean ended;
     Job last;
@@ -186,10 +188,28 @@ final class FleetFollower {
     if (terminal) {
       s.ended = true;
       if (s.lease == null && job.state() != JobState.CANCELLED) {
-        // it started and ended between two polls: the result names its host (the devices are not kept)
-        s.host = budget.call(() -> store.result(job.id())).map(r -> r.collector()).orElse(null);
+        // it started and ended between two polls (or before this step followed it): its last attempt says where
+        // and when it ran
+        Optional<JobAttempt> last = lastAttempt(job.id());
+        if (last.isPresent()) {
+          s.host = last.get().collector();
+          s.devices = last.get().devices();
+          s.startedAt = last.get().startedAt();
+        } else {
+          s.host = budget.call(() -> store.result(job.id())).map(r -> r.collector()).orElse(null);
+        }
       }
       out.accept(FleetReport.ended(view(s, now)));
+    }
+  }
+
+  /** The job's last attempt, when the store records attempts. */
+  private Optional<JobAttempt> lastAttempt(JobId id) throws InterruptedException {
+    try {
+      List<JobAttempt> attempts = budget.call(() -> store.attempts(id));
+      return attempts.isEmpty() ? Optional.empty() : Optional.of(attempts.get(attempts.size() - 1));
+    } catch (UnsupportedOperationException e) {
+      return Optional.empty();
     }
   }
 
@@ -226,7 +246,7 @@ final class FleetFollower {
     String error = job.state() == JobState.SUCCEEDED ? null
         : job.failure().map(f -> f.detail()).or(job::lastError).orElse(null);
     return new FleetReport.Job(job.id().value(), job.spec().benchmarkGroup(), !job.spec().optional(),
-        lease == null ? s.host : lease.collector(), lease == null ? List.of() : lease.devices(), waited, ran,
+        lease == null ? s.host : lease.collector(), lease == null ? s.devices : lease.devices(), waited, ran,
         outcome(job), error, "", logLink.apply(job.id()));
   }
 

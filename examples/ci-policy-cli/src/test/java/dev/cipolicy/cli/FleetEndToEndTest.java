@@ -335,6 +335,74 @@ class FleetEndToEndTest {
   }
 
   @Test
+  @Order(7)
+  @Timeout(value = 300, unit = TimeUnit.SECONDS)
+  void theExampleWorkflowItselfRunAsTheRunnerRunsItTakesAPullRequestThroughTheFleet() throws Exception {
+    // the checkout the runner makes is the collectors' remote: it carries the workflow's policy, registrations
+    // and ./ci-policy (here running this module's classes), and the pull request's change on top of its base
+    for (String file : List.of(POLICY, REGISTRATIONS)) {
+      Files.createDirectories(source.resolve(file).getParent());
+      Files.copy(CliTestSupport.REPO.resolve(file), source.resolve(file),
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+    Path wrapper = source.resolve("ci-policy");
+    Files.writeString(wrapper, "#!/usr/bin/env bash\nexec '" + javaBin() + "' -XX:TieredStopAtLevel=1"
+        + " -XX:+UseSerialGC -Xmx256m -cp '" + System.getProperty("java.class.path") + "' "
+        + CiPolicyCli.class.getName() + " \"$@\"\n");
+    assertThat(wrapper.toFile().setExecutable(true)).isTrue();
+    commit("the workflow's files");
+    Files.createDirectories(source.resolve("src/trainer"));
+    Files.writeString(source.resolve("src/trainer/loop.py"), "# the pull request's change\n");
+    String sha = commit("the pull request's change, as its merge commit");
+    Path payload = Files.writeString(root.resolve("workflow-pr-event.json"), "{\"action\": \"labeled\","
+        + " \"number\": 14, \"pull_request\": {\"number\": 14, \"labels\": [{\"name\": \"run-ci-train\"},"
+        + " {\"name\": \"run-ci-infer\"}]}}");
+    Map<String, String> runner = new LinkedHashMap<>(Map.of("GITHUB_SHA", sha, "GITHUB_RUN_ID", "701",
+        "GITHUB_RUN_ATTEMPT", "1", "GITHUB_REPOSITORY", REPOSITORY, "GITHUB_REF", "refs/pull/14/merge",
+        "CI_POLICY_FLEET_SCHEMA", schema));
+    commitOfRun.put("701", sha);
+    Path workflows = CliTestSupport.REPO.resolve("examples/workflows/fleet");
+    WorkflowHarness harness = new WorkflowHarness(workflows, origin.toUri().toString(), "main",
+        Files.createDirectories(root.resolve("workflow-run")), Map.of(), runner)
+        .withVariables(Map.of("CI_POLICY_FLEET_STORE", server.url(), "CI_POLICY_PG_USER", server.user()), Map.of());
+
+    WorkflowHarness.WorkflowRun run = harness.run(workflows.resolve("gpu-tests.yml"), "pull_request", payload);
+
+    assertThat(run.triggered()).isTrue();
+    assertThat(run.failures()).as("failed steps").isEmpty();
+    assertThat(run.jobs()).containsKeys("policy", "stage-a-1-gpu", "stage-b-2-gpu", "stage-c-4-gpu");
+    assertThat(run.jobs().get("policy").result()).isEqualTo("success");
+    // every stage the policy kept ran as a job of its own, which followed exactly its stage on the fleet
+    List<String> stages = List.of("stage-a-1-gpu", "stage-b-2-gpu", "stage-c-4-gpu").stream()
+        .filter(s -> run.jobs().get(s).result().equals("success")).toList();
+    assertThat(stages).contains("stage-a-1-gpu");
+    assertThat(run.jobs()).allSatisfy((id, job) -> assertThat(job.result()).isIn("success", "skipped"));
+    for (String stage : stages) {
+      WorkflowHarness.StepRun step = run.steps().stream().filter(s -> s.job().equals(stage) && s.exitCode() == 0
+          && s.summary().contains("Fleet jobs of")).reduce((a, b) -> b).orElseThrow();
+      // the runner runs the stage jobs one after another, so a later stage's jobs may have ended before its
+      // step follows them: their host and devices still come from the store's record of their attempts
+      assertThat(step.log()).contains("succeeded " + stage + "-", "jobs succeeded").doesNotContain(" on -");
+      assertThat(step.summary().lines().filter(l -> l.startsWith("| " + stage + "-")).toList()).isNotEmpty()
+          .allSatisfy(row -> assertThat(row).contains("| host-", "| succeeded |").doesNotContain("| - |"));
+      Files.createDirectories(Path.of("target", "fleet-e2e"));
+      Files.writeString(Path.of("target", "fleet-e2e", "transcripts.md"), "## the example workflow's " + stage
+          + " job, run as the runner runs it\n\n```text\n" + step.log() + "```\n\nstep summary:\n\n"
+          + step.summary() + "\n", StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
+    }
+    // one CI run request, keyed by the runner's run id, at the checked-out commit; every job ran once, there
+    List<Job> jobs = jobsOf(701);
+    assertThat(jobs).isNotEmpty().allMatch(j -> j.state() == JobState.SUCCEEDED);
+    List<Record> records = records("701");
+    for (Job j : jobs) {
+      assertThat(records).filteredOn(r -> r.job().equals(jobName(j)) && r.kind().equals("end")).singleElement()
+          .extracting(Record::commit).isEqualTo(sha);
+    }
+    checkInvariants();
+  }
+
+  @Test
   @Order(9)
   void aHostKilledMidJobHasItsJobRunToItsEndOnTheOtherHostExactlyOnce() throws Exception {
     Files.writeString(shared.resolve("sleep-901"), "4");

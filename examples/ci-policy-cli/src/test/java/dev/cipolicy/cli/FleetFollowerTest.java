@@ -9,7 +9,6 @@ import dev.cipolicy.queue.model.Claim;
 import dev.cipolicy.queue.model.Devices;
 import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.Request;
-import dev.cipolicy.queue.model.ResultPayload;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -65,13 +64,27 @@ class FleetFollowerTest {
   @Test
   void aJobThatEndedOnItsNewHostBetweenTwoPollsIsReportedOnThatHostNotOnTheDeadOne() throws Exception {
     Claim onB = diesOnAThenBTakesIt();
-    queue.complete(onB.lease(), ResultPayload.ofText("exit 0")); // as a collector reports a success
+    queue.complete(onB.lease()); // no result: where it ran is the store's record of its attempts
     assertThat(follower.poll()).isTrue();
     assertThat(lines.get(1)).startsWith("requeued stage-c-4-gpu-0of1 (it ran on host-a)");
     assertThat(lines.get(2)).startsWith("succeeded stage-c-4-gpu-0of1 on host-b");
     assertThat(follower.report()).singleElement().satisfies(j -> {
       assertThat(j.host()).isEqualTo("host-b");
+      assertThat(j.devices()).containsExactly(0, 1, 2, 3);
       assertThat(j.outcome()).isEqualTo(FleetReport.Outcome.SUCCEEDED);
+    });
+  }
+
+  @Test
+  void aJobThatRanAndEndedBeforeTheStepFollowedItIsReportedWithItsHostDevicesAndTimes() throws Exception {
+    Claim claim = queue.claim("host-a").claims().get(0);
+    now.set(now.get().plusSeconds(90));
+    queue.complete(claim.lease());
+    assertThat(follower.poll()).isTrue();
+    assertThat(lines).containsExactly("succeeded stage-c-4-gpu-0of1 on host-a in 1m 30s");
+    assertThat(follower.report()).singleElement().satisfies(j -> {
+      assertThat(j.devices()).containsExactly(0, 1, 2, 3);
+      assertThat(j.waited()).isEqualTo(Duration.ZERO);
     });
   }
 
