@@ -220,6 +220,17 @@ public final class FleetView {
    * @return the document
    */
   public OverviewDto overview() {
+    return overview(controls);
+  }
+
+  /**
+   * The overview now, for a reader whose controls are on or off (the server's operator controls decide it per
+   * request).
+   *
+   * @param controls whether the reader may use the controls
+   * @return the document
+   */
+  public OverviewDto overview(boolean controls) {
     Snapshot s = new Snapshot();
     learn(s);
     QueueOrder order = queue.order();

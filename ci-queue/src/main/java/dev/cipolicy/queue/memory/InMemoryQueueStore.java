@@ -16,7 +16,6 @@ import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.model.JobLogView;
 import dev.cipolicy.queue.model.JobResult;
 import dev.cipolicy.queue.model.JobSpec;
-import dev.cipolicy.queue.model.JobWait;
 import dev.cipolicy.queue.model.JobState;
 import dev.cipolicy.queue.model.Lease;
 import dev.cipolicy.queue.model.LeaseRef;
@@ -30,7 +29,6 @@ import dev.cipolicy.queue.model.RequestId;
 import dev.cipolicy.queue.model.RequestKind;
 import dev.cipolicy.queue.model.RequestState;
 import dev.cipolicy.queue.model.ResultPayload;
-import dev.cipolicy.queue.model.WaitReason;
 import dev.cipolicy.queue.placement.PoolClaimer;
 import dev.cipolicy.queue.placement.PoolView;
 import dev.cipolicy.queue.spi.AttachResult;
@@ -631,18 +629,8 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
       Instant now = now();
       PoolView view = Pool.view(tag, pools.get(tag), jobs, now, collectors.live(tag, now, collectorTimeout),
           collectorTimeout, shares);
-      return paused.contains(tag) ? pausedView(view) : view;
+      return paused.contains(tag) ? view.paused() : view;
     }
-  }
-
-  /** A paused pool's view: every queued job waits because the pool is paused. */
-  private static PoolView pausedView(PoolView view) {
-    List<JobWait> waits = new ArrayList<>(view.waits().size());
-    for (JobWait w : view.waits()) {
-      waits.add(new JobWait(w.job(), WaitReason.builder().kind(WaitReason.Kind.POOL_PAUSED).pool(view.pool())
-          .gpus(w.job().spec().gpus()).build()));
-    }
-    return PoolView.builder().from(view).waits(waits).build();
   }
 
   @Override
