@@ -248,9 +248,11 @@
 
   async function refresh() {
     try {
-      const session = await readJson('/api/v1/session');
+      // The four reads at once: one poll costs the slowest of them, not their sum.
+      const [session, r, pools, audit] = await Promise.all([readJson('/api/v1/session'),
+        fetch('/api/v1/overview', {cache: 'no-store', headers: headers()}), readJson('/api/v1/pools'),
+        readJson('/api/v1/audit?limit=20')]);
       renderSession(session);
-      const r = await fetch('/api/v1/overview', {cache: 'no-store', headers: headers()});
       if (!r.ok) throw new Error((await r.json()).error);
       const o = await r.json();
       controls = o.controls;
@@ -264,8 +266,8 @@
       renderHosts(o.hosts);
       renderShares(o.shares);
       renderCollectors(o.collectors);
-      renderPools(await readJson('/api/v1/pools'));
-      renderAudit(await readJson('/api/v1/audit?limit=20'));
+      renderPools(pools);
+      renderAudit(audit);
       if (focusKey) {
         const again = document.querySelector('[data-focus-key="' + CSS.escape(focusKey) + '"]');
         if (again) again.focus();
