@@ -39,7 +39,10 @@ import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
 import dev.cipolicy.queue.spi.RegisterResult;
+import dev.cipolicy.queue.spi.OperatorAction;
+import dev.cipolicy.queue.spi.OperatorAudit;
 import dev.cipolicy.queue.spi.RetireResult;
+import dev.cipolicy.queue.spi.RetryResult;
 import dev.cipolicy.queue.spi.RequestScan;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
@@ -102,7 +105,7 @@ import org.jspecify.annotations.Nullable;
  * transaction runner: requests, claims, fenced lease operations, expiry and maintenance, collectors, the SQL
  * text and the row mapping.
  */
-public final class PostgresQueueStore implements QueueStore {
+public final class PostgresQueueStore implements QueueStore, OperatorAudit {
 
   private final PostgresQueueOptions options;
   private final QueueContext ctx;
@@ -114,6 +117,7 @@ public final class PostgresQueueStore implements QueueStore {
   private final QueueClaims claims;
   private final QueueLeases leases;
   private final QueueLogs logs;
+  private final QueueOperators operators;
 
   private PostgresQueueStore(DataSource dataSource, PostgresQueueOptions options, @Nullable InstantSource clock) {
     if (dataSource == null) {
@@ -133,6 +137,7 @@ public final class PostgresQueueStore implements QueueStore {
     this.claims = new QueueClaims(ctx, jobs, expiry, collectors);
     this.leases = new QueueLeases(ctx, jobs, collectors);
     this.logs = new QueueLogs(ctx, jobs);
+    this.operators = new QueueOperators(ctx, jobs);
   }
 
   /**
@@ -529,6 +534,33 @@ public final class PostgresQueueStore implements QueueStore {
   @Override
   public RetireResult retireCollector(String name) {
     return collectors.retire(QueueNames.check(name, "collector name"));
+  }
+
+  @Override
+  public RetryResult retryJob(JobId id, int maxInProgress) {
+    present(id, "job id");
+    return operators.retryJob(id, maxInProgress);
+  }
+
+  @Override
+  public boolean setPoolPaused(String tag, boolean paused) {
+    return operators.setPoolPaused(QueueNames.check(tag, "pool"), paused);
+  }
+
+  @Override
+  public Set<String> pausedPools() {
+    return operators.pausedPools();
+  }
+
+  @Override
+  public OperatorAction recordAction(String actor, String action, String target, String result) {
+    return operators.record(OperatorAction.check(actor, "actor"), OperatorAction.check(action, "action"),
+        OperatorAction.check(target, "target"), OperatorAction.check(result, "result"));
+  }
+
+  @Override
+  public List<OperatorAction> operatorActions(int limit) {
+    return operators.actions(limit);
   }
 
   @Override

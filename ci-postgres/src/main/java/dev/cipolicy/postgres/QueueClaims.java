@@ -113,6 +113,10 @@ final class QueueClaims {
     }
     // An impossible expired row is skipped here; the site's expireLeases reports it.
     expiry.expire(c, tag, now, command.maxCrashRescues(), null, new ArrayList<>());
+    if (paused(c, tag)) {
+      collectors.touch(c, command.collector(), now);
+      return new ClaimResult(ClaimResult.Status.OK, List.of());
+    }
     if (pending) {
       hasDevices = collectors.takeAtClaim(c, command.collector(), now);
     }
@@ -268,6 +272,16 @@ final class QueueClaims {
     return new ClaimResult(ClaimResult.Status.OK, claims);
   }
 
+  /** Whether an operator paused the pool, read on the operation's connection. */
+  private boolean paused(Connection c, String tag) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("SELECT 1 FROM " + ctx.sql.pausedPools + " WHERE pool = ?")) {
+      st.setString(1, tag);
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
   /** The view of a pool with its queued jobs' wait reasons, read in one transaction at the store's now. */
   PoolView pool(String tag, Duration collectorTimeout) {
     return ctx.tx.inTransaction("pool", c -> {
@@ -291,8 +305,9 @@ final class QueueClaims {
       // No claimer: collector names are never empty, so the view's hosts are the live ones only.
       PgPoolTransaction tx = new PgPoolTransaction(ctx, jobs, c, tag, "", now, collectorTimeout, shares);
       try {
-        return DevicePlacement.view(tag, now, queued, tx.hosts(), live, shares,
+        PoolView view = DevicePlacement.view(tag, now, queued, tx.hosts(), live, shares,
             shares.isEmpty() ? new ShareLedger(tag) : tx.ledger(), tx.keptReservation());
+        return paused(c, tag) ? view.paused() : view;
       } catch (PgPoolTransaction.Failed e) {
         throw e.sql();
       }

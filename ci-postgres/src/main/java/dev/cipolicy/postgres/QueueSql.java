@@ -64,6 +64,8 @@ final class QueueSql {
   final String collectorDevices;
   final String fleetShares;
   final String reservations;
+  /** The paused pools (operator controls). */
+  final String pausedPools;
 
   // ------------------------------------------------------------------------------------------------ requests
 
@@ -269,6 +271,7 @@ final class QueueSql {
     collectorDevices = options.sql("collector_devices");
     fleetShares = options.sql("fleet_shares");
     reservations = options.sql("reservations");
+    pausedPools = options.sql("paused_pools");
     jobFrom = " FROM " + jobs + " j LEFT JOIN " + leases + " l ON l.job_id = j.id ";
 
     insertRequest = "INSERT INTO " + requests + " (kind, state, tag, parent_sha, pr, benchmark_groups, created_at)"
@@ -460,6 +463,8 @@ final class QueueSql {
         // A collector with devices claims GPU jobs first, in the full path; so does any claim of a pool
         // with fleet shares, whose check needs the pool's lock.
         + " AND cardinality(devices) = 0 AND NOT EXISTS (SELECT 1 FROM " + fleetShares + " s WHERE s.pool = tag)"
+        // A paused pool claims nothing: its claims take the full path, which returns no claim.
+        + " AND NOT EXISTS (SELECT 1 FROM " + pausedPools + " pp WHERE pp.pool = tag)"
         + " AND NOT EXISTS (SELECT 1 FROM " + leases + " WHERE collector_tag = ?::text"
         + " AND expires_at <= (SELECT n FROM t))" + goAlso + "),"
         + " own AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"

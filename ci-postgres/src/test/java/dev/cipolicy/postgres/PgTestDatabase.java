@@ -109,7 +109,8 @@ final class PgTestDatabase implements AutoCloseable {
     exec("TRUNCATE " + schema + ".queue_held_devices, " + schema + ".queue_collector_devices, " + schema
         + ".queue_gpu_queued, " + schema + ".queue_job_logs, " + schema + ".queue_job_attempts, " + schema + ".queue_results, " + schema + ".queue_queued, " + schema + ".queue_leases, "
         + schema + ".queue_jobs, " + schema + ".queue_requests, " + schema
-        + ".queue_collectors, " + schema + ".queue_fleet_shares, " + schema + ".queue_reservations RESTART IDENTITY; ALTER SEQUENCE " + schema
+        + ".queue_collectors, " + schema + ".queue_fleet_shares, " + schema + ".queue_reservations, " + schema
+        + ".queue_paused_pools, " + schema + ".queue_operator_actions RESTART IDENTITY; ALTER SEQUENCE " + schema
         + ".queue_lease_tokens RESTART");
   }
 

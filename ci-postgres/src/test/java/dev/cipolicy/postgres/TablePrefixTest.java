@@ -48,9 +48,11 @@ class TablePrefixTest {
 
     assertThat(strings("SELECT table_name FROM information_schema.tables WHERE table_schema = '" + db.schema
         + "' ORDER BY table_name")).containsExactly("alpha_collector_devices", "alpha_collectors", "alpha_control",
-            "alpha_fleet_shares", "alpha_gpu_queued", "alpha_held_devices", "alpha_job_attempts", "alpha_job_logs", "alpha_jobs", "alpha_leases", "alpha_queued", "alpha_requests",
+            "alpha_fleet_shares", "alpha_gpu_queued", "alpha_held_devices", "alpha_job_attempts", "alpha_job_logs", "alpha_jobs", "alpha_leases",
+            "alpha_operator_actions", "alpha_paused_pools", "alpha_queued", "alpha_requests",
             "alpha_reservations", "alpha_results", "alpha_schema_version", "beta_q_collector_devices", "beta_q_collectors", "beta_q_control",
-            "beta_q_fleet_shares", "beta_q_gpu_queued", "beta_q_held_devices", "beta_q_job_attempts", "beta_q_job_logs", "beta_q_jobs", "beta_q_leases", "beta_q_queued",
+            "beta_q_fleet_shares", "beta_q_gpu_queued", "beta_q_held_devices", "beta_q_job_attempts", "beta_q_job_logs", "beta_q_jobs", "beta_q_leases",
+            "beta_q_operator_actions", "beta_q_paused_pools", "beta_q_queued",
             "beta_q_requests", "beta_q_reservations", "beta_q_results", "beta_q_schema_version");
     assertThat(strings("SELECT indexname FROM pg_indexes WHERE schemaname = '" + db.schema + "'"
         + " AND indexname NOT LIKE '%pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname"))

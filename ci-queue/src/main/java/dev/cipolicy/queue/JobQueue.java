@@ -43,6 +43,7 @@ import dev.cipolicy.queue.spi.QueueStoreException;
 import dev.cipolicy.queue.spi.RegisterResult;
 import dev.cipolicy.queue.spi.RequestScan;
 import dev.cipolicy.queue.spi.RetireResult;
+import dev.cipolicy.queue.spi.RetryResult;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
@@ -408,6 +409,30 @@ public final class JobQueue {
    */
   public PurgeResult purge(String tag) {
     return store.purge(token(tag, "tag"));
+  }
+
+  /**
+   * An operator's retry of a failed or cancelled job: queued again with fresh budgets, its completed request
+   * reopened within the settings' cap (see {@link QueueStore#retryJob}).
+   *
+   * @param id the job
+   * @return what happened
+   */
+  public RetryResult retryJob(JobId id) {
+    present(id, "job id");
+    return store.retryJob(id, settings.maxInProgress());
+  }
+
+  /**
+   * Pauses or resumes a pool: its collectors claim nothing while it is paused (see
+   * {@link QueueStore#setPoolPaused}).
+   *
+   * @param tag the pool (collector tag)
+   * @param paused true to pause, false to resume
+   * @return true when the state changed
+   */
+  public boolean setPoolPaused(String tag, boolean paused) {
+    return store.setPoolPaused(token(tag, "pool"), paused);
   }
 
   // ---------------------------------------------------------------------------------------------- collectors

@@ -134,6 +134,23 @@ public final class Api {
   /** An error answer. */
   public record ErrorAnswer(String error) {}
 
-  /** The answer of a control. */
-  public record ControlAnswer(String action, String target, String status) {}
+  /**
+   * The answer of a control: what was done to which target, how it ended, by whom and when (the audit record's
+   * instant; null when the store could not record it).
+   */
+  public record ControlAnswer(String action, String target, String status, @Nullable String operator,
+      @Nullable String at) {}
+
+  /**
+   * Who the page is: the operator (null when read-only), whether controls are on at all, whether a bearer token is
+   * taken, the trusted proxy's header (null when none) and why the credentials sent were refused (null if not).
+   */
+  public record SessionDto(@Nullable String operator, boolean authenticated, boolean controls, boolean token,
+      @Nullable String proxyHeader, @Nullable String refused) {}
+
+  /** A pool: whether an operator paused it, its collectors and its queued jobs (of the requests in progress). */
+  public record PoolDto(String pool, boolean paused, int collectors, int queuedJobs) {}
+
+  /** One recorded operator action, newest first in {@code GET /api/v1/audit}. */
+  public record AuditDto(long id, String at, String actor, String action, String target, String result) {}
 }

@@ -5,9 +5,6 @@ import dev.cipolicy.api.policy.FleetShare;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.model.FleetShares;
 import dev.cipolicy.queue.model.InvalidQueueInputException;
-import dev.cipolicy.queue.model.RequestId;
-import dev.cipolicy.queue.spi.CancelResult;
-import dev.cipolicy.queue.spi.CollectorResult;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -15,12 +12,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -29,8 +23,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The fleet server: the site loop ({@link FleetSite}) over a queue, and over HTTP the status page and its JSON
  * API. {@code GET /} is the page (its script and style ship in this jar), {@code GET /api/v1} lists the endpoints.
- * The two controls (cancel a request, deactivate a collector) answer 403 unless the server has a token and the POST
- * carries {@code Authorization: Bearer <token>}. Every answer carries the security headers of
+ * The operator's controls (cancel a request, retry a job, pause and resume a pool, drain or deactivate a collector)
+ * are POSTs that need an operator, by the server's bearer token or a trusted proxy's header, and are recorded in an
+ * audit ({@link OperatorControls}); without credentials the server is read-only. Every answer carries the security headers of
  * {@link RequestGuard}, and a request for a host the server does not serve, or a cross-site POST, is refused
  * before any handler runs. Built with {@link #builder(JobQueue)}.
  */
@@ -68,9 +63,17 @@ public final class FleetServer implements AutoCloseable {
         + "end, outcome, error) and each attempt's log as stored");
     m.put("GET /api/v1/jobs/{id}/log?attempt=N&offset=K", "one attempt's log from byte offset K (default: the latest "
         + "attempt, from 0); follow it with the answer's next");
-    m.put("POST /api/v1/requests/{id}/cancel", "cancels an open request (controls on, Authorization: Bearer token)");
-    m.put("POST /api/v1/collectors/{name}/deactivate", "deactivates a collector (controls on, Authorization: Bearer "
-        + "token)");
+    m.put("GET /api/v1/session", "who the page is: the operator (null when read-only), whether a token is taken");
+    m.put("GET /api/v1/pools", "every pool: paused or not, its collectors and queued jobs");
+    m.put("GET /api/v1/audit?limit=50", "the operators' actions, newest first (limit 1-500): who, what, target, "
+        + "when, result");
+    m.put("POST /api/v1/requests/{id}/cancel", "operator: cancels an open request");
+    m.put("POST /api/v1/jobs/{id}/retry", "operator: queues a failed or cancelled job again, reopening its completed "
+        + "request");
+    m.put("POST /api/v1/pools/{pool}/pause", "operator: the pool's collectors claim nothing until it is resumed");
+    m.put("POST /api/v1/pools/{pool}/resume", "operator: resumes a paused pool");
+    m.put("POST /api/v1/collectors/{name}/drain", "operator: retires a collector; its running jobs finish");
+    m.put("POST /api/v1/collectors/{name}/deactivate", "operator: deactivates a collector");
     return m;
   }
 
@@ -93,6 +96,8 @@ public final class FleetServer implements AutoCloseable {
     private int port = 8080;
     private List<String> allowedHosts = List.of();
     private @Nullable String token;
+    private @Nullable String proxyHeader;
+    private java.util.Set<java.net.InetAddress> proxies = java.util.Set.of();
     private @Nullable Duration tick = FleetSite.DEFAULT_TICK;
     private Consumer<RuntimeException> onSiteError = e -> { };
 
@@ -171,6 +176,39 @@ public final class FleetServer implements AutoCloseable {
     }
 
     /**
+     * The trusted proxy: a request carrying {@code header} (e.g. {@code X-Forwarded-User: alice}) from one of the
+     * proxy's addresses is the operator the header names; the header from any other address is refused (403).
+     * The proxy must authenticate its users and drop the header from the requests it forwards.
+     *
+     * @param header the header name, e.g. {@code X-Forwarded-User}
+     * @param addresses the proxy's IP addresses (literals), at least one
+     * @return this builder
+     */
+    public Builder trustedProxy(String header, List<String> addresses) {
+      if (header == null || !header.matches("[A-Za-z0-9][A-Za-z0-9-]{0,99}")) {
+        throw new InvalidInputException("trusted proxy header '" + String.valueOf(header)
+            .replaceAll("[^\\x20-\\x7e]", "?") + "' is not a header name; expected letters, digits and '-', such as"
+            + " X-Forwarded-User");
+      }
+      if (header.equalsIgnoreCase("Authorization") || header.equalsIgnoreCase("Host")
+          || header.equalsIgnoreCase("Origin") || header.equalsIgnoreCase("Cookie")) {
+        throw new InvalidInputException("trusted proxy header " + header + " is a standard header; expected the"
+            + " proxy's own, such as X-Forwarded-User");
+      }
+      if (addresses.isEmpty()) {
+        throw new InvalidInputException("trusted proxy header " + header + " needs the proxy's address; expected at"
+            + " least one --trusted-proxy ADDRESS");
+      }
+      java.util.Set<java.net.InetAddress> set = new java.util.LinkedHashSet<>();
+      for (String a : addresses) {
+        set.add(OperatorControls.proxyAddress(a));
+      }
+      this.proxyHeader = header;
+      this.proxies = java.util.Set.copyOf(set);
+      return this;
+    }
+
+    /**
      * The delay between two ticks of the site loop, or null to run no site loop (another process ticks the queue).
      *
      * @param every the delay, or null
@@ -199,9 +237,10 @@ public final class FleetServer implements AutoCloseable {
      */
     public FleetServer start() {
       queue.store().setShares(FleetShares.fromPolicy(shares));
-      FleetView view = new FleetView(queue, shares, token != null);
+      OperatorControls controls = new OperatorControls(queue, token, proxyHeader, proxies);
+      FleetView view = new FleetView(queue, shares, controls.enabled());
       FleetSite site = tick == null ? null : FleetSite.start(queue, tick, onSiteError);
-      Javalin app = http(queue, view, RequestGuard.forServer(bind, allowedHosts), token);
+      Javalin app = http(queue, view, RequestGuard.forServer(bind, allowedHosts), controls);
       try {
         app.start(bind, port);
         return new FleetServer(app, view, site);
@@ -216,7 +255,7 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
-  private static Javalin http(JobQueue queue, FleetView view, RequestGuard guard, @Nullable String token) {
+  private static Javalin http(JobQueue queue, FleetView view, RequestGuard guard, OperatorControls controls) {
     String page = resource("index.html");
     String script = resource("app.js");
     String style = resource("app.css");
@@ -239,7 +278,7 @@ public final class FleetServer implements AutoCloseable {
       config.routes.get("/app.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(script));
       config.routes.get("/app.css", ctx -> ctx.contentType("text/css; charset=utf-8").result(style));
       config.routes.get("/api/v1", json(ctx -> Map.of("version", Api.VERSION, "endpoints", ENDPOINTS)));
-      config.routes.get("/api/v1/overview", json(ctx -> view.overview(filter(ctx))));
+      config.routes.get("/api/v1/overview", json(ctx -> view.overview(filter(ctx), controls.authenticated(ctx))));
       config.routes.get("/api/v1/in-progress", json(ctx -> view.overview().inProgress()));
       config.routes.get("/api/v1/queue", json(ctx -> view.overview(filter(ctx)).queue()));
       config.routes.get("/api/v1/waiting-jobs", json(ctx -> view.overview(filter(ctx)).waitingJobs()));
@@ -254,16 +293,15 @@ public final class FleetServer implements AutoCloseable {
       config.routes.get("/api/v1/jobs/{id}", json(ctx -> jobs.job(ctx.pathParam("id"))));
       config.routes.get("/api/v1/jobs/{id}/log", json(ctx -> jobs.log(ctx.pathParam("id"), ctx.queryParam("attempt"),
           ctx.queryParam("offset"))));
-      config.routes.post("/api/v1/requests/{id}/cancel", control(token, ctx -> {
-        RequestId id = RequestId.of(number(ctx.pathParam("id")));
-        CancelResult r = queue.cancel(id, "cancelled from the status page");
-        return new Api.ControlAnswer("cancel", id.toString(), r.status().name().toLowerCase(Locale.ROOT));
-      }));
-      config.routes.post("/api/v1/collectors/{name}/deactivate", control(token, ctx -> {
-        String name = ctx.pathParam("name");
-        CollectorResult r = queue.deactivate(name);
-        return new Api.ControlAnswer("deactivate", name, r.status().name().toLowerCase(Locale.ROOT));
-      }));
+      config.routes.get("/api/v1/session", json(controls::session));
+      config.routes.get("/api/v1/pools", json(ctx -> controls.pools()));
+      config.routes.get("/api/v1/audit", json(ctx -> controls.audit(auditLimit(ctx.queryParam("limit")))));
+      config.routes.post("/api/v1/requests/{id}/cancel", controls.cancel());
+      config.routes.post("/api/v1/jobs/{id}/retry", controls.retry());
+      config.routes.post("/api/v1/pools/{pool}/pause", controls.pause(true));
+      config.routes.post("/api/v1/pools/{pool}/resume", controls.pause(false));
+      config.routes.post("/api/v1/collectors/{name}/drain", controls.drain());
+      config.routes.post("/api/v1/collectors/{name}/deactivate", controls.deactivate());
     });
   }
 
@@ -315,25 +353,6 @@ public final class FleetServer implements AutoCloseable {
     };
   }
 
-  private static Handler control(@Nullable String token, Answer answer) {
-    Handler inner = json(answer);
-    return ctx -> {
-      if (token == null) {
-        ctx.status(403).contentType("application/json").result(error("controls are off: this server is read-only; start it with a token "
-            + "to enable them"));
-        return;
-      }
-      String auth = ctx.header("Authorization");
-      if (auth == null || !auth.startsWith("Bearer ") || !MessageDigest.isEqual(
-          auth.substring(7).getBytes(StandardCharsets.UTF_8), token.getBytes(StandardCharsets.UTF_8))) {
-        ctx.status(403).contentType("application/json").result(error("a control needs the header "
-            + "'Authorization: Bearer <token>' with the fleet's token"));
-        return;
-      }
-      inner.handle(ctx);
-    };
-  }
-
   private static String error(@Nullable String message) {
     return JsonWriter.write(new Api.ErrorAnswer(message == null ? "error" : message));
   }
@@ -347,6 +366,17 @@ public final class FleetServer implements AutoCloseable {
   private static int limit(@Nullable String text) {
     if (text == null || text.isBlank()) {
       return 20;
+    }
+    long n = number(text);
+    if (n < 1 || n > 500) {
+      throw new FleetView.BadRequest("limit " + text + " is out of range; expected 1 to 500");
+    }
+    return (int) n;
+  }
+
+  private static int auditLimit(@Nullable String text) {
+    if (text == null || text.isBlank()) {
+      return OperatorControls.DEFAULT_AUDIT_LIMIT;
     }
     long n = number(text);
     if (n < 1 || n > 500) {

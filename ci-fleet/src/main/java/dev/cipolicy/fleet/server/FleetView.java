@@ -221,7 +221,7 @@ public final class FleetView {
    * @return the document
    */
   public OverviewDto overview() {
-    return overview(WorkFilter.NONE);
+    return overview(WorkFilter.NONE, controls);
   }
 
   /**
@@ -231,6 +231,28 @@ public final class FleetView {
    * @return the document
    */
   OverviewDto overview(WorkFilter filter) {
+    return overview(filter, controls);
+  }
+
+  /**
+   * The overview now, for a reader whose controls are on or off (the server's operator controls decide it per
+   * request).
+   *
+   * @param controls whether the reader may use the controls
+   * @return the document
+   */
+  public OverviewDto overview(boolean controls) {
+    return overview(WorkFilter.NONE, controls);
+  }
+
+  /**
+   * The overview now, its queue and waiting jobs filtered, for a reader whose controls are on or off.
+   *
+   * @param filter the filter of the waiting work
+   * @param controls whether the reader may use the controls
+   * @return the document
+   */
+  OverviewDto overview(WorkFilter filter, boolean controls) {
     Snapshot s = new Snapshot();
     learn(s);
     QueueOrder order = queue.order();

@@ -371,3 +371,21 @@ CREATE TABLE ${schema}.${prefix}job_attempts (
   CONSTRAINT attempt_end_complete CHECK ((ended_at IS NULL) = (outcome IS NULL)),
   PRIMARY KEY (job_id, attempt)
 );
+-- ---- added after the squash: operator controls -------------------------------------------------------------
+-- Paused pools: one row per paused collector tag. A claim by a collector of a paused pool leases nothing (the
+-- claim fast path does not apply while the row exists; the full path refreshes the heartbeat, processes the
+-- pool's expired leases and returns no claim). Resuming deletes the row.
+CREATE TABLE ${schema}.${prefix}paused_pools (
+  pool text PRIMARY KEY CHECK (length(pool) BETWEEN 1 AND 200),
+  paused_at timestamptz NOT NULL
+);
+-- The operator audit: one row per action an operator took through the fleet server (who, what, on what, how it
+-- ended, when), never updated; the page shows the newest.
+CREATE TABLE ${schema}.${prefix}operator_actions (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  at timestamptz NOT NULL,
+  actor text NOT NULL CHECK (length(actor) BETWEEN 1 AND 4096),
+  action text NOT NULL CHECK (length(action) BETWEEN 1 AND 4096),
+  target text NOT NULL CHECK (length(target) BETWEEN 1 AND 4096),
+  result text NOT NULL CHECK (length(result) BETWEEN 1 AND 4096)
+);

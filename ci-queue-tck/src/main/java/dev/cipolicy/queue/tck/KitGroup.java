@@ -70,6 +70,11 @@ abstract class KitGroup {
     return kit.modelExamples();
   }
 
+  /** Whether the store under test has operator controls. */
+  final boolean operatorControls() {
+    return kit.operatorControls();
+  }
+
   /** How many random operations the fleet-share model check runs. */
   final int shareModelOperations() {
     return kit.shareModelOperations();

@@ -139,6 +139,16 @@ public abstract class QueueStoreCompatibilityKit {
     return 120;
   }
 
+  /**
+   * Whether the store has the operator controls ({@link QueueStore#retryJob}, {@link QueueStore#setPoolPaused});
+   * the "Operator controls" group is skipped for a store that has not.
+   *
+   * @return true by default
+   */
+  protected boolean operatorControls() {
+    return true;
+  }
+
   /** Creates the fresh store, clock and engine of a test. */
   @BeforeEach
   void setUpKit() {
@@ -477,6 +487,15 @@ public abstract class QueueStoreCompatibilityKit {
   @DisplayName("Purge")
   class Purge extends PurgeContract {
     Purge() {
+      super(QueueStoreCompatibilityKit.this);
+    }
+  }
+
+  /** An operator's controls: retrying a job, pausing a pool, the audit. */
+  @Nested
+  @DisplayName("Operator controls")
+  class OperatorControls extends OperatorControlsContract {
+    OperatorControls() {
       super(QueueStoreCompatibilityKit.this);
     }
   }

@@ -46,7 +46,10 @@ import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.RegisterResult;
+import dev.cipolicy.queue.spi.OperatorAction;
+import dev.cipolicy.queue.spi.OperatorAudit;
 import dev.cipolicy.queue.spi.RetireResult;
+import dev.cipolicy.queue.spi.RetryResult;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
@@ -57,6 +60,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -74,7 +78,7 @@ import org.jspecify.annotations.Nullable;
  * read once per operation under the monitor: it is the one clock of every engine that shares this store.
  * It owns no thread.
  */
-public final class InMemoryQueueStore implements QueueStore {
+public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
 
   private final Object lock = new Object();
 
@@ -93,6 +97,10 @@ public final class InMemoryQueueStore implements QueueStore {
   private long lastJobId;
   private long lastToken;
   private FleetShares shares = FleetShares.none();
+  /** The paused pools. */
+  private final Set<String> paused = new HashSet<>();
+  /** The operator actions, in recording order (id {@code i} at index {@code i - 1}). */
+  private final ArrayList<OperatorAction> actions = new ArrayList<>();
 
   /**
    * Creates an empty store on a clock.
@@ -411,6 +419,10 @@ public final class InMemoryQueueStore implements QueueStore {
       if (pool == null) {
         return new ClaimResult(ClaimResult.Status.OK, List.of());
       }
+      if (paused.contains(collector.tag)) {
+        pool.expire(now, command.maxCrashRescues(), null);
+        return new ClaimResult(ClaimResult.Status.OK, List.of());
+      }
       pool.expire(now, command.maxCrashRescues(), null);
       collectors.takeAtClaim(collector, now);
       Instant expiry = QueueStore.truncate(now.plus(command.leaseDuration()));
@@ -616,8 +628,86 @@ public final class InMemoryQueueStore implements QueueStore {
     QueueNames.check(tag, "collector tag");
     synchronized (lock) {
       Instant now = now();
-      return Pool.view(tag, pools.get(tag), jobs, now, collectors.live(tag, now, collectorTimeout), collectorTimeout,
-          shares);
+      PoolView view = Pool.view(tag, pools.get(tag), jobs, now, collectors.live(tag, now, collectorTimeout),
+          collectorTimeout, shares);
+      return paused.contains(tag) ? view.paused() : view;
+    }
+  }
+
+  @Override
+  public RetryResult retryJob(JobId id, int maxInProgress) {
+    Checks.present(id, "job id");
+    synchronized (lock) {
+      JobRow row = row(id);
+      if (row == null) {
+        return RetryResult.unchanged(RetryResult.Status.NOT_FOUND, null, null);
+      }
+      RequestRow request = row.request;
+      Job job = row.job;
+      if (job.state() != JobState.FAILED && job.state() != JobState.CANCELLED) {
+        return RetryResult.unchanged(RetryResult.Status.NOT_RETRYABLE, job, request.request);
+      }
+      RequestState state = request.request.state();
+      if (state == RequestState.CANCELLED) {
+        return RetryResult.unchanged(RetryResult.Status.REQUEST_CANCELLED, job, request.request);
+      }
+      boolean reopen = state == RequestState.COMPLETED;
+      if (reopen && request.request.kind().isCapped() && rows.cappedInProgress() >= maxInProgress) {
+        return RetryResult.unchanged(RetryResult.Status.CAP_REACHED, job, request.request);
+      }
+      if (reopen && request.request.pr().isPresent()
+          && rows.openWithPr(request.request.kind(), request.request.pr().getAsLong()) != null) {
+        return RetryResult.unchanged(RetryResult.Status.PR_HAS_OPEN_REQUEST, job, request.request);
+      }
+      row.unfinish(job.retried());
+      Pool.enqueue(row);
+      if (reopen) {
+        rows.reopen(request, request.request.reopened());
+      }
+      return new RetryResult(RetryResult.Status.RETRIED, Optional.of(row.job), Optional.of(request.request), reopen);
+    }
+  }
+
+  @Override
+  public boolean setPoolPaused(String tag, boolean pause) {
+    QueueNames.check(tag, "pool");
+    synchronized (lock) {
+      return pause ? paused.add(tag) : paused.remove(tag);
+    }
+  }
+
+  @Override
+  public Set<String> pausedPools() {
+    synchronized (lock) {
+      return Set.copyOf(paused);
+    }
+  }
+
+  @Override
+  public OperatorAction recordAction(String actor, String action, String target, String result) {
+    OperatorAction.check(actor, "actor");
+    OperatorAction.check(action, "action");
+    OperatorAction.check(target, "target");
+    OperatorAction.check(result, "result");
+    synchronized (lock) {
+      OperatorAction recorded = new OperatorAction(actions.size() + 1L, now(), actor, action, target, result);
+      actions.add(recorded);
+      return recorded;
+    }
+  }
+
+  @Override
+  public List<OperatorAction> operatorActions(int limit) {
+    if (limit < 1 || limit > OperatorAudit.MAX_LIMIT) {
+      throw new InvalidQueueInputException("operator actions limit " + limit + " is out of range; expected 1 to "
+          + OperatorAudit.MAX_LIMIT);
+    }
+    synchronized (lock) {
+      List<OperatorAction> out = new ArrayList<>(Math.min(limit, actions.size()));
+      for (int i = actions.size() - 1; i >= 0 && out.size() < limit; i--) {
+        out.add(actions.get(i));
+      }
+      return out;
     }
   }
 

@@ -78,6 +78,24 @@ final class JobRow {
     });
   }
 
+  /** Gives a terminal row its value queued again (an operator's retry) and takes its end back from the counters. */
+  void unfinish(Job queued) {
+    Job ended = job;
+    boolean required = !ended.spec().optional();
+    if (required) {
+      request.requiredPending++;
+    }
+    if (ended.state() == JobState.SUCCEEDED && required) {
+      request.requiredSucceeded--;
+    } else if (ended.state() == JobState.FAILED) {
+      request.anyFailed--;
+      if (required) {
+        request.requiredFailed--;
+      }
+    }
+    job = queued;
+  }
+
   /** The refusal of an operation on this row's lease, or null when the reference names its live lease. */
   @Nullable LeaseResult fence(LeaseRef ref, Instant now) {
     Optional<Lease> lease = job.lease();

@@ -126,6 +126,27 @@ final class RequestRows {
     }
   }
 
+  /**
+   * Opens a completed row again with its reopened (in progress) request: out of the history, back in the open
+   * list at its place by id, in progress, in its PR's slot and CI group.
+   */
+  void reopen(RequestRow row, Request reopened) {
+    completed.remove(HistoryCursor.after(row.request));
+    open.removeIf(r -> r.closed);
+    closedInOpen = 0;
+    row.closed = false;
+    row.request = reopened;
+    int at = 0;
+    while (at < open.size() && open.get(at).request.id().value() < reopened.id().value()) {
+      at++;
+    }
+    open.add(at, row);
+    if (reopened.pr().isPresent()) {
+      openByPr.put(prKey(reopened.kind(), reopened.pr().getAsLong()), row);
+    }
+    started(row);
+  }
+
   /** Records a closed row's completion in the history. */
   void completed(RequestRow row) {
     completed.put(HistoryCursor.after(row.request), row);

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * counters of its attempts and budgets, its lease while leased, the collector it has affinity to, and
  * how it ended. The transition methods ({@link #created}, {@link #claimed}, {@link #renewed},
  * {@link #succeeded}, {@link #retriedAfterTransientFailure}, {@link #failed}, {@link #released},
- * {@link #rescued}, {@link #flaggedForCancellation}, {@link #cancelled}) are the only legal moves, so
+ * {@link #rescued}, {@link #flaggedForCancellation}, {@link #cancelled}, {@link #retried}) are the only legal moves, so
  * every store records the same values; {@link #builder()} exists for stores that rebuild a job from a row.
  */
 @Value.Immutable
@@ -298,6 +298,22 @@ public abstract class Job {
     }
     return next(JobState.CANCELLED, attempt(), crashRescues(), transientRetries(), null, affinity().orElse(null),
         false, null, lastError(), now);
+  }
+
+  /**
+   * This failed or cancelled job, queued again by an operator's retry: fresh budgets (no crash rescue and no
+   * transient retry used), no affinity, no failure, no finish instant; its attempt count and last error are
+   * kept, so its next claim is a new attempt with a log of its own.
+   *
+   * @return the queued job
+   * @throws IllegalStateException when the job is neither failed nor cancelled (a store fault)
+   */
+  public Job retried() {
+    if (state() != JobState.FAILED && state() != JobState.CANCELLED) {
+      throw new IllegalStateException("cannot retry " + id() + ": it is " + state().documentName()
+          + ", expected failed or cancelled");
+    }
+    return next(JobState.QUEUED, attempt(), 0, 0, null, null, false, null, lastError(), null);
   }
 
   private Lease leaseOrFail(String transition) {

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * A stored benchmark request: one artifact to benchmark, with its id, kind, state and lifecycle
  * instants. Hosts create requests through {@link NewRequest} and a store, which fixes the initial state
  * ({@link #created}); the lifecycle methods ({@link #withArtifacts}, {@link #started}, {@link #completed},
- * {@link #cancelled}) are the only transitions. {@link #builder()} exists for stores that rebuild a
+ * {@link #cancelled}, {@link #reopened}) are the only transitions. {@link #builder()} exists for stores that rebuild a
  * request from a row; {@link #check()} rejects every combination no transition can reach.
  */
 @Value.Immutable
@@ -296,6 +296,19 @@ public abstract class Request {
       throw new IllegalStateException(label() + " is not superseded by " + newer.label());
     }
     return builder().from(cancelled(by.supersedingReason(), now)).supersededBy(newer.id()).build();
+  }
+
+  /**
+   * This completed request, in progress again because an operator retried one of its jobs (or a job
+   * backfilled to it): no finish instant, no outcome; its start instant and parent request are kept. It
+   * completes again once its required jobs are all terminal.
+   *
+   * @return the request in progress
+   * @throws IllegalStateException when the request is not completed (a store fault)
+   */
+  public Request reopened() {
+    expect(RequestState.COMPLETED, "reopen");
+    return lifecycle(RequestState.IN_PROGRESS).build();
   }
 
   private Builder lifecycle(RequestState state) {

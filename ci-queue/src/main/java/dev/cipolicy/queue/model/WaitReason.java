@@ -33,6 +33,7 @@ import org.immutables.value.Value;
  *       {@link #expectedFree()}, and {@link #noEstimate()};
  *   <li>{@link Kind#NO_FREE_DEVICES}: {@link #mostFree()}; when the pool's reservation stays with a younger
  *       job, that reservation's {@link #host()} and {@link #otherJob()};
+ *   <li>{@link Kind#POOL_PAUSED}: nothing more;
  *   <li>{@link Kind#SHARE_FULL}: the {@link #share()} and what its cadence {@link #held()}; when the job keeps
  *       its pool's reservation while the share refuses it, the kept {@link #host()} and {@link #dormant()};
  *   <li>request reasons: {@link #cap()} and {@link #inProgress()} ({@link Kind#CAP_REACHED}),
@@ -76,6 +77,11 @@ public abstract class WaitReason {
     RESERVED_FOR_IT,
     /** Devices are free on a host reserved for another job, and this job would end after the reservation. */
     HOST_RESERVED,
+    /**
+     * Its pool is paused by an operator: the pool's collectors claim nothing until it is resumed (their
+     * running jobs go on). No field beyond the pool and the GPU count.
+     */
+    POOL_PAUSED,
     /** A request: the next to start, at the site's next tick. */
     NEXT_TO_START,
     /** A request: the next to start, but the cap of requests in progress is reached. */
@@ -328,7 +334,7 @@ public abstract class WaitReason {
       case BEHIND_OLDER_REQUEST -> require(ahead().isPresent() && nextToStart().isPresent(),
           "ahead and next to start");
       case WAITING_FOR_ARTIFACTS -> require(label().isPresent(), "label");
-      case NO_LIVE_COLLECTOR, NEXT_TO_START -> { }
+      case NO_LIVE_COLLECTOR, NEXT_TO_START, POOL_PAUSED -> { }
       default -> throw new IllegalStateException("unhandled wait reason kind " + k);
     }
   }
@@ -366,6 +372,8 @@ public abstract class WaitReason {
           + (host().isPresent() ? "; the reservation of host " + host().get() + " stays with job "
               + otherJob().orElseThrow().value() + " until it starts" : "");
       case SHARE_FULL -> shareSentence();
+      case POOL_PAUSED -> needs + "pool " + pool + " is paused by an operator; its collectors claim nothing until"
+          + " it is resumed";
       case CAP_REACHED -> "cap of " + count(cap().orElseThrow(), "request") + " in progress reached ("
           + String.join(", ", inProgress()) + "); starts when one completes";
       case NEXT_TO_START -> "next to start, at the site's next tick";

@@ -2,6 +2,7 @@ package dev.cipolicy.queue.placement;
 
 import dev.cipolicy.api.value.ValueStyle;
 import dev.cipolicy.queue.model.JobWait;
+import dev.cipolicy.queue.model.WaitReason;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -68,6 +69,21 @@ public abstract class PoolView {
    * @return the waits, by job id
    */
   public abstract List<JobWait> waits();
+
+  /**
+   * This view of a paused pool: every queued job waits with {@link WaitReason.Kind#POOL_PAUSED} (its pool and GPU
+   * count kept); the hosts and reservations are as they are.
+   *
+   * @return the view with the waits of a paused pool
+   */
+  public PoolView paused() {
+    List<JobWait> waits = new java.util.ArrayList<>(waits().size());
+    for (JobWait w : waits()) {
+      waits.add(new JobWait(w.job(), WaitReason.builder().kind(WaitReason.Kind.POOL_PAUSED).pool(pool())
+          .gpus(w.job().spec().gpus()).build()));
+    }
+    return builder().from(this).waits(waits).build();
+  }
 
   /**
    * A new builder.

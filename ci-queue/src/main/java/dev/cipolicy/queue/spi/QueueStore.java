@@ -690,6 +690,56 @@ public interface QueueStore {
   }
 
   /**
+   * An operator's retry of a job, as one step: a failed job (any failure: permanent, a budget exhausted) or a
+   * cancelled job is queued again by {@link Job#retried()}: fresh crash and transient budgets, no affinity, no
+   * failure, its attempt count kept (its next claim is a new attempt). Its request (the request it belongs to:
+   * the parent, for a backfilled job) must be in progress, or completed: a completed request is reopened by
+   * {@link Request#reopened()} (in progress again, no outcome, gone from the history until it completes again),
+   * unless it counts against the cap and {@code maxInProgress} requests are in progress
+   * ({@link RetryResult.Status#CAP_REACHED}). A cancelled request stays cancelled
+   * ({@link RetryResult.Status#REQUEST_CANCELLED}); a queued, leased or succeeded job is
+   * {@link RetryResult.Status#NOT_RETRYABLE}. Refusals change nothing.
+   *
+   * <p>The default refuses, for stores without operator controls.
+   *
+   * @param id the job
+   * @param maxInProgress the cap of requests in progress ({@code QueueSettings.maxInProgress})
+   * @return what happened
+   * @throws UnsupportedOperationException when the store has no operator controls
+   */
+  default RetryResult retryJob(JobId id, int maxInProgress) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not retry jobs");
+  }
+
+  /**
+   * Pauses or resumes a pool (a collector tag), as one step; the store keeps the paused pools with the queue.
+   * A claim by a collector of a paused pool refreshes its heartbeat and processes the pool's expired leases as
+   * any claim does, and leases nothing ({@code OK}, no claims); leases held when it was paused run to their end.
+   * Its queued jobs wait with {@link dev.cipolicy.queue.model.WaitReason.Kind#POOL_PAUSED} in {@link #pool}.
+   * Every claim that starts after this returns sees the new state. A pool need not have jobs or collectors yet.
+   *
+   * <p>The default refuses, for stores without operator controls.
+   *
+   * @param tag the pool
+   * @param paused true to pause, false to resume
+   * @return true when the state changed, false when the pool already was so
+   * @throws InvalidQueueInputException when the tag is not a storable name
+   * @throws UnsupportedOperationException when the store has no operator controls
+   */
+  default boolean setPoolPaused(String tag, boolean paused) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not pause pools");
+  }
+
+  /**
+   * The paused pools ({@link #setPoolPaused}); none for a store without operator controls.
+   *
+   * @return the paused pools' tags
+   */
+  default Set<String> pausedPools() {
+    return Set.of();
+  }
+
+  /**
    * The collector with this name, unless it retired and holds no live lease.
    *
    * @param name the name

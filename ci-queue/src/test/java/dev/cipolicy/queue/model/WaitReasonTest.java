@@ -54,6 +54,10 @@ class WaitReasonTest {
             .dormant(true).build(), "cadence weekly holds 4 of 4 GPUs of pool g; this job needs 4; it borrows no more"
                 + " while another cadence waits for the pool; keeps the reservation of host h0 for when its share"
                 + " admits it"},
+        new Object[] {WaitReason.of(Kind.POOL_PAUSED, "cpu", 0).build(),
+            "pool cpu is paused by an operator; its collectors claim nothing until it is resumed"},
+        new Object[] {WaitReason.of(Kind.POOL_PAUSED, "gpu", 2).build(),
+            "needs 2 GPUs; pool gpu is paused by an operator; its collectors claim nothing until it is resumed"},
         new Object[] {WaitReason.builder().kind(Kind.NEXT_TO_START).build(), "next to start, at the site's next tick"},
         new Object[] {WaitReason.builder().kind(Kind.CAP_REACHED).cap(1).addInProgress("master m0").build(),
             "cap of 1 request in progress reached (master m0); starts when one completes"},

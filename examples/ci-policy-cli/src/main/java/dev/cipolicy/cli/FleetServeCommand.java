@@ -59,6 +59,15 @@ final class FleetServeCommand implements Callable<Integer> {
       + " controls' token (at least 8 characters); without it the server is read-only.")
   private @Nullable String tokenEnv;
 
+  @Option(names = "--trusted-proxy-header", paramLabel = "NAME", description = "A header naming the operator,"
+      + " set by an authenticating reverse proxy, e.g. X-Forwarded-User; believed only from a --trusted-proxy"
+      + " address, refused (403) from any other.")
+  private @Nullable String proxyHeader;
+
+  @Option(names = "--trusted-proxy", paramLabel = "ADDRESS", description = "An IP address of that proxy"
+      + " (repeatable), e.g. 127.0.0.1 or 10.0.0.5; needed with --trusted-proxy-header.")
+  private List<String> proxies = new ArrayList<>();
+
   @Option(names = "--lease-seconds", defaultValue = "60", description = "The collectors' lease time; a collector"
       + " without a heartbeat for as long is shown offline (default: ${DEFAULT-VALUE}).")
   private long leaseSeconds = 60;
@@ -87,14 +96,24 @@ final class FleetServeCommand implements Callable<Integer> {
       // CI runs carry their jobs (fleet submit plans them from the policy): the site plans none of its own.
       JobQueue queue = JobQueue.of(queueStore, QueueSettings.builder().noJobs(true).leaseDuration(lease)
           .collectorTimeout(lease).build());
-      FleetServer server = FleetServer.builder(queue).shares(loaded.policy().fleetShares()).bind(bind).port(port)
+      if (proxyHeader == null && !proxies.isEmpty()) {
+        throw new InvalidInputException("--trusted-proxy " + proxies.get(0) + " is given without"
+            + " --trusted-proxy-header; expected both, or neither");
+      }
+      FleetServer.Builder builder = FleetServer.builder(queue);
+      if (proxyHeader != null) {
+        builder.trustedProxy(proxyHeader, proxies);
+      }
+      FleetServer server = builder.shares(loaded.policy().fleetShares()).bind(bind).port(port)
           .allowedHosts(allowedHosts).token(token)
           .onSiteError(e -> cli.console().errLine("fleet serve: a site tick failed: " + e.getMessage()))
           .start();
       cli.console().line("fleet serve: " + (postgres ? "PostgreSQL store, schema " + store.schema(env)
           : "in-memory store (nothing is kept after the server stops; give --store for PostgreSQL)"));
-      cli.console().line("fleet serve: " + (token == null ? "read-only (no controls)" : "controls on for the token in "
-          + tokenEnv));
+      cli.console().line("fleet serve: " + (token == null && proxyHeader == null ? "read-only (no controls)"
+          : "controls on for " + (token == null ? "" : "the token in " + tokenEnv) + (token != null && proxyHeader != null
+              ? " and " : "") + (proxyHeader == null ? "" : "the user in " + proxyHeader + " from "
+              + String.join(", ", proxies))));
       String shown = bind.equals("0.0.0.0") || bind.equals("::") ? "localhost" : bind.contains(":") ? "[" + bind + "]"
           : bind;
       cli.console().line("fleet serve: http://" + shown + ":" + server.port() + "/ (JSON: /api/v1)");

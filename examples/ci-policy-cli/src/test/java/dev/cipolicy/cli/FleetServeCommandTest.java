@@ -186,7 +186,34 @@ class FleetServeCommandTest {
     assertThat(waiting.size()).isEqualTo(1);
     assertThat(waiting.get(0).get("job").asText()).startsWith("gpu-tests-0of1@h200");
     assertThat(waiting.get(0).get("gpus").asInt()).isEqualTo(2);
-    assertThat(json(port, "/api/v1/overview").get("controls").asBoolean()).isTrue();
+    assertThat(json(port, "/api/v1/session").get("controls").asBoolean()).isTrue();
+    assertThat(json(port, "/api/v1/overview").get("controls").asBoolean()).as("no credentials sent").isFalse();
+  }
+
+  @Test
+  void aTrustedProxyHeaderNamesTheOperatorFromTheProxysAddress() throws Exception {
+    int port = serve(Map.of(), "fleet", "serve", "--policy", POLICY, "--port", "0", "--trusted-proxy-header",
+        "X-Forwarded-User", "--trusted-proxy", "127.0.0.1");
+    assertThat(stdout()).contains("fleet serve: controls on for the user in X-Forwarded-User from 127.0.0.1");
+    HttpResponse<String> session = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+        + "/api/v1/session")).header("X-Forwarded-User", "alice").GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(JSON.readTree(session.body()).get("operator").asText()).isEqualTo("alice");
+    HttpResponse<String> pause = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+        + "/api/v1/pools/h200/pause")).header("X-Forwarded-User", "alice").POST(HttpRequest.BodyPublishers.noBody())
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(pause.statusCode()).as("no pool is known yet").isEqualTo(404);
+    JsonNode audit = json(port, "/api/v1/audit");
+    assertThat(audit.get(0).get("actor").asText()).isEqualTo("alice");
+    assertThat(audit.get(0).get("result").asText()).isEqualTo("not_found");
+  }
+
+  @Test
+  void aTrustedProxyWithoutItsHeaderIsRefusedInOneLine() {
+    CliTestSupport.Result r = CliTestSupport.run(Map.of(), "fleet", "serve", "--policy", POLICY, "--port", "0",
+        "--trusted-proxy", "10.0.0.5");
+    assertThat(r.code()).isEqualTo(CiPolicyCli.EXIT_ERROR);
+    assertThat(r.err().lines().toList()).singleElement().asString().startsWith("::error")
+        .contains("--trusted-proxy 10.0.0.5 is given without --trusted-proxy-header");
   }
 
   @Test

@@ -43,7 +43,8 @@
     for (const g of groups) {
       const inner = el('ul');
       for (const e of g.errors) inner.append(el('li', {text: e.reason + ': ' + e.detail}));
-      ul.append(el('li', {'data-job': g.jobId}, el('strong', {}, jobLink(g.jobId, g.job)), inner));
+      ul.append(el('li', {'data-job': g.jobId}, el('strong', {}, jobLink(g.jobId, g.job)), inner,
+        controls ? retryButton(g.jobId, g.job) : null));
     }
     return ul;
   }
@@ -52,13 +53,40 @@
     node.replaceChildren(...children);
   }
 
-  async function post(path) {
-    const token = document.getElementById('token').value;
-    const r = await fetch(path, {method: 'POST', headers: {'Authorization': 'Bearer ' + token}});
-    const body = await r.json();
-    document.getElementById('updated').textContent = r.ok ? (body.action + ' ' + body.target + ': ' + body.status)
-      : ('refused: ' + body.error);
+  // The control token typed into the sign-in form: kept in this page's memory only, sent with every request.
+  let token = null;
+
+  function headers() {
+    return token ? {'Authorization': 'Bearer ' + token} : {};
+  }
+
+  // A control: confirmed first when it stops or takes away work; its result, or why it was refused, as text.
+  async function post(path, what, confirmText) {
+    if (confirmText && !window.confirm(confirmText)) return;
+    const out = document.getElementById('control-result');
+    try {
+      const r = await fetch(path, {method: 'POST', headers: headers(), cache: 'no-store'});
+      const body = await r.json();
+      out.textContent = r.ok ? (what + ': ' + body.status + ' (by ' + body.operator + ')')
+        : (what + ' refused (' + r.status + '): ' + body.error);
+      out.dataset.status = r.status;
+    } catch (e) {
+      out.textContent = what + ' failed: ' + e.message;
+      out.dataset.status = 'error';
+    }
     refresh();
+    loadHistory();
+  }
+
+  function controlButton(key, text, onClick) {
+    const b = el('button', {type: 'button', 'data-focus-key': key, text: text});
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  function retryButton(jobId, job) {
+    return controlButton('retry-' + jobId, 'Retry ' + job,
+      () => post('/api/v1/jobs/' + jobId + '/retry', 'Retry job ' + jobId, null));
   }
 
   function renderInProgress(list) {
@@ -78,10 +106,9 @@
           el('span', {text: 'running for ' + dur(p.durationSeconds)})),
         errorList(p.errors));
       if (controls) {
-        const b = el('button', {type: 'button', 'data-focus-key': 'cancel-' + p.request.id,
-          text: 'Cancel ' + p.request.label});
-        b.addEventListener('click', () => post('/api/v1/requests/' + p.request.id + '/cancel'));
-        card.append(b);
+        card.append(controlButton('cancel-' + p.request.id, 'Cancel ' + p.request.label,
+          () => post('/api/v1/requests/' + p.request.id + '/cancel', 'Cancel ' + p.request.label,
+            'Cancel ' + p.request.label + '? Its queued jobs are cancelled and its running jobs stopped.')));
       }
       return card;
     }));
@@ -239,10 +266,11 @@
     replace(body, ...cs.map(c => {
       const actions = el('td');
       if (controls && c.active) {
-        const b = el('button', {type: 'button', 'data-focus-key': 'deactivate-' + c.name,
-          text: 'Deactivate ' + c.name});
-        b.addEventListener('click', () => post('/api/v1/collectors/' + encodeURIComponent(c.name) + '/deactivate'));
-        actions.append(b);
+        const path = '/api/v1/collectors/' + encodeURIComponent(c.name);
+        actions.append(controlButton('drain-' + c.name, 'Drain ' + c.name, () => post(path + '/drain',
+            'Drain ' + c.name, 'Drain ' + c.name + '? It claims nothing more; its running jobs finish, then it is gone.')),
+          controlButton('deactivate-' + c.name, 'Deactivate ' + c.name, () => post(path + '/deactivate',
+            'Deactivate ' + c.name, 'Deactivate ' + c.name + '? It claims nothing until activated again.')));
       }
       return el('tr', {'data-collector': c.name},
         el('td', {text: c.name}), el('td', {text: c.pool}), el('td', {text: c.devices}),
@@ -254,11 +282,57 @@
   }
 
   let refreshes = 0; // a refresh answered after a newer one (the filters changed meanwhile) draws nothing
+
+  function renderSession(session) {
+    const line = document.getElementById('session');
+    line.textContent = session.operator ? 'Signed in as ' + session.operator + '; the controls are on.'
+      : session.refused ? 'Read-only: ' + session.refused
+      : session.controls ? 'Read-only: sign in to use the controls.' : 'Read-only: this server has no controls.';
+    document.getElementById('sign-in').hidden = !!session.operator || !session.token;
+  }
+
+  function renderPools(pools) {
+    const body = document.querySelector('#pool-table tbody');
+    replace(body, ...pools.map(p => {
+      const actions = el('td');
+      if (controls) {
+        const path = '/api/v1/pools/' + encodeURIComponent(p.pool);
+        actions.append(p.paused
+          ? controlButton('resume-' + p.pool, 'Resume ' + p.pool, () => post(path + '/resume', 'Resume ' + p.pool, null))
+          : controlButton('pause-' + p.pool, 'Pause ' + p.pool, () => post(path + '/pause', 'Pause ' + p.pool,
+              'Pause pool ' + p.pool + '? Its collectors claim nothing until it is resumed; running jobs go on.')));
+      }
+      return el('tr', {'data-pool': p.pool, 'data-paused': String(p.paused)},
+        el('td', {text: p.pool}), el('td', {class: 'pool-state', text: p.paused ? 'paused' : 'running'}),
+        el('td', {text: p.collectors}), el('td', {text: p.queuedJobs}), actions);
+    }));
+    if (!pools.length) body.append(el('tr', {}, el('td', {colspan: 5, class: 'empty', text: 'No pool yet.'})));
+  }
+
+  function renderAudit(actions) {
+    const body = document.querySelector('#audit-table tbody');
+    replace(body, ...actions.map(a => el('tr', {'data-action': a.id},
+      el('td', {}, when(a.at)), el('td', {class: 'audit-actor', text: a.actor}),
+      el('td', {class: 'audit-action', text: a.action}), el('td', {class: 'audit-target', text: a.target}),
+      el('td', {class: 'audit-result', text: a.result}))));
+    if (!actions.length) body.append(el('tr', {}, el('td', {colspan: 5, class: 'empty', text: 'No action yet.'})));
+  }
+
+  async function readJson(path) {
+    const r = await fetch(path, {cache: 'no-store', headers: headers()});
+    if (!r.ok) throw new Error((await r.json()).error);
+    return r.json();
+  }
+
   async function refresh() {
     const mine = ++refreshes;
     try {
       const q = filterQuery();
-      const r = await fetch('/api/v1/overview' + (q ? '?' + q : ''), {cache: 'no-store'});
+      // The four reads at once: one poll costs the slowest of them, not their sum.
+      const [session, r, pools, audit] = await Promise.all([readJson('/api/v1/session'),
+        fetch('/api/v1/overview' + (q ? '?' + q : ''), {cache: 'no-store', headers: headers()}),
+        readJson('/api/v1/pools'), readJson('/api/v1/audit?limit=20')]);
+      renderSession(session);
       if (!r.ok) throw new Error((await r.json()).error);
       const o = await r.json();
       if (mine !== refreshes) return;
@@ -267,7 +341,6 @@
       // Redrawing replaces the buttons: the focused one is focused again afterwards (keyboard users).
       const focusKey = document.activeElement && document.activeElement.dataset
         ? document.activeElement.dataset.focusKey : undefined;
-      document.getElementById('token-box').hidden = !controls;
       fillSelect('pool', o.pools);
       fillSelect('cadence', o.cadences);
       renderInProgress(o.inProgress);
@@ -276,6 +349,8 @@
       renderHosts(o.hosts);
       renderShares(o.shares);
       renderCollectors(o.collectors);
+      renderPools(pools);
+      renderAudit(audit);
       if (focusKey) {
         const again = document.querySelector('[data-focus-key="' + CSS.escape(focusKey) + '"]');
         if (again) again.focus();
@@ -290,7 +365,7 @@
   async function loadHistory() {
     const cursor = historyCursors[historyCursors.length - 1];
     const r = await fetch('/api/v1/history?limit=10' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''),
-      {cache: 'no-store'});
+      {cache: 'no-store', headers: headers()});
     if (!r.ok) return;
     const h = await r.json();
     historyNext = h.next;
@@ -307,6 +382,14 @@
     document.getElementById('history-page').textContent = 'Page ' + historyCursors.length;
   }
 
+  document.getElementById('sign-in').addEventListener('submit', ev => {
+    ev.preventDefault();
+    const input = document.getElementById('token');
+    token = input.value || null;
+    input.value = '';
+    refresh();
+    loadHistory();
+  });
   document.getElementById('history-older').addEventListener('click', () => {
     if (historyNext) { historyCursors.push(historyNext); loadHistory(); }
   });
