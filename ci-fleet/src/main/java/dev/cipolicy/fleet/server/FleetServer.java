@@ -42,11 +42,13 @@ public final class FleetServer implements AutoCloseable {
   private final Javalin app;
   private final FleetView view;
   private final @Nullable FleetSite site;
+  private final LiveView live;
 
-  private FleetServer(Javalin app, FleetView view, @Nullable FleetSite site) {
+  private FleetServer(Javalin app, FleetView view, @Nullable FleetSite site, LiveView live) {
     this.app = app;
     this.view = view;
     this.site = site;
+    this.live = live;
   }
 
   private static Map<String, String> endpoints() {
@@ -61,6 +63,8 @@ public final class FleetServer implements AutoCloseable {
     m.put("GET /api/v1/shares", "each cadence's use of each pool against its fleet share");
     m.put("GET /api/v1/history?limit=20&cursor=", "completed requests, newest first, paged (limit 1-500; cursor is "
         + "the previous page's next)");
+    m.put("GET /api/v1/accounting?window=7d", "GPU-hours per cadence and pool, waits from ready to claim per GPU "
+        + "count (p50/p90/p99), sampled share use; window 1m to 31d (m, h or d), default 7d");
     m.put("POST /api/v1/requests/{id}/cancel", "cancels an open request (controls on, Authorization: Bearer token)");
     m.put("POST /api/v1/collectors/{name}/deactivate", "deactivates a collector (controls on, Authorization: Bearer "
         + "token)");
@@ -88,6 +92,7 @@ public final class FleetServer implements AutoCloseable {
     private @Nullable String token;
     private @Nullable Duration tick = FleetSite.DEFAULT_TICK;
     private Consumer<RuntimeException> onSiteError = e -> { };
+    private @Nullable Duration viewRefresh = LiveView.DEFAULT_REFRESH;
 
     private Builder(JobQueue queue) {
       this.queue = queue;
@@ -186,6 +191,18 @@ public final class FleetServer implements AutoCloseable {
     }
 
     /**
+     * The delay between two refreshes of the overview the page endpoints answer from ({@link LiveView}), or null
+     * to compute it on every request.
+     *
+     * @param every the delay, or null
+     * @return this builder
+     */
+    public Builder viewRefresh(@Nullable Duration every) {
+      this.viewRefresh = every;
+      return this;
+    }
+
+    /**
      * Gives the shares to the store, starts the site loop and the HTTP server.
      *
      * @return the running server
@@ -194,11 +211,13 @@ public final class FleetServer implements AutoCloseable {
       queue.store().setShares(FleetShares.fromPolicy(shares));
       FleetView view = new FleetView(queue, shares, token != null);
       FleetSite site = tick == null ? null : FleetSite.start(queue, tick, onSiteError);
-      Javalin app = http(queue, view, RequestGuard.forServer(bind, allowedHosts), token);
+      LiveView live = new LiveView(view, viewRefresh, onSiteError);
+      Javalin app = http(queue, view, live, RequestGuard.forServer(bind, allowedHosts), token);
       try {
         app.start(bind, port);
-        return new FleetServer(app, view, site);
+        return new FleetServer(app, view, site, live);
       } catch (RuntimeException e) {
+        live.close();
         if (site != null) {
           site.close();
         }
@@ -209,10 +228,12 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
-  private static Javalin http(JobQueue queue, FleetView view, RequestGuard guard, @Nullable String token) {
+  private static Javalin http(JobQueue queue, FleetView view, LiveView live, RequestGuard guard,
+      @Nullable String token) {
     String page = resource("index.html");
     String script = resource("app.js");
     String style = resource("app.css");
+    String accountingScript = resource("accounting.js");
     return Javalin.create(config -> {
       config.startup.showJavalinBanner = false;
       config.routes.before(ctx -> {
@@ -227,24 +248,30 @@ public final class FleetServer implements AutoCloseable {
       config.routes.get("/", ctx -> ctx.contentType("text/html; charset=utf-8").result(page));
       config.routes.get("/app.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(script));
       config.routes.get("/app.css", ctx -> ctx.contentType("text/css; charset=utf-8").result(style));
+      config.routes.get("/accounting.js", ctx -> ctx.contentType("text/javascript; charset=utf-8")
+          .result(accountingScript));
       config.routes.get("/api/v1", json(ctx -> Map.of("version", Api.VERSION, "endpoints", ENDPOINTS)));
-      config.routes.get("/api/v1/overview", json(ctx -> view.overview()));
-      config.routes.get("/api/v1/in-progress", json(ctx -> view.overview().inProgress()));
-      config.routes.get("/api/v1/queue", json(ctx -> view.overview().queue()));
-      config.routes.get("/api/v1/waiting-jobs", json(ctx -> view.overview().waitingJobs()));
-      config.routes.get("/api/v1/collectors", json(ctx -> view.overview().collectors()));
-      config.routes.get("/api/v1/hosts", json(ctx -> view.overview().hosts()));
-      config.routes.get("/api/v1/shares", json(ctx -> view.overview().shares()));
+      config.routes.get("/api/v1/overview", json(ctx -> live.overview()));
+      config.routes.get("/api/v1/in-progress", json(ctx -> live.overview().inProgress()));
+      config.routes.get("/api/v1/queue", json(ctx -> live.overview().queue()));
+      config.routes.get("/api/v1/waiting-jobs", json(ctx -> live.overview().waitingJobs()));
+      config.routes.get("/api/v1/collectors", json(ctx -> live.overview().collectors()));
+      config.routes.get("/api/v1/hosts", json(ctx -> live.overview().hosts()));
+      config.routes.get("/api/v1/shares", json(ctx -> live.overview().shares()));
+      config.routes.get("/api/v1/accounting", json(ctx -> live.accounting(Accounting.window(
+          ctx.queryParam("window")))));
       config.routes.get("/api/v1/history", json(ctx -> view.history(limit(ctx.queryParam("limit")),
           blankToNull(ctx.queryParam("cursor")))));
       config.routes.post("/api/v1/requests/{id}/cancel", control(token, ctx -> {
         RequestId id = RequestId.of(number(ctx.pathParam("id")));
         CancelResult r = queue.cancel(id, "cancelled from the status page");
+        live.invalidate();
         return new Api.ControlAnswer("cancel", id.toString(), r.status().name().toLowerCase(Locale.ROOT));
       }));
       config.routes.post("/api/v1/collectors/{name}/deactivate", control(token, ctx -> {
         String name = ctx.pathParam("name");
         CollectorResult r = queue.deactivate(name);
+        live.invalidate();
         return new Api.ControlAnswer("deactivate", name, r.status().name().toLowerCase(Locale.ROOT));
       }));
     });
@@ -272,6 +299,7 @@ public final class FleetServer implements AutoCloseable {
   @Override
   public void close() {
     app.stop();
+    live.close();
     if (site != null) {
       site.close();
     }
