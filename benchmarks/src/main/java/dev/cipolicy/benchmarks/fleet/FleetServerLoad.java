@@ -34,12 +34,16 @@ import org.postgresql.ds.PGSimpleDataSource;
  * and {@code --done} completed runs of ten jobs (the history and the accounting), then starts the fleet server
  * on that store (its site loop ticking) and times {@code --requests} sequential GETs of each page endpoint
  * (after 20 unmeasured ones), first with the overview computed on every request (the server before
- * {@code LiveView}), then with the server's default refresh. Prints p50 and p99 per endpoint and mode, and the
+ * {@code LiveView}; {@code --per-request-requests}, 20 by default, as each takes seconds), then with the server's
+ * default refresh. {@code --reuse=true} measures the schema a previous run filled (the site loop has ticked it
+ * since). {@code --pool=N} gives the store a HikariCP pool of N connections; by default it opens a connection
+ * per store call, as {@code ci-policy fleet serve --store} does. Prints p50 and p99 per endpoint and mode, and the
  * machine's load average before and after.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.cipolicy.benchmarks.fleet.FleetServerLoad [--url=JDBC]
- *     [--runs=204] [--jobs-per-run=50] [--hosts=200] [--done=30] [--requests=300] [--modes=per-request,refreshed]
+ *     [--runs=204] [--jobs-per-run=50] [--hosts=200] [--done=30] [--requests=300] [--per-request-requests=20]
+ *     [--modes=per-request,refreshed] [--reuse=false] [--pool=0]
  * </pre>
  */
 public final class FleetServerLoad {
@@ -64,21 +68,37 @@ public final class FleetServerLoad {
     int hosts = Integer.parseInt(opts.getOrDefault("hosts", "200"));
     int done = Integer.parseInt(opts.getOrDefault("done", "30"));
     int requests = Integer.parseInt(opts.getOrDefault("requests", "300"));
+    int beforeRequests = Integer.parseInt(opts.getOrDefault("per-request-requests", "20"));
     List<String> modes = List.of(opts.getOrDefault("modes", "per-request,refreshed").split(","));
-    PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setURL(PgQueueHarness.url(opts));
-    ds.setUser(opts.getOrDefault("user", "postgres"));
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-      s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+    PGSimpleDataSource simple = new PGSimpleDataSource();
+    simple.setURL(PgQueueHarness.url(opts));
+    simple.setUser(opts.getOrDefault("user", "postgres"));
+    int poolSize = Integer.parseInt(opts.getOrDefault("pool", "0"));
+    javax.sql.DataSource ds = simple;
+    if (poolSize > 0) {
+      com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+      config.setDataSource(simple);
+      config.setMaximumPoolSize(poolSize);
+      ds = new com.zaxxer.hikari.HikariDataSource(config);
+    }
+    boolean reuse = Boolean.parseBoolean(opts.getOrDefault("reuse", "false"));
+    if (!reuse) {
+      try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+      }
     }
     JobQueue queue = JobQueue.of(PostgresQueueStore.create(ds, SCHEMA), QueueSettings.builder().noJobs(true)
         .leaseDuration(Duration.ofHours(2)).collectorTimeout(Duration.ofHours(2)).build());
     List<FleetShare> shares = List.of(FleetShare.gpus("nightly", "h200", 64),
         FleetShare.gpus("nightly", "h100", 64));
     long t0 = System.nanoTime();
-    fill(queue, runs, jobsPerRun, hosts, done);
-    System.out.printf(Locale.ROOT, "# fleet server load on %s (schema %s), %d cores, filled in %.1f s%n",
-        PgQueueHarness.url(opts), SCHEMA, Runtime.getRuntime().availableProcessors(), (System.nanoTime() - t0) / 1e9);
+    if (!reuse) {
+      fill(queue, runs, jobsPerRun, hosts, done);
+    }
+    System.out.printf(Locale.ROOT, "# fleet server load on %s (schema %s), %d cores, %s, %s in %.1f s%n",
+        PgQueueHarness.url(opts), SCHEMA, Runtime.getRuntime().availableProcessors(),
+        poolSize > 0 ? "a pool of " + poolSize + " connections" : "a connection per store call (as fleet serve)",
+        reuse ? "reused" : "filled", (System.nanoTime() - t0) / 1e9);
     count(ds);
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     for (String mode : modes) {
@@ -91,22 +111,32 @@ public final class FleetServerLoad {
       String before = loadAverage();
       try (FleetServer server = b.start()) {
         System.out.printf(Locale.ROOT, "%n## mode %s (load average before: %s)%n", mode, before);
+        List<Double> compute = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+          long s = System.nanoTime();
+          server.view().overview();
+          compute.add((System.nanoTime() - s) / 1e6);
+        }
+        Collections.sort(compute);
+        System.out.printf(Locale.ROOT, "overview computed directly 5 times: median %.0f ms, max %.0f ms%n",
+            pct(compute, 50), compute.get(compute.size() - 1));
         System.out.println("| endpoint | requests | p50 ms | p99 ms | max ms | bytes |");
         System.out.println("| --- | --- | --- | --- | --- | --- |");
         for (String path : ENDPOINTS) {
           URI uri = URI.create("http://127.0.0.1:" + server.port() + path);
           int bytes = 0;
-          for (int i = 0; i < 20; i++) {
+          int n = mode.equals("per-request") ? beforeRequests : requests;
+          for (int i = 0; i < Math.min(20, n); i++) {
             bytes = get(http, uri).length();
           }
           List<Double> millis = new ArrayList<>();
-          for (int i = 0; i < requests; i++) {
+          for (int i = 0; i < n; i++) {
             long s = System.nanoTime();
             get(http, uri);
             millis.add((System.nanoTime() - s) / 1e6);
           }
           Collections.sort(millis);
-          System.out.printf(Locale.ROOT, "| `%s` | %d | %.1f | %.1f | %.1f | %d |%n", path, requests,
+          System.out.printf(Locale.ROOT, "| `%s` | %d | %.1f | %.1f | %.1f | %d |%n", path, n,
               pct(millis, 50), pct(millis, 99), millis.get(millis.size() - 1), bytes);
         }
       }
@@ -157,9 +187,9 @@ public final class FleetServerLoad {
     queue.tick();
   }
 
-  private static void count(PGSimpleDataSource ds) throws Exception {
+  private static void count(javax.sql.DataSource ds) throws Exception {
     try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-        var rs = s.executeQuery("SELECT state, count(*) FROM " + SCHEMA + ".jobs GROUP BY state ORDER BY state")) {
+        var rs = s.executeQuery("SELECT state, count(*) FROM " + SCHEMA + ".queue_jobs GROUP BY state ORDER BY state")) {
       StringBuilder b = new StringBuilder("# jobs by state:");
       while (rs.next()) {
         b.append(' ').append(rs.getString(1)).append('=').append(rs.getLong(2));

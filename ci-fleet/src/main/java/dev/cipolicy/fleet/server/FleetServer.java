@@ -2,6 +2,7 @@ package dev.cipolicy.fleet.server;
 
 import dev.cipolicy.api.InvalidInputException;
 import dev.cipolicy.api.policy.FleetShare;
+import dev.cipolicy.fleet.server.Api.OverviewDto;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.model.FleetShares;
 import dev.cipolicy.queue.model.InvalidQueueInputException;
@@ -251,13 +252,13 @@ public final class FleetServer implements AutoCloseable {
       config.routes.get("/accounting.js", ctx -> ctx.contentType("text/javascript; charset=utf-8")
           .result(accountingScript));
       config.routes.get("/api/v1", json(ctx -> Map.of("version", Api.VERSION, "endpoints", ENDPOINTS)));
-      config.routes.get("/api/v1/overview", json(ctx -> live.overview()));
-      config.routes.get("/api/v1/in-progress", json(ctx -> live.overview().inProgress()));
-      config.routes.get("/api/v1/queue", json(ctx -> live.overview().queue()));
-      config.routes.get("/api/v1/waiting-jobs", json(ctx -> live.overview().waitingJobs()));
-      config.routes.get("/api/v1/collectors", json(ctx -> live.overview().collectors()));
-      config.routes.get("/api/v1/hosts", json(ctx -> live.overview().hosts()));
-      config.routes.get("/api/v1/shares", json(ctx -> live.overview().shares()));
+      config.routes.get("/api/v1/overview", json(ctx -> live.part("overview", o -> o)));
+      config.routes.get("/api/v1/in-progress", json(ctx -> live.part("in-progress", OverviewDto::inProgress)));
+      config.routes.get("/api/v1/queue", json(ctx -> live.part("queue", OverviewDto::queue)));
+      config.routes.get("/api/v1/waiting-jobs", json(ctx -> live.part("waiting-jobs", OverviewDto::waitingJobs)));
+      config.routes.get("/api/v1/collectors", json(ctx -> live.part("collectors", OverviewDto::collectors)));
+      config.routes.get("/api/v1/hosts", json(ctx -> live.part("hosts", OverviewDto::hosts)));
+      config.routes.get("/api/v1/shares", json(ctx -> live.part("shares", OverviewDto::shares)));
       config.routes.get("/api/v1/accounting", json(ctx -> live.accounting(Accounting.window(
           ctx.queryParam("window")))));
       config.routes.get("/api/v1/history", json(ctx -> view.history(limit(ctx.queryParam("limit")),
@@ -315,7 +316,8 @@ public final class FleetServer implements AutoCloseable {
       ctx.contentType("application/json");
       ctx.header("Cache-Control", "no-store");
       try {
-        ctx.result(JsonWriter.write(answer.answer(ctx)));
+        Object a = answer.answer(ctx);
+        ctx.result(a instanceof LiveView.JsonText t ? t.text() : JsonWriter.write(a));
       } catch (FleetView.BadRequest | InvalidQueueInputException e) {
         ctx.status(400).result(error(e.getMessage()));
       } catch (RuntimeException e) {

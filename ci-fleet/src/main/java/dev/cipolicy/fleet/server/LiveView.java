@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -13,11 +14,13 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What the HTTP handlers answer from: the overview, computed once per refresh by one thread (not once per
- * request: every page endpoint but the history is a part of it), and the accounting per window, kept for
+ * request: every page endpoint but the history is a part of it) with each part a request has asked for written
+ * to JSON by the same thread before the overview is published (so a request only copies text), and the accounting per window, kept for
  * {@link #ACCOUNTING_TTL} and recomputed in the background when a request finds it older (the request gets the
  * kept one; at most {@value #MAX_WINDOWS_KEPT} windows are kept). Each refresh also offers the share bars to the {@link ShareSamples} ring. Without a refresh
  * delay (null) every request computes the overview and the accounting itself, as the server did before.
@@ -37,17 +40,33 @@ public final class LiveView implements AutoCloseable {
   private final Consumer<RuntimeException> onError;
   private final @Nullable ScheduledExecutorService refresher;
   private final ExecutorService background;
-  private volatile @Nullable OverviewDto latest;
+  private volatile @Nullable Rendered latest;
+  private volatile long latestAt;
   private final Object computing = new Object();
   private final Map<Duration, Kept> accounting = new HashMap<>();
+  /** The parts requests asked for so far: each refresh writes them before it publishes the overview. */
+  private final Map<String, Function<OverviewDto, Object>> asked = new ConcurrentHashMap<>();
+
+  /** A document already written as JSON, answered as it is. */
+  record JsonText(String text) {}
+
+  /** One overview and its parts, each written to JSON once, on the first request for it. */
+  private static final class Rendered {
+    final OverviewDto dto;
+    final Map<String, JsonText> parts = new ConcurrentHashMap<>();
+
+    Rendered(OverviewDto dto) {
+      this.dto = dto;
+    }
+  }
 
   private static final class Kept {
-    final AccountingDto dto;
+    final JsonText json;
     final long at;
     final AtomicBoolean renewing = new AtomicBoolean();
 
     Kept(AccountingDto dto, long at) {
-      this.dto = dto;
+      this.json = new JsonText(JsonWriter.write(dto));
       this.at = at;
     }
   }
@@ -86,17 +105,43 @@ public final class LiveView implements AutoCloseable {
   }
 
   /**
-   * The latest overview: the last refresh's (computed now if there is none yet, or on every call without a
-   * refresh delay).
+   * The latest overview: the last refresh's (computed now if there is none yet, if it is older than
+   * {@link #staleAfter}, or on every call without a refresh delay).
    *
    * @return the overview
    */
   public OverviewDto overview() {
-    OverviewDto o = latest;
-    if (refresh == null || o == null) {
-      return recompute();
+    return rendered().dto;
+  }
+
+  private Rendered rendered() {
+    Rendered r = latest;
+    if (refresh == null || r == null || System.nanoTime() - latestAt > staleAfter(refresh).toNanos()) {
+      return render();
     }
-    return o;
+    return r;
+  }
+
+  /**
+   * A part of the latest overview (or the whole, {@code "overview"}) as JSON, written once per overview.
+   *
+   * @param name the part's name, one per {@code part} function
+   * @param part picks the part
+   * @return the JSON
+   */
+  JsonText part(String name, Function<OverviewDto, Object> part) {
+    asked.putIfAbsent(name, part);
+    Rendered r = rendered();
+    return r.parts.computeIfAbsent(name, n -> new JsonText(JsonWriter.write(part.apply(r.dto))));
+  }
+
+  /**
+   * How old the kept overview may be before a request computes its own: five refreshes, at least 5 s (the
+   * refreshes have been failing, e.g. the store is unreachable, and the request should say so).
+   */
+  static Duration staleAfter(Duration refresh) {
+    Duration five = refresh.multipliedBy(5);
+    return five.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : five;
   }
 
   /** Drops the latest overview (a control changed the queue), so the next request computes one. */
@@ -110,11 +155,20 @@ public final class LiveView implements AutoCloseable {
    * @return the overview
    */
   public OverviewDto recompute() {
+    return render().dto;
+  }
+
+  private Rendered render() {
     synchronized (computing) {
       OverviewDto o = view.overview();
-      latest = o;
+      Rendered r = new Rendered(o);
+      if (refresh != null) {
+        asked.forEach((name, part) -> r.parts.put(name, new JsonText(JsonWriter.write(part.apply(o)))));
+      }
+      latest = r;
+      latestAt = System.nanoTime();
       view.shareSamples().offer(Instant.parse(o.at()), o.shares());
-      return o;
+      return r;
     }
   }
 
@@ -123,11 +177,11 @@ public final class LiveView implements AutoCloseable {
    * way.
    *
    * @param window the window
-   * @return the document
+   * @return the document as JSON
    */
-  public AccountingDto accounting(Duration window) {
+  JsonText accounting(Duration window) {
     if (refresh == null) {
-      return view.accounting(window);
+      return new JsonText(JsonWriter.write(view.accounting(window)));
     }
     Kept k;
     synchronized (accounting) {
@@ -141,7 +195,7 @@ public final class LiveView implements AutoCloseable {
         }
         accounting.put(window, k);
       }
-      return k.dto;
+      return k.json;
     }
     if (System.nanoTime() - k.at > ACCOUNTING_TTL.toNanos() && k.renewing.compareAndSet(false, true)) {
       background.execute(() -> {
@@ -158,7 +212,7 @@ public final class LiveView implements AutoCloseable {
         }
       });
     }
-    return k.dto;
+    return k.json;
   }
 
   /** Stops the refreshes. */
