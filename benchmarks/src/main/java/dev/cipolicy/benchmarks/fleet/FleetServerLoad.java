@@ -37,13 +37,14 @@ import org.postgresql.ds.PGSimpleDataSource;
  * {@code LiveView}; {@code --per-request-requests}, 20 by default, as each takes seconds), then with the server's
  * default refresh. {@code --reuse=true} measures the schema a previous run filled (the site loop has ticked it
  * since). {@code --pool=N} gives the store a HikariCP pool of N connections; by default it opens a connection
- * per store call, as {@code ci-policy fleet serve --store} does. Prints p50 and p99 per endpoint and mode, and the
+ * per store call, as {@code ci-policy fleet serve --store} does. Before each mode's requests it times
+ * {@code --computes} direct computations of the overview (5). Prints p50 and p99 per endpoint and mode, and the
  * machine's load average before and after.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.cipolicy.benchmarks.fleet.FleetServerLoad [--url=JDBC]
  *     [--runs=204] [--jobs-per-run=50] [--hosts=200] [--done=30] [--requests=300] [--per-request-requests=20]
- *     [--modes=per-request,refreshed] [--reuse=false] [--pool=0]
+ *     [--modes=per-request,refreshed] [--reuse=false] [--pool=0] [--computes=5]
  * </pre>
  */
 public final class FleetServerLoad {
@@ -68,6 +69,7 @@ public final class FleetServerLoad {
     int hosts = Integer.parseInt(opts.getOrDefault("hosts", "200"));
     int done = Integer.parseInt(opts.getOrDefault("done", "30"));
     int requests = Integer.parseInt(opts.getOrDefault("requests", "300"));
+    int computes = Integer.parseInt(opts.getOrDefault("computes", "5"));
     int beforeRequests = Integer.parseInt(opts.getOrDefault("per-request-requests", "20"));
     List<String> modes = List.of(opts.getOrDefault("modes", "per-request,refreshed").split(","));
     PGSimpleDataSource simple = new PGSimpleDataSource();
@@ -112,14 +114,16 @@ public final class FleetServerLoad {
       try (FleetServer server = b.start()) {
         System.out.printf(Locale.ROOT, "%n## mode %s (load average before: %s)%n", mode, before);
         List<Double> compute = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < computes; i++) {
           long s = System.nanoTime();
           server.view().overview();
           compute.add((System.nanoTime() - s) / 1e6);
         }
         Collections.sort(compute);
-        System.out.printf(Locale.ROOT, "overview computed directly 5 times: median %.0f ms, max %.0f ms%n",
-            pct(compute, 50), compute.get(compute.size() - 1));
+        if (!compute.isEmpty()) {
+          System.out.printf(Locale.ROOT, "overview computed directly %d times: median %.0f ms, max %.0f ms%n",
+              computes, pct(compute, 50), compute.get(compute.size() - 1));
+        }
         System.out.println("| endpoint | requests | p50 ms | p99 ms | max ms | bytes |");
         System.out.println("| --- | --- | --- | --- | --- | --- |");
         for (String path : ENDPOINTS) {
@@ -127,7 +131,7 @@ public final class FleetServerLoad {
           int bytes = 0;
           int n = mode.equals("per-request") ? beforeRequests : requests;
           for (int i = 0; i < Math.min(20, n); i++) {
-            bytes = get(http, uri).length();
+            bytes = get(http, uri).length;
           }
           List<Double> millis = new ArrayList<>();
           for (int i = 0; i < n; i++) {
@@ -204,10 +208,12 @@ public final class FleetServerLoad {
     return String.format(Locale.ROOT, "%040x", n + 1);
   }
 
-  private static String get(HttpClient http, URI uri) throws Exception {
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString());
+  private static byte[] get(HttpClient http, URI uri) throws Exception {
+    HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(uri).GET().build(),
+        HttpResponse.BodyHandlers.ofByteArray());
     if (r.statusCode() != 200) {
-      throw new IllegalStateException(uri + " answered " + r.statusCode() + ": " + r.body());
+      throw new IllegalStateException(uri + " answered " + r.statusCode() + ": "
+          + new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));
     }
     return r.body();
   }

@@ -213,7 +213,7 @@ public final class FleetServer implements AutoCloseable {
       FleetView view = new FleetView(queue, shares, token != null);
       FleetSite site = tick == null ? null : FleetSite.start(queue, tick, onSiteError);
       LiveView live = new LiveView(view, viewRefresh, onSiteError);
-      Javalin app = http(queue, view, live, RequestGuard.forServer(bind, allowedHosts), token);
+      Javalin app = http(queue, live, RequestGuard.forServer(bind, allowedHosts), token);
       try {
         app.start(bind, port);
         return new FleetServer(app, view, site, live);
@@ -229,8 +229,7 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
-  private static Javalin http(JobQueue queue, FleetView view, LiveView live, RequestGuard guard,
-      @Nullable String token) {
+  private static Javalin http(JobQueue queue, LiveView live, RequestGuard guard, @Nullable String token) {
     String page = resource("index.html");
     String script = resource("app.js");
     String style = resource("app.css");
@@ -261,8 +260,8 @@ public final class FleetServer implements AutoCloseable {
       config.routes.get("/api/v1/shares", json(ctx -> live.part("shares", OverviewDto::shares)));
       config.routes.get("/api/v1/accounting", json(ctx -> live.accounting(Accounting.window(
           ctx.queryParam("window")))));
-      config.routes.get("/api/v1/history", json(ctx -> view.history(limit(ctx.queryParam("limit")),
-          blankToNull(ctx.queryParam("cursor")))));
+      config.routes.get("/api/v1/history", json(ctx -> live.history(limit(ctx.queryParam("limit")),
+          cursor(ctx.queryParam("cursor")))));
       config.routes.post("/api/v1/requests/{id}/cancel", control(token, ctx -> {
         RequestId id = RequestId.of(number(ctx.pathParam("id")));
         CancelResult r = queue.cancel(id, "cancelled from the status page");
@@ -317,7 +316,11 @@ public final class FleetServer implements AutoCloseable {
       ctx.header("Cache-Control", "no-store");
       try {
         Object a = answer.answer(ctx);
-        ctx.result(a instanceof LiveView.JsonText t ? t.text() : JsonWriter.write(a));
+        if (a instanceof LiveView.JsonText t) {
+          ctx.result(t.bytes());
+        } else {
+          ctx.result(JsonWriter.write(a));
+        }
       } catch (FleetView.BadRequest | InvalidQueueInputException e) {
         ctx.status(400).result(error(e.getMessage()));
       } catch (RuntimeException e) {
@@ -370,6 +373,15 @@ public final class FleetServer implements AutoCloseable {
 
   private static @Nullable String blankToNull(@Nullable String s) {
     return s == null || s.isBlank() ? null : s;
+  }
+
+  /** A history cursor, checked before it becomes a key of the kept pages. */
+  private static @Nullable String cursor(@Nullable String text) {
+    String c = blankToNull(text);
+    if (c != null) {
+      FleetView.Cursors.format(FleetView.Cursors.parse(c));
+    }
+    return c;
   }
 
   private static String resource(String name) {

@@ -1,6 +1,5 @@
 package dev.cipolicy.fleet.server;
 
-import dev.cipolicy.fleet.server.Api.AccountingDto;
 import dev.cipolicy.fleet.server.Api.OverviewDto;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,15 +14,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What the HTTP handlers answer from: the overview, computed once per refresh by one thread (not once per
- * request: every page endpoint but the history is a part of it) with each part a request has asked for written
- * to JSON by the same thread before the overview is published (so a request only copies text), and the accounting per window, kept for
- * {@link #ACCOUNTING_TTL} and recomputed in the background when a request finds it older (the request gets the
- * kept one; at most {@value #MAX_WINDOWS_KEPT} windows are kept). Each refresh also offers the share bars to the {@link ShareSamples} ring. Without a refresh
- * delay (null) every request computes the overview and the accounting itself, as the server did before.
+ * request: every page endpoint but the history is a part of it), each part a request has asked for written to
+ * JSON by the same thread before the overview is published (so a request only copies text); the accounting per
+ * window, kept for {@link #ACCOUNTING_TTL}, and each history page, kept for one refresh delay, then recomputed in
+ * the background when a request finds them older (that request gets the kept one; at most
+ * {@value #MAX_WINDOWS_KEPT} windows and {@value #MAX_HISTORY_PAGES_KEPT} pages are kept). Each refresh also
+ * offers the share bars to the {@link ShareSamples} ring. Without a refresh delay (null) every request computes
+ * what it answers itself, as the server did before.
  */
 public final class LiveView implements AutoCloseable {
   /** The delay between two refreshes of the overview unless one is given. */
@@ -31,6 +33,9 @@ public final class LiveView implements AutoCloseable {
 
   /** How long an accounting answer is served before it is recomputed. */
   public static final Duration ACCOUNTING_TTL = Duration.ofSeconds(10);
+
+  /** How many history pages are kept at once; more drop them all. */
+  static final int MAX_HISTORY_PAGES_KEPT = 64;
 
   /** How many windows' accounting is kept at once; more drop them all. */
   static final int MAX_WINDOWS_KEPT = 16;
@@ -42,13 +47,27 @@ public final class LiveView implements AutoCloseable {
   private final ExecutorService background;
   private volatile @Nullable Rendered latest;
   private volatile long latestAt;
+  /** Whether the last refresh failed: then a kept overview older than {@link #staleAfter} is not answered. */
+  private volatile boolean failing;
   private final Object computing = new Object();
   private final Map<Duration, Kept> accounting = new HashMap<>();
+  private final Map<String, Kept> history = new HashMap<>();
   /** The parts requests asked for so far: each refresh writes them before it publishes the overview. */
   private final Map<String, Function<OverviewDto, Object>> asked = new ConcurrentHashMap<>();
 
-  /** A document already written as JSON, answered as it is. */
-  record JsonText(String text) {}
+  /** A document already written as JSON and encoded in UTF-8, answered as it is. */
+  static final class JsonText {
+    private final byte[] bytes;
+
+    JsonText(String text) {
+      this.bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** The encoded JSON; never modified. */
+    byte[] bytes() {
+      return bytes;
+    }
+  }
 
   /** One overview and its parts, each written to JSON once, on the first request for it. */
   private static final class Rendered {
@@ -65,7 +84,7 @@ public final class LiveView implements AutoCloseable {
     final long at;
     final AtomicBoolean renewing = new AtomicBoolean();
 
-    Kept(AccountingDto dto, long at) {
+    Kept(Object dto, long at) {
       this.json = new JsonText(JsonWriter.write(dto));
       this.at = at;
     }
@@ -91,7 +110,9 @@ public final class LiveView implements AutoCloseable {
       ScheduledFuture<?> unused = refresher.scheduleWithFixedDelay(() -> {
         try {
           recompute();
+          failing = false;
         } catch (RuntimeException e) {
+          failing = true;
           onError.accept(e);
         }
       }, 0, Math.max(1, refresh.toMillis()), TimeUnit.MILLISECONDS);
@@ -105,8 +126,8 @@ public final class LiveView implements AutoCloseable {
   }
 
   /**
-   * The latest overview: the last refresh's (computed now if there is none yet, if it is older than
-   * {@link #staleAfter}, or on every call without a refresh delay).
+   * The latest overview: the last refresh's (computed now if there is none yet, if refreshes fail and it is older
+   * than {@link #staleAfter}, or on every call without a refresh delay).
    *
    * @return the overview
    */
@@ -116,7 +137,8 @@ public final class LiveView implements AutoCloseable {
 
   private Rendered rendered() {
     Rendered r = latest;
-    if (refresh == null || r == null || System.nanoTime() - latestAt > staleAfter(refresh).toNanos()) {
+    if (refresh == null || r == null
+        || (failing && System.nanoTime() - latestAt > staleAfter(refresh).toNanos())) {
       return render();
     }
     return r;
@@ -136,8 +158,8 @@ public final class LiveView implements AutoCloseable {
   }
 
   /**
-   * How old the kept overview may be before a request computes its own: five refreshes, at least 5 s (the
-   * refreshes have been failing, e.g. the store is unreachable, and the request should say so).
+   * How old the kept overview may be, once refreshes fail (e.g. the store is unreachable), before a request
+   * computes its own (and says so): five refresh delays, at least 5 s.
    */
   static Duration staleAfter(Duration refresh) {
     Duration five = refresh.multipliedBy(5);
@@ -183,31 +205,51 @@ public final class LiveView implements AutoCloseable {
     if (refresh == null) {
       return new JsonText(JsonWriter.write(view.accounting(window)));
     }
+    return kept(accounting, window, MAX_WINDOWS_KEPT, ACCOUNTING_TTL, () -> view.accounting(window));
+  }
+
+  /**
+   * A page of the history as JSON, kept for one refresh delay and then recomputed in the background (the request
+   * gets the kept one); at most {@value #MAX_HISTORY_PAGES_KEPT} pages are kept.
+   *
+   * @param limit the page size
+   * @param cursor the previous page's {@code next}, or null
+   * @return the page as JSON
+   */
+  JsonText history(int limit, @Nullable String cursor) {
+    if (refresh == null) {
+      return new JsonText(JsonWriter.write(view.history(limit, cursor)));
+    }
+    return kept(history, limit + "/" + cursor, MAX_HISTORY_PAGES_KEPT, refresh, () -> view.history(limit, cursor));
+  }
+
+  /** The kept answer for a key: computed now if there is none, renewed in the background once older than ttl. */
+  private <K> JsonText kept(Map<K, Kept> map, K key, int maxKept, Duration ttl, Supplier<Object> compute) {
     Kept k;
-    synchronized (accounting) {
-      k = accounting.get(window);
+    synchronized (map) {
+      k = map.get(key);
     }
     if (k == null) {
-      k = new Kept(view.accounting(window), System.nanoTime());
-      synchronized (accounting) {
-        if (accounting.size() >= MAX_WINDOWS_KEPT) {
-          accounting.clear();
+      k = new Kept(compute.get(), System.nanoTime());
+      synchronized (map) {
+        if (map.size() >= maxKept) {
+          map.clear();
         }
-        accounting.put(window, k);
+        map.put(key, k);
       }
       return k.json;
     }
-    if (System.nanoTime() - k.at > ACCOUNTING_TTL.toNanos() && k.renewing.compareAndSet(false, true)) {
+    if (System.nanoTime() - k.at > ttl.toNanos() && k.renewing.compareAndSet(false, true)) {
       background.execute(() -> {
         try {
-          Kept fresh = new Kept(view.accounting(window), System.nanoTime());
-          synchronized (accounting) {
-            accounting.put(window, fresh);
+          Kept fresh = new Kept(compute.get(), System.nanoTime());
+          synchronized (map) {
+            map.put(key, fresh);
           }
         } catch (RuntimeException e) {
           onError.accept(e);
-          synchronized (accounting) {
-            accounting.remove(window);
+          synchronized (map) {
+            map.remove(key);
           }
         }
       });
