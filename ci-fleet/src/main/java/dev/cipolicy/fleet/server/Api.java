@@ -131,6 +131,26 @@ public final class Api {
       @Nullable String lastError, @Nullable ErrorDto failure, String createdAt, @Nullable String finishedAt,
       @Nullable LeaseDto lease, List<AttemptDto> attempts, List<LogDto> logs) {}
 
+  // ---- accounting (GET /api/v1/accounting) ----
+
+  /** GPU-hours one cadence used of one pool in the window, over {@code runs} job runs. */
+  public record GpuHoursDto(String cadence, String pool, double gpuHours, int runs) {}
+
+  /** The wait from ready to claim of the jobs needing {@code gpus} GPUs claimed in the window, in seconds. */
+  public record WaitPercentilesDto(int gpus, int jobs, @Nullable Double p50Seconds, @Nullable Double p90Seconds,
+      @Nullable Double p99Seconds) {}
+
+  /** One cadence's sampled use of one pool: {@code used[i]} at {@code at[i]}, against {@code limit}. */
+  public record ShareSeriesDto(String cadence, String pool, String unit, int limit, List<String> at,
+      List<Integer> used) {}
+
+  /**
+   * The accounting of the window [{@code from}, {@code at}]; {@code jobsWithoutStart} ran in it with no recorded
+   * start (left out of hours and waits); {@code truncated} when the window held more requests than are read.
+   */
+  public record AccountingDto(String at, String from, double windowSeconds, List<GpuHoursDto> gpuHours,
+      List<WaitPercentilesDto> waits, List<ShareSeriesDto> shareUse, int jobsWithoutStart, boolean truncated) {}
+
   /** An error answer. */
   public record ErrorAnswer(String error) {}
 

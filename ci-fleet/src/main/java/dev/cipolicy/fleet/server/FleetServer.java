@@ -2,6 +2,7 @@ package dev.cipolicy.fleet.server;
 
 import dev.cipolicy.api.InvalidInputException;
 import dev.cipolicy.api.policy.FleetShare;
+import dev.cipolicy.fleet.server.Api.OverviewDto;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.model.FleetShares;
 import dev.cipolicy.queue.model.InvalidQueueInputException;
@@ -37,11 +38,13 @@ public final class FleetServer implements AutoCloseable {
   private final Javalin app;
   private final FleetView view;
   private final @Nullable FleetSite site;
+  private final LiveView live;
 
-  private FleetServer(Javalin app, FleetView view, @Nullable FleetSite site) {
+  private FleetServer(Javalin app, FleetView view, @Nullable FleetSite site, LiveView live) {
     this.app = app;
     this.view = view;
     this.site = site;
+    this.live = live;
   }
 
   private static Map<String, String> endpoints() {
@@ -74,6 +77,8 @@ public final class FleetServer implements AutoCloseable {
     m.put("POST /api/v1/pools/{pool}/resume", "operator: resumes a paused pool");
     m.put("POST /api/v1/collectors/{name}/drain", "operator: retires a collector; its running jobs finish");
     m.put("POST /api/v1/collectors/{name}/deactivate", "operator: deactivates a collector");
+    m.put("GET /api/v1/accounting?window=7d", "GPU-hours per cadence and pool, waits from ready to claim per GPU "
+        + "count (p50/p90/p99), sampled share use; window 1m to 31d (m, h or d), default 7d");
     return m;
   }
 
@@ -100,6 +105,7 @@ public final class FleetServer implements AutoCloseable {
     private java.util.Set<java.net.InetAddress> proxies = java.util.Set.of();
     private @Nullable Duration tick = FleetSite.DEFAULT_TICK;
     private Consumer<RuntimeException> onSiteError = e -> { };
+    private @Nullable Duration viewRefresh = LiveView.DEFAULT_REFRESH;
 
     private Builder(JobQueue queue) {
       this.queue = queue;
@@ -231,6 +237,18 @@ public final class FleetServer implements AutoCloseable {
     }
 
     /**
+     * The delay between two refreshes of the overview the page endpoints answer from ({@link LiveView}), or null
+     * to compute it on every request.
+     *
+     * @param every the delay, or null
+     * @return this builder
+     */
+    public Builder viewRefresh(@Nullable Duration every) {
+      this.viewRefresh = every;
+      return this;
+    }
+
+    /**
      * Gives the shares to the store, starts the site loop and the HTTP server.
      *
      * @return the running server
@@ -238,13 +256,16 @@ public final class FleetServer implements AutoCloseable {
     public FleetServer start() {
       queue.store().setShares(FleetShares.fromPolicy(shares));
       OperatorControls controls = new OperatorControls(queue, token, proxyHeader, proxies);
-      FleetView view = new FleetView(queue, shares, controls.enabled());
+      // read-only as computed: an operator's request gets the controls flag on its own copy (withControls)
+      FleetView view = new FleetView(queue, shares, false);
       FleetSite site = tick == null ? null : FleetSite.start(queue, tick, onSiteError);
-      Javalin app = http(queue, view, RequestGuard.forServer(bind, allowedHosts), controls);
+      LiveView live = new LiveView(view, viewRefresh, onSiteError);
+      Javalin app = http(queue, view, live, RequestGuard.forServer(bind, allowedHosts), controls);
       try {
         app.start(bind, port);
-        return new FleetServer(app, view, site);
+        return new FleetServer(app, view, site, live);
       } catch (RuntimeException e) {
+        live.close();
         if (site != null) {
           site.close();
         }
@@ -255,10 +276,12 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
-  private static Javalin http(JobQueue queue, FleetView view, RequestGuard guard, OperatorControls controls) {
+  private static Javalin http(JobQueue queue, FleetView view, LiveView live, RequestGuard guard,
+      OperatorControls controls) {
     String page = resource("index.html");
     String script = resource("app.js");
     String style = resource("app.css");
+    String accountingScript = resource("accounting.js");
     String jobPage = resource("job.html");
     String jobScript = resource("job.js");
     String timeScript = resource("time.js");
@@ -277,16 +300,37 @@ public final class FleetServer implements AutoCloseable {
       config.routes.get("/", ctx -> ctx.contentType("text/html; charset=utf-8").result(page));
       config.routes.get("/app.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(script));
       config.routes.get("/app.css", ctx -> ctx.contentType("text/css; charset=utf-8").result(style));
+      config.routes.get("/accounting.js", ctx -> ctx.contentType("text/javascript; charset=utf-8")
+          .result(accountingScript));
       config.routes.get("/api/v1", json(ctx -> Map.of("version", Api.VERSION, "endpoints", ENDPOINTS)));
-      config.routes.get("/api/v1/overview", json(ctx -> view.overview(filter(ctx), controls.authenticated(ctx))));
-      config.routes.get("/api/v1/in-progress", json(ctx -> view.overview().inProgress()));
-      config.routes.get("/api/v1/queue", json(ctx -> view.overview(filter(ctx)).queue()));
-      config.routes.get("/api/v1/waiting-jobs", json(ctx -> view.overview(filter(ctx)).waitingJobs()));
-      config.routes.get("/api/v1/collectors", json(ctx -> view.overview().collectors()));
-      config.routes.get("/api/v1/hosts", json(ctx -> view.overview().hosts()));
-      config.routes.get("/api/v1/shares", json(ctx -> view.overview().shares()));
-      config.routes.get("/api/v1/history", json(ctx -> view.history(limit(ctx.queryParam("limit")),
-          blankToNull(ctx.queryParam("cursor")))));
+      // The page's poll (no filter, read-only) is answered from the overview the live view computes once per
+      // refresh and writes once; a filtered view or an operator's is computed for its request.
+      config.routes.get("/api/v1/overview", json(ctx -> {
+        WorkFilter filter = filter(ctx);
+        boolean operator = controls.authenticated(ctx);
+        if (!filter.equals(WorkFilter.NONE)) {
+          return view.overview(filter, operator);
+        }
+        return operator ? withControls(live.overview()) : live.part("overview", o -> o);
+      }));
+      config.routes.get("/api/v1/in-progress", json(ctx -> live.part("in-progress", OverviewDto::inProgress)));
+      config.routes.get("/api/v1/queue", json(ctx -> {
+        WorkFilter filter = filter(ctx);
+        return filter.equals(WorkFilter.NONE) ? live.part("queue", OverviewDto::queue)
+            : view.overview(filter, false).queue();
+      }));
+      config.routes.get("/api/v1/waiting-jobs", json(ctx -> {
+        WorkFilter filter = filter(ctx);
+        return filter.equals(WorkFilter.NONE) ? live.part("waiting-jobs", OverviewDto::waitingJobs)
+            : view.overview(filter, false).waitingJobs();
+      }));
+      config.routes.get("/api/v1/collectors", json(ctx -> live.part("collectors", OverviewDto::collectors)));
+      config.routes.get("/api/v1/hosts", json(ctx -> live.part("hosts", OverviewDto::hosts)));
+      config.routes.get("/api/v1/shares", json(ctx -> live.part("shares", OverviewDto::shares)));
+      config.routes.get("/api/v1/accounting", json(ctx -> live.accounting(Accounting.window(
+          ctx.queryParam("window")))));
+      config.routes.get("/api/v1/history", json(ctx -> live.history(limit(ctx.queryParam("limit")),
+          cursor(ctx.queryParam("cursor")))));
       config.routes.get("/jobs/{id}", ctx -> ctx.contentType("text/html; charset=utf-8").result(jobPage));
       config.routes.get("/job.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(jobScript));
       config.routes.get("/time.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(timeScript));
@@ -327,6 +371,7 @@ public final class FleetServer implements AutoCloseable {
   @Override
   public void close() {
     app.stop();
+    live.close();
     if (site != null) {
       site.close();
     }
@@ -342,7 +387,12 @@ public final class FleetServer implements AutoCloseable {
       ctx.contentType("application/json");
       ctx.header("Cache-Control", "no-store");
       try {
-        ctx.result(JsonWriter.write(answer.answer(ctx)));
+        Object a = answer.answer(ctx);
+        if (a instanceof LiveView.JsonText t) {
+          ctx.result(t.bytes());
+        } else {
+          ctx.result(JsonWriter.write(a));
+        }
       } catch (FleetView.BadRequest | InvalidQueueInputException e) {
         ctx.status(400).result(error(e.getMessage()));
       } catch (JobPageView.NotFound e) {
@@ -358,6 +408,12 @@ public final class FleetServer implements AutoCloseable {
   }
 
   /** The filters of the waiting work from the query string ({@link WorkFilter}). */
+  /** The overview as an operator's page gets it: the same document with its controls on. */
+  private static OverviewDto withControls(OverviewDto o) {
+    return new OverviewDto(o.version(), o.at(), true, o.leaseSeconds(), o.inProgress(), o.queue(), o.waitingJobs(),
+        o.collectors(), o.hosts(), o.shares(), o.pools(), o.cadences());
+  }
+
   private static WorkFilter filter(Context ctx) {
     return WorkFilter.parse(ctx.queryParam("pool"), ctx.queryParam("cadence"), ctx.queryParam("state"),
         ctx.queryParam("pr"), ctx.queryParam("q"));
@@ -395,6 +451,15 @@ public final class FleetServer implements AutoCloseable {
 
   private static @Nullable String blankToNull(@Nullable String s) {
     return s == null || s.isBlank() ? null : s;
+  }
+
+  /** A history cursor, checked before it becomes a key of the kept pages. */
+  private static @Nullable String cursor(@Nullable String text) {
+    String c = blankToNull(text);
+    if (c != null) {
+      FleetView.Cursors.format(FleetView.Cursors.parse(c));
+    }
+    return c;
   }
 
   private static String resource(String name) {

@@ -74,6 +74,9 @@ public final class FleetView {
   private final Set<JobId> learned = ConcurrentHashMap.newKeySet();
   private final Set<RequestId> learnedRequests = ConcurrentHashMap.newKeySet();
   private final Map<String, Instant> firstSeen = new ConcurrentHashMap<>();
+  private final ShareSamples shareSamples = new ShareSamples(ShareSamples.DEFAULT_EVERY,
+      ShareSamples.DEFAULT_CAPACITY);
+  private final AccountingReader accountingReader;
 
   /**
    * A view.
@@ -87,6 +90,30 @@ public final class FleetView {
     this.shares = List.copyOf(shares);
     this.store = queue.store();
     this.controls = controls;
+    this.accountingReader = new AccountingReader(store,
+        (job, attempt) -> firstSeen.get(job.value() + "/" + attempt));
+  }
+
+  /**
+   * The share-use samples, offered one per refresh of the overview by {@link LiveView}.
+   *
+   * @return the ring
+   */
+  public ShareSamples shareSamples() {
+    return shareSamples;
+  }
+
+  /**
+   * The accounting of a window ending now (see {@link Accounting} and {@link AccountingReader} for what it
+   * counts and from which records).
+   *
+   * @param window how far back
+   * @return the document
+   */
+  public Api.AccountingDto accounting(Duration window) {
+    Instant now = store.now();
+    AccountingReader.Read read = accountingReader.read(now.minus(window));
+    return Accounting.compute(now, window, read.runs(), shareSamples.samples(), read.truncated());
   }
 
   /**

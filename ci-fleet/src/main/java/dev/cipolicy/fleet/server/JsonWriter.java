@@ -17,6 +17,17 @@ import org.jspecify.annotations.Nullable;
  */
 final class JsonWriter {
   private static final JsonFactory JSON = new JsonFactory();
+  /** Each record class's components, looked up once (the API writes thousands of records per document). */
+  private static final ClassValue<RecordComponent[]> COMPONENTS = new ClassValue<>() {
+    @Override
+    protected RecordComponent[] computeValue(Class<?> type) {
+      RecordComponent[] components = type.getRecordComponents();
+      for (RecordComponent rc : components) {
+        rc.getAccessor().setAccessible(true);
+      }
+      return components;
+    }
+  };
 
   private JsonWriter() {}
 
@@ -61,7 +72,7 @@ final class JsonWriter {
       g.writeEndArray();
     } else if (value instanceof Record r) {
       g.writeStartObject();
-      for (RecordComponent rc : r.getClass().getRecordComponents()) {
+      for (RecordComponent rc : COMPONENTS.get(r.getClass())) {
         g.writeFieldName(rc.getName());
         try {
           write(g, rc.getAccessor().invoke(r));
