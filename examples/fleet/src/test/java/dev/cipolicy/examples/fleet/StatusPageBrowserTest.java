@@ -186,7 +186,7 @@ class StatusPageBrowserTest {
   }
 
   @Test
-  void everyControlIsReachableByKeyboard() {
+  void everyControlIsReachableByKeyboard() throws IOException {
     // The controls appear once the page is signed in (here with the token, typed and sent with Enter).
     waitUpTo(20).until(d -> !Boolean.TRUE.equals(((JavascriptExecutor) d).executeScript(
         "return document.getElementById('sign-in').hidden;")));
@@ -203,6 +203,29 @@ class StatusPageBrowserTest {
     }
     assertThat(reachedButton).as("a Drain or Deactivate button is reached with Tab").isTrue();
     assertThat(((JavascriptExecutor) driver).executeScript("return document.documentElement.lang")).isEqualTo("en");
+
+    // The operator's page: the pools with their Pause buttons and the recorded actions, in view.
+    waitUpTo(20).until(d -> count("#pool-table button") > 0);
+    shotOf("#operator", "fleet-status-operator-1280x800.png", 1280, 800, false);
+    shotOf("#collectors", "fleet-status-operator-phone.png", 390, 844, true);
+    driver.navigate().refresh(); // the token lives in the page's memory only: read-only again for the other tests
+  }
+
+  /** A screenshot of a viewport of exactly this size, scrolled to the element. */
+  private static void shotOf(String css, String name, int width, int height, boolean mobile) throws IOException {
+    ((ChromeDriver) driver).executeCdpCommand("Emulation.setDeviceMetricsOverride", Map.of("width", width, "height",
+        height, "deviceScaleFactor", 1, "mobile", mobile));
+    ((JavascriptExecutor) driver).executeScript("document.activeElement && document.activeElement.blur();"
+        + " document.querySelector(arguments[0]).scrollIntoView();", css);
+    try {
+      Thread.sleep(600);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    Files.createDirectories(SHOTS);
+    File f = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+    Files.copy(f.toPath(), SHOTS.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+    ((ChromeDriver) driver).executeCdpCommand("Emulation.clearDeviceMetricsOverride", Map.of());
   }
 
   private static String stateOf(String collector) {
