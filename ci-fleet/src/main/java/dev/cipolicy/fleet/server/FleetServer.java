@@ -255,11 +255,11 @@ public final class FleetServer implements AutoCloseable {
      */
     public FleetServer start() {
       queue.store().setShares(FleetShares.fromPolicy(shares));
-      OperatorControls controls = new OperatorControls(queue, token, proxyHeader, proxies);
       // read-only as computed: an operator's request gets the controls flag on its own copy (withControls)
       FleetView view = new FleetView(queue, shares, false);
       FleetSite site = tick == null ? null : FleetSite.start(queue, tick, onSiteError);
       LiveView live = new LiveView(view, viewRefresh, onSiteError);
+      OperatorControls controls = new OperatorControls(queue, token, proxyHeader, proxies, live::invalidate);
       Javalin app = http(queue, view, live, RequestGuard.forServer(bind, allowedHosts), controls);
       try {
         app.start(bind, port);

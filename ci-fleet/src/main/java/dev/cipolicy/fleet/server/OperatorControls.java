@@ -57,9 +57,13 @@ public final class OperatorControls {
   private final @Nullable String proxyHeader;
   private final Set<InetAddress> proxies;
   private final OperatorAudit audit;
+  /** Told after every control that ran: the server's views drop what they keep, so the next read shows it. */
+  private final Runnable changed;
 
-  OperatorControls(JobQueue queue, @Nullable String token, @Nullable String proxyHeader, Set<InetAddress> proxies) {
+  OperatorControls(JobQueue queue, @Nullable String token, @Nullable String proxyHeader, Set<InetAddress> proxies,
+      Runnable changed) {
     this.queue = queue;
+    this.changed = changed;
     this.token = token;
     this.proxyHeader = proxyHeader;
     this.proxies = Set.copyOf(proxies);
@@ -203,6 +207,7 @@ public final class OperatorControls {
         ctx.status(503).result(error("the queue store could not be changed: " + e.getMessage()));
         return;
       }
+      changed.run();
       OperatorAction recorded = record(who.operator(), action, out.target(), out.result());
       ctx.status(out.status()).result(JsonWriter.write(new Api.ControlAnswer(action, out.target(), out.result(),
           who.operator(), recorded == null ? null : recorded.at().toString())));

@@ -262,12 +262,12 @@ class JobPageBrowserTest {
     assertNoElementFromQueueText();
   }
 
-  /** No image, no script but the page's two, no alert raised or shown. */
+  /** No image, no script but the page's own, no alert raised or shown. */
   private static void assertNoElementFromQueueText() {
     assertThat(count("img")).isZero();
     assertThat(count("b")).isZero();
     assertThat(js("return Array.from(document.scripts).map(s => s.getAttribute('src')).join(',')"))
-        .isIn("/time.js,/job.js", "/time.js,/app.js");
+        .isIn("/time.js,/job.js", "/accounting.js,/time.js,/app.js");
     assertThat(js("return window.__alerts.length")).isEqualTo(0L);
     assertThatThrownBy(() -> driver.switchTo().alert()).isInstanceOf(NoAlertPresentException.class);
   }
