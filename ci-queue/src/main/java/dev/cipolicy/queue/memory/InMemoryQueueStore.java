@@ -60,7 +60,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -97,10 +96,8 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
   private long lastJobId;
   private long lastToken;
   private FleetShares shares = FleetShares.none();
-  /** The paused pools. */
-  private final Set<String> paused = new HashSet<>();
-  /** The operator actions, in recording order (id {@code i} at index {@code i - 1}). */
-  private final ArrayList<OperatorAction> actions = new ArrayList<>();
+  /** The paused pools and the operators' audit. */
+  private final OperatorRows operators = new OperatorRows();
 
   /**
    * Creates an empty store on a clock.
@@ -419,7 +416,7 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
       if (pool == null) {
         return new ClaimResult(ClaimResult.Status.OK, List.of());
       }
-      if (paused.contains(collector.tag)) {
+      if (operators.paused(collector.tag)) {
         pool.expire(now, command.maxCrashRescues(), null);
         return new ClaimResult(ClaimResult.Status.OK, List.of());
       }
@@ -630,7 +627,7 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
       Instant now = now();
       PoolView view = Pool.view(tag, pools.get(tag), jobs, now, collectors.live(tag, now, collectorTimeout),
           collectorTimeout, shares);
-      return paused.contains(tag) ? view.paused() : view;
+      return operators.paused(tag) ? view.paused() : view;
     }
   }
 
@@ -639,32 +636,8 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
     Checks.present(id, "job id");
     synchronized (lock) {
       JobRow row = row(id);
-      if (row == null) {
-        return RetryResult.unchanged(RetryResult.Status.NOT_FOUND, null, null);
-      }
-      RequestRow request = row.request;
-      Job job = row.job;
-      if (job.state() != JobState.FAILED && job.state() != JobState.CANCELLED) {
-        return RetryResult.unchanged(RetryResult.Status.NOT_RETRYABLE, job, request.request);
-      }
-      RequestState state = request.request.state();
-      if (state == RequestState.CANCELLED) {
-        return RetryResult.unchanged(RetryResult.Status.REQUEST_CANCELLED, job, request.request);
-      }
-      boolean reopen = state == RequestState.COMPLETED;
-      if (reopen && request.request.kind().isCapped() && rows.cappedInProgress() >= maxInProgress) {
-        return RetryResult.unchanged(RetryResult.Status.CAP_REACHED, job, request.request);
-      }
-      if (reopen && request.request.pr().isPresent()
-          && rows.openWithPr(request.request.kind(), request.request.pr().getAsLong()) != null) {
-        return RetryResult.unchanged(RetryResult.Status.PR_HAS_OPEN_REQUEST, job, request.request);
-      }
-      row.unfinish(job.retried());
-      Pool.enqueue(row);
-      if (reopen) {
-        rows.reopen(request, request.request.reopened());
-      }
-      return new RetryResult(RetryResult.Status.RETRIED, Optional.of(row.job), Optional.of(request.request), reopen);
+      return row == null ? RetryResult.unchanged(RetryResult.Status.NOT_FOUND, null, null)
+          : OperatorRows.retry(row, rows, maxInProgress);
     }
   }
 
@@ -672,14 +645,14 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
   public boolean setPoolPaused(String tag, boolean pause) {
     QueueNames.check(tag, "pool");
     synchronized (lock) {
-      return pause ? paused.add(tag) : paused.remove(tag);
+      return operators.setPaused(tag, pause);
     }
   }
 
   @Override
   public Set<String> pausedPools() {
     synchronized (lock) {
-      return Set.copyOf(paused);
+      return operators.pausedPools();
     }
   }
 
@@ -690,24 +663,15 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
     OperatorAction.check(target, "target");
     OperatorAction.check(result, "result");
     synchronized (lock) {
-      OperatorAction recorded = new OperatorAction(actions.size() + 1L, now(), actor, action, target, result);
-      actions.add(recorded);
-      return recorded;
+      return operators.record(now(), actor, action, target, result);
     }
   }
 
   @Override
   public List<OperatorAction> operatorActions(int limit) {
-    if (limit < 1 || limit > OperatorAudit.MAX_LIMIT) {
-      throw new InvalidQueueInputException("operator actions limit " + limit + " is out of range; expected 1 to "
-          + OperatorAudit.MAX_LIMIT);
-    }
+    OperatorRows.checkLimit(limit);
     synchronized (lock) {
-      List<OperatorAction> out = new ArrayList<>(Math.min(limit, actions.size()));
-      for (int i = actions.size() - 1; i >= 0 && out.size() < limit; i--) {
-        out.add(actions.get(i));
-      }
-      return out;
+      return operators.newest(limit);
     }
   }
 
