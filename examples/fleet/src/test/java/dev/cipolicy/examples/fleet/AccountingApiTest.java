@@ -91,9 +91,15 @@ class AccountingApiTest {
 
   @Test
   void theGpuHoursOfAWindowFitInTheFleetTimesTheWindow() throws Exception {
-    TestFleets.await("a finished job", Duration.ofSeconds(60), () -> {
+    // a GPU job has run in the window (a CPU job's row has zero GPU-hours)
+    TestFleets.await("a GPU job that ran", Duration.ofSeconds(60), () -> {
       try {
-        return accounting("1m").get("gpuHours").size() > 0;
+        for (JsonNode g : accounting("1m").get("gpuHours")) {
+          if (g.get("gpuHours").asDouble() > 0) {
+            return true;
+          }
+        }
+        return false;
       } catch (IOException | InterruptedException e) {
         throw new AssertionError(e);
       }

@@ -165,11 +165,12 @@ class StatusPageBrowserTest {
     int done = Integer.parseInt(text("#in-progress-list article.request .jobs-done").split(" ")[0]);
     waitUpTo(30).until(d -> {
       String mine = "#in-progress-list article.request[data-request='" + requestId + "'] .jobs-done";
-      if (count(mine) == 0) {
+      String now = text(mine); // read once: the page redraws between two reads
+      if (now.isEmpty()) {
         // It completed: it is in the history now.
         return count("#history-table tr[data-request='" + requestId + "']") > 0;
       }
-      return Integer.parseInt(text(mine).split(" ")[0]) > done;
+      return Integer.parseInt(now.split(" ")[0]) > done;
     });
   }
 
@@ -204,8 +205,14 @@ class StatusPageBrowserTest {
     assertThat(reachedButton).as("a Drain or Deactivate button is reached with Tab").isTrue();
     assertThat(((JavascriptExecutor) driver).executeScript("return document.documentElement.lang")).isEqualTo("en");
 
-    // The operator's page: the pools with their Pause buttons and the recorded actions, in view.
+    // The operator's page: the pools with their Pause buttons and the recorded actions (a pause and a resume of
+    // pool cpu, sent from the page's origin with the token), in view.
     waitUpTo(20).until(d -> count("#pool-table button") > 0);
+    ((JavascriptExecutor) driver).executeAsyncScript("const done = arguments[arguments.length - 1];"
+        + " const h = {method: 'POST', headers: {Authorization: 'Bearer ' + arguments[0]}};"
+        + " fetch('/api/v1/pools/cpu/pause', h).then(() => fetch('/api/v1/pools/cpu/resume', h)).then(() => done());",
+        TestFleets.TOKEN);
+    waitUpTo(20).until(d -> count("#audit-table td.audit-action") >= 2);
     shotOf("#operator", "fleet-status-operator-1280x800.png", 1280, 800, false);
     shotOf("#collectors", "fleet-status-operator-phone.png", 390, 844, true);
     driver.navigate().refresh(); // the token lives in the page's memory only: read-only again for the other tests
