@@ -407,12 +407,13 @@ public final class FleetServer implements AutoCloseable {
     return JsonWriter.write(new Api.ErrorAnswer(message == null ? "error" : message));
   }
 
-  /** The filters of the waiting work from the query string ({@link WorkFilter}). */
   /** The overview as an operator's page gets it: the same document with its controls on. */
   private static OverviewDto withControls(OverviewDto o) {
     return new OverviewDto(o.version(), o.at(), true, o.leaseSeconds(), o.inProgress(), o.queue(), o.waitingJobs(),
         o.collectors(), o.hosts(), o.shares(), o.pools(), o.cadences());
   }
+
+  /** The filters of the waiting work from the query string ({@link WorkFilter}). */
 
   private static WorkFilter filter(Context ctx) {
     return WorkFilter.parse(ctx.queryParam("pool"), ctx.queryParam("cadence"), ctx.queryParam("state"),
