@@ -414,7 +414,6 @@ public final class FleetServer implements AutoCloseable {
   }
 
   /** The filters of the waiting work from the query string ({@link WorkFilter}). */
-
   private static WorkFilter filter(Context ctx) {
     return WorkFilter.parse(ctx.queryParam("pool"), ctx.queryParam("cadence"), ctx.queryParam("state"),
         ctx.queryParam("pr"), ctx.queryParam("q"));
