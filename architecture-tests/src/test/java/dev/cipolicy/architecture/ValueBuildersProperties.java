@@ -65,6 +65,7 @@ import dev.cipolicy.gate.TrustMode;
 import dev.cipolicy.queue.CollectorTarget;
 import dev.cipolicy.queue.QueueSettings;
 import dev.cipolicy.queue.model.Job;
+import dev.cipolicy.queue.model.JobAttempt;
 import dev.cipolicy.queue.model.JobFailure;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.model.Devices;
@@ -531,6 +532,16 @@ class ValueBuildersProperties {
             .field("collector", names()).fixed("storedAt", T0).fixed("payload", ResultPayload.ofText("ok"))
             .broken("the attempt is 1 or more", "attempt", integers().between(-5, 0))
             .broken("the collector is a name", "collector", "").rules(),
+        ValueSpec.of(JobAttempt.class).field("jobId", longs().between(1, 1000).map(JobId::of))
+            .field("attempt", integers().between(1, 5)).field("collector", names()).fixed("devices", List.of(0, 3))
+            .fixed("startedAt", T0).fixed("endedAt", T0.plusSeconds(90))
+            .fixed("outcome", JobAttempt.Outcome.TRANSIENT_FAILURE).fixed("error", "disk full")
+            .broken("the attempt is 1 or more", "attempt", integers().between(-5, 0))
+            .broken("the collector is a name", "collector", "a b")
+            .broken("devices are ascending and distinct", "devices", List.of(3, 3))
+            .broken("an end has an outcome", "outcome", ValueSpec.REMOVE)
+            .broken("an outcome has an end", "endedAt", ValueSpec.REMOVE)
+            .broken("the end is not before the start", "endedAt", T0.minusSeconds(1)).rules(),
         ValueSpec.of(JobLogView.class).fixed("jobId", JobId.of(1)).field("attempt", integers().between(1, 5))
             .fixed("offset", 1L).fixed("totalBytes", 10L).fixed("droppedBytes", 5L).fixed("skippedBytes", 4L)
             .fixed("head", new byte[] {1, 2}).fixed("tail", new byte[] {3, 4, 5}).field("finished", booleans().all())

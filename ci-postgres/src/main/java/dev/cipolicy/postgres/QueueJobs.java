@@ -130,9 +130,11 @@ final class QueueJobs {
           while (rs.next()) {
             Integer[] devices = (Integer[]) rs.getArray(3).getArray();
             String outcome = rs.getString(6);
-            out.add(new JobAttempt(id, rs.getInt(1), rs.getString(2), List.of(devices),
-                Objects.requireNonNull(PgValues.instant(rs, 4)), Optional.ofNullable(PgValues.instant(rs, 5)),
-                Optional.ofNullable(outcome).map(JobAttempt.Outcome::valueOf), Optional.ofNullable(rs.getString(7))));
+            out.add(JobAttempt.builder().jobId(id).attempt(rs.getInt(1)).collector(rs.getString(2))
+                .devices(List.of(devices)).startedAt(Objects.requireNonNull(PgValues.instant(rs, 4)))
+                .endedAt(Optional.ofNullable(PgValues.instant(rs, 5)))
+                .outcome(Optional.ofNullable(outcome).map(JobAttempt.Outcome::valueOf))
+                .error(Optional.ofNullable(rs.getString(7))).build());
           }
         }
       }

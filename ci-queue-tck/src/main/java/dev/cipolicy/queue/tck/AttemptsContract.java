@@ -46,8 +46,7 @@ abstract class AttemptsContract extends GpuKitGroup {
   }
 
   private static JobAttempt running(Job job, int attempt, String collector, Instant start) {
-    return new JobAttempt(job.id(), attempt, collector, List.of(), start, Optional.empty(), Optional.empty(),
-        Optional.empty());
+    return JobAttempt.builder().jobId(job.id()).attempt(attempt).collector(collector).startedAt(start).build();
   }
 
   private static JobAttempt ended(JobAttempt started, Outcome outcome, Instant end, @Nullable String error) {

@@ -3,6 +3,7 @@ package dev.cipolicy.queue.model;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -125,6 +126,22 @@ public final class Checks {
       throw new InvalidQueueInputException(what + " is " + value + "; expected a positive duration");
     }
     return value;
+  }
+
+  /**
+   * Fails when a job's device indices (a lease's, an attempt's) are not ascending and distinct.
+   *
+   * @param devices the indices
+   * @param what what they are, e.g. {@code lease devices}
+   * @param job the job whose they are, named in the error
+   */
+  public static void ascendingDevices(List<Integer> devices, String what, JobId job) {
+    for (int i = 1; i < devices.size(); i++) {
+      if (devices.get(i - 1) >= devices.get(i)) {
+        throw new InvalidQueueInputException(what + " " + devices + " of job " + job.value()
+            + " are not ascending and distinct");
+      }
+    }
   }
 
   /** Fails when a collection holds a duplicate (by {@code equals}). */

@@ -1,9 +1,11 @@
 package dev.cipolicy.queue.model;
 
+import dev.cipolicy.api.value.ValueStyle;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import org.immutables.value.Value;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,17 +15,89 @@ import org.jspecify.annotations.Nullable;
  * that ends the lease (completion, failure, release, expiry, cancellation); {@link #endOf} computes that ending
  * from the job before and after the transition, so every store records the same values.
  *
- * @param jobId the job
- * @param attempt the attempt number, at least 1 (the lease's)
- * @param collector the collector that held the attempt's lease
- * @param devices the device indices the lease held, ascending; empty for a job that needs no GPU
- * @param startedAt when the attempt was claimed
- * @param endedAt when its lease ended; empty while it runs. An expired lease ended at its expiry
- * @param outcome how it ended; present exactly when {@code endedAt} is
- * @param error the failure detail of a failed attempt or the note of an expired one; empty otherwise
+ * <p>A store builds one ({@link #started} at the claim, {@link #ended} at the lease's end, or {@link #builder()}:
+ * job, attempt, collector and start required; no devices and no end by default); a host only reads it.
+ * {@code build()} checks every field.
  */
-public record JobAttempt(JobId jobId, int attempt, String collector, List<Integer> devices, Instant startedAt,
-    Optional<Instant> endedAt, Optional<Outcome> outcome, Optional<String> error) {
+@Value.Immutable
+@ValueStyle
+public abstract class JobAttempt {
+
+  /**
+   * The job.
+   *
+   * @return its id
+   */
+  public abstract JobId jobId();
+
+  /**
+   * The attempt number (the lease's).
+   *
+   * @return at least 1
+   */
+  public abstract int attempt();
+
+  /**
+   * The collector that held the attempt's lease.
+   *
+   * @return its name
+   */
+  public abstract String collector();
+
+  /**
+   * The device indices the lease held.
+   *
+   * @return ascending and distinct; empty (the default) for a job that needs no GPU
+   */
+  public abstract List<Integer> devices();
+
+  /**
+   * When the attempt was claimed.
+   *
+   * @return the claim's instant
+   */
+  public abstract Instant startedAt();
+
+  /**
+   * When its lease ended. An expired lease ended at its expiry.
+   *
+   * @return the end, not before the start; empty while it runs
+   */
+  public abstract Optional<Instant> endedAt();
+
+  /**
+   * How it ended.
+   *
+   * @return present exactly when {@link #endedAt} is
+   */
+  public abstract Optional<Outcome> outcome();
+
+  /**
+   * The failure detail of a failed attempt or the note of an expired one.
+   *
+   * @return the error; empty otherwise
+   */
+  public abstract Optional<String> error();
+
+  /**
+   * Checks the fields.
+   *
+   * @throws InvalidQueueInputException naming the field
+   */
+  @Value.Check
+  protected void check() {
+    Checks.atLeast(attempt(), 1, "attempt");
+    Checks.token(collector(), "attempt collector");
+    Checks.ascendingDevices(devices(), "attempt devices", jobId());
+    if (endedAt().isPresent() != outcome().isPresent()) {
+      throw new InvalidQueueInputException("attempt " + attempt() + " of job " + jobId().value()
+          + " has an end without an outcome or an outcome without an end; expected both or neither");
+    }
+    if (endedAt().isPresent() && endedAt().get().isBefore(startedAt())) {
+      throw new InvalidQueueInputException("attempt " + attempt() + " of job " + jobId().value() + " ended at "
+          + endedAt().get() + ", before it started at " + startedAt());
+    }
+  }
 
   /** How an attempt ended. */
   public enum Outcome {
@@ -68,22 +142,6 @@ public record JobAttempt(JobId jobId, int attempt, String collector, List<Intege
     }
   }
 
-  /** Checks the components and copies the device list. */
-  public JobAttempt {
-    Checks.present(jobId, "job id");
-    Checks.atLeast(attempt, 1, "attempt");
-    Checks.token(collector, "attempt collector");
-    devices = List.copyOf(Checks.present(devices, "attempt devices"));
-    Checks.present(startedAt, "attempt start");
-    Checks.present(endedAt, "attempt end");
-    Checks.present(outcome, "attempt outcome");
-    Checks.present(error, "attempt error");
-    if (endedAt.isPresent() != outcome.isPresent()) {
-      throw new InvalidQueueInputException("attempt " + attempt + " of job " + jobId.value()
-          + " has an end without an outcome or an outcome without an end; expected both or neither");
-    }
-  }
-
   /**
    * The record of an attempt a claim just started.
    *
@@ -92,8 +150,8 @@ public record JobAttempt(JobId jobId, int attempt, String collector, List<Intege
    * @return the running attempt
    */
   public static JobAttempt started(Lease lease, Instant at) {
-    return new JobAttempt(lease.jobId(), lease.attempt(), lease.collector(), lease.devices(), at,
-        Optional.empty(), Optional.empty(), Optional.empty());
+    return builder().jobId(lease.jobId()).attempt(lease.attempt()).collector(lease.collector())
+        .devices(lease.devices()).startedAt(at).build();
   }
 
   /**
@@ -103,8 +161,7 @@ public record JobAttempt(JobId jobId, int attempt, String collector, List<Intege
    * @return the ended attempt
    */
   public JobAttempt ended(End end) {
-    return new JobAttempt(jobId, attempt, collector, devices, startedAt, Optional.of(end.at()),
-        Optional.of(end.outcome()), end.error());
+    return builder().from(this).endedAt(end.at()).outcome(end.outcome()).error(end.error()).build();
   }
 
   /**
@@ -113,7 +170,7 @@ public record JobAttempt(JobId jobId, int attempt, String collector, List<Intege
    * @return true while no outcome is recorded
    */
   public boolean running() {
-    return outcome.isEmpty();
+    return outcome().isEmpty();
   }
 
   /**
@@ -159,5 +216,20 @@ public record JobAttempt(JobId jobId, int attempt, String collector, List<Intege
       outcome = Outcome.RELEASED;
     }
     return Optional.of(new End(held.attempt(), outcome, at, Optional.ofNullable(error)));
+  }
+
+  /**
+   * A builder.
+   *
+   * @return an empty builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link JobAttempt}; {@link #build()} checks it. */
+  public static final class Builder extends ImmutableJobAttempt.Builder {
+    /** An empty builder. */
+    Builder() {}
   }
 }

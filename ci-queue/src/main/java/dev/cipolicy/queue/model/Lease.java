@@ -70,13 +70,7 @@ public abstract class Lease {
   protected void check() {
     Checks.atLeast(attempt(), 1, "lease attempt");
     Checks.token(collector(), "lease collector");
-    List<Integer> devices = devices();
-    for (int i = 1; i < devices.size(); i++) {
-      if (devices.get(i - 1) >= devices.get(i)) {
-        throw new InvalidQueueInputException("lease devices " + devices + " of job " + jobId().value()
-            + " are not ascending and distinct");
-      }
-    }
+    Checks.ascendingDevices(devices(), "lease devices", jobId());
   }
 
   /**
