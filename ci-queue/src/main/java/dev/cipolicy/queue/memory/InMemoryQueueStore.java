@@ -41,6 +41,7 @@ import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.HistoryPage;
+import dev.cipolicy.queue.spi.JobRetry;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.PurgeResult;
@@ -636,8 +637,22 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
     Checks.present(id, "job id");
     synchronized (lock) {
       JobRow row = row(id);
-      return row == null ? RetryResult.unchanged(RetryResult.Status.NOT_FOUND, null, null)
-          : OperatorRows.retry(row, rows, maxInProgress);
+      if (row == null) {
+        return RetryResult.unchanged(RetryResult.Status.NOT_FOUND, null, null);
+      }
+      RequestRow request = row.request;
+      RequestRow openOfPr = request.request.pr().isEmpty() ? null
+          : rows.openWithPr(request.request.kind(), request.request.pr().getAsLong());
+      RetryResult result = JobRetry.decide(row.job, request.request, maxInProgress, rows.cappedInProgress(),
+          openOfPr != null && openOfPr != request);
+      if (result.status() == RetryResult.Status.RETRIED) {
+        row.unfinish(result.job().orElseThrow());
+        Pool.enqueue(row);
+        if (result.reopened()) {
+          rows.reopen(request, result.request().orElseThrow());
+        }
+      }
+      return result;
     }
   }
 

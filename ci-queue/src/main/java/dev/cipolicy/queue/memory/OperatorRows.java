@@ -1,17 +1,12 @@
 package dev.cipolicy.queue.memory;
 
 import dev.cipolicy.queue.model.InvalidQueueInputException;
-import dev.cipolicy.queue.model.Job;
-import dev.cipolicy.queue.model.JobState;
-import dev.cipolicy.queue.model.RequestState;
-import dev.cipolicy.queue.spi.RetryResult;
 import dev.cipolicy.queue.spi.OperatorAction;
 import dev.cipolicy.queue.spi.OperatorAudit;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -59,36 +54,5 @@ final class OperatorRows {
       out.add(actions.get(i));
     }
     return out;
-  }
-
-  /**
-   * An operator's retry of a failed or cancelled job: queued again with fresh budgets, its completed request
-   * reopened, unless the request was cancelled, reopening it would pass the in-progress cap, or its pull request
-   * has a newer open request.
-   */
-  static RetryResult retry(JobRow row, RequestRows rows, int maxInProgress) {
-    RequestRow request = row.request;
-    Job job = row.job;
-    if (job.state() != JobState.FAILED && job.state() != JobState.CANCELLED) {
-      return RetryResult.unchanged(RetryResult.Status.NOT_RETRYABLE, job, request.request);
-    }
-    RequestState state = request.request.state();
-    if (state == RequestState.CANCELLED) {
-      return RetryResult.unchanged(RetryResult.Status.REQUEST_CANCELLED, job, request.request);
-    }
-    boolean reopen = state == RequestState.COMPLETED;
-    if (reopen && request.request.kind().isCapped() && rows.cappedInProgress() >= maxInProgress) {
-      return RetryResult.unchanged(RetryResult.Status.CAP_REACHED, job, request.request);
-    }
-    if (reopen && request.request.pr().isPresent()
-        && rows.openWithPr(request.request.kind(), request.request.pr().getAsLong()) != null) {
-      return RetryResult.unchanged(RetryResult.Status.PR_HAS_OPEN_REQUEST, job, request.request);
-    }
-    row.unfinish(job.retried());
-    Pool.enqueue(row);
-    if (reopen) {
-      rows.reopen(request, request.request.reopened());
-    }
-    return new RetryResult(RetryResult.Status.RETRIED, Optional.of(row.job), Optional.of(request.request), reopen);
   }
 }
