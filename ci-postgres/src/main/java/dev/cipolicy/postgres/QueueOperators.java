@@ -2,7 +2,6 @@ package dev.cipolicy.postgres;
 
 import static dev.cipolicy.postgres.PgValues.setInstant;
 
-import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.model.Request;
@@ -166,10 +165,7 @@ final class QueueOperators {
 
   /** {@link OperatorAudit#operatorActions}. */
   List<OperatorAction> actions(int limit) {
-    if (limit < 1 || limit > OperatorAudit.MAX_LIMIT) {
-      throw new InvalidQueueInputException("operator actions limit " + limit + " is out of range; expected 1 to "
-          + OperatorAudit.MAX_LIMIT);
-    }
+    OperatorAudit.checkLimit(limit);
     return ctx.tx.inTransaction("operatorActions", c -> {
       List<OperatorAction> out = new ArrayList<>();
       try (PreparedStatement st = c.prepareStatement("SELECT id, at, actor, action, target, result FROM " + actions

@@ -97,8 +97,10 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
   private long lastJobId;
   private long lastToken;
   private FleetShares shares = FleetShares.none();
-  /** The paused pools and the operators' audit. */
+  /** The paused pools. */
   private final OperatorRows operators = new OperatorRows();
+  /** The operators' audit, at this store's now. */
+  private final InMemoryOperatorAudit audit;
 
   /**
    * Creates an empty store on a clock.
@@ -112,6 +114,7 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
       throw new InvalidQueueInputException("the in-memory queue store needs a clock; got none");
     }
     this.clock = clock;
+    this.audit = new InMemoryOperatorAudit(this::now);
   }
 
   @Override
@@ -673,21 +676,12 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
 
   @Override
   public OperatorAction recordAction(String actor, String action, String target, String result) {
-    OperatorAction.check(actor, "actor");
-    OperatorAction.check(action, "action");
-    OperatorAction.check(target, "target");
-    OperatorAction.check(result, "result");
-    synchronized (lock) {
-      return operators.record(now(), actor, action, target, result);
-    }
+    return audit.recordAction(actor, action, target, result);
   }
 
   @Override
   public List<OperatorAction> operatorActions(int limit) {
-    OperatorRows.checkLimit(limit);
-    synchronized (lock) {
-      return operators.newest(limit);
-    }
+    return audit.operatorActions(limit);
   }
 
   @Override
