@@ -26,13 +26,15 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Debian's headless Chromium ({@code /usr/bin/chromium} driven by {@code /usr/bin/chromedriver}) for the browser
- * tests, one browser per test class: a test class registers it as a static field,
- * {@code @RegisterExtension static final Chromium browser = Chromium.window(1280, 800);}, and the browser starts
- * before the class's {@code @BeforeAll} methods and quits after its {@code @AfterAll} methods, its profile
- * deleted. Without Chromium the class is skipped, unless {@code CI_POLICY_BROWSER_REQUIRED=true} (system property
- * or environment), which makes it fail instead. Also the helpers the tests share: waits, reads of the page in one
- * script (the status page redraws every 2 s, so an element found in one call may be gone in the next) and
- * screenshots to {@code target/screenshots}.
+ * tests. A test class registers it as a static field,
+ * {@code @RegisterExtension static final Chromium browser = Chromium.window(1280, 800);}: the browser is ready, its
+ * window of that size, before the class's {@code @BeforeAll} methods, and is left on a blank page after its
+ * {@code @AfterAll} methods. One browser serves every class of the test run (started by the first, quit and its
+ * profile deleted when the run ends): a class leaves it as it found it (no device emulation, no script of its own
+ * added to new pages). Without Chromium the class is skipped, unless {@code CI_POLICY_BROWSER_REQUIRED=true}
+ * (system property or environment), which makes it fail instead. Also the helpers the tests share: waits, reads of
+ * the page in one script (the status page redraws every 2 s, so an element found in one call may be gone in the
+ * next) and screenshots to {@code target/screenshots}.
  */
 final class Chromium implements BeforeAllCallback, AfterAllCallback {
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -42,7 +44,6 @@ final class Chromium implements BeforeAllCallback, AfterAllCallback {
   private final int width;
   private final int height;
   private @Nullable ChromeDriver driver;
-  private @Nullable Path profile;
 
   private Chromium(int width, int height) {
     this.width = width;
@@ -61,7 +62,7 @@ final class Chromium implements BeforeAllCallback, AfterAllCallback {
   }
 
   @Override
-  public void beforeAll(ExtensionContext context) throws IOException {
+  public void beforeAll(ExtensionContext context) {
     if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
       String why = "no " + (Files.isExecutable(CHROMIUM) ? CHROMEDRIVER : CHROMIUM)
           + " (apt-get install chromium chromium-driver)";
@@ -70,31 +71,53 @@ final class Chromium implements BeforeAllCallback, AfterAllCallback {
       }
       Assumptions.abort(why);
     }
-    profile = Files.createTempDirectory("fleet-chromium-");
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary(CHROMIUM.toFile());
-    options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--user-data-dir=" + profile, "--window-size=" + width + "," + height);
-    ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(new File(CHROMEDRIVER.toString())).usingAnyFreePort().build();
-    driver = new ChromeDriver(service, options);
+    driver = context.getRoot().getStore(ExtensionContext.Namespace.create(Chromium.class))
+        .getOrComputeIfAbsent(Session.class, k -> Session.start(), Session.class).driver;
     driver.manage().window().setSize(new Dimension(width, height));
   }
 
   @Override
-  public void afterAll(ExtensionContext context) throws IOException {
-    try {
-      if (driver != null) {
-        driver.quit();
-      }
-    } finally {
+  public void afterAll(ExtensionContext context) {
+    if (driver != null) {
+      driver.get("about:blank"); // the class's page stops polling its server, which is closing
       driver = null;
-      if (profile != null) {
+    }
+  }
+
+  /** The browser of a test run, quit when the run ends (JUnit closes what its root store holds). */
+  private static final class Session implements AutoCloseable {
+    private final Path profile;
+    private final ChromeDriver driver;
+
+    private Session(Path profile, ChromeDriver driver) {
+      this.profile = profile;
+      this.driver = driver;
+    }
+
+    static Session start() {
+      try {
+        Path profile = Files.createTempDirectory("fleet-chromium-");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--user-data-dir=" + profile);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+            .usingDriverExecutable(new File(CHROMEDRIVER.toString())).usingAnyFreePort().build();
+        return new Session(profile, new ChromeDriver(service, options));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        driver.quit();
+      } finally {
         try (var files = Files.walk(profile)) {
           files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
-        profile = null;
       }
     }
   }

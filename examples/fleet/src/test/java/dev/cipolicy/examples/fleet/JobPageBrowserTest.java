@@ -44,6 +44,8 @@ class JobPageBrowserTest {
 
   private static JobQueue queue;
   private static FleetServer server;
+  /** The id of the script that records alerts, added to every new page for this class. */
+  private static Object alertRecorder;
 
   @BeforeAll
   static void start() {
@@ -52,12 +54,16 @@ class JobPageBrowserTest {
     queue = JobQueue.inMemory(InstantSource.system(), settings);
     server = FleetServer.builder(queue).port(0).tick(null).start();
     // Every page records the alerts it raises instead of showing them (and Selenium reports any shown one).
-    browser.driver().executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", Map.of("source",
-        "window.__alerts = []; window.alert = function (m) { window.__alerts.push(String(m)); };"));
+    alertRecorder = browser.driver().executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", Map.of("source",
+        "window.__alerts = []; window.alert = function (m) { window.__alerts.push(String(m)); };")).get("identifier");
   }
 
   @AfterAll
   static void stop() {
+    if (alertRecorder != null) { // the browser serves the other classes too
+      browser.driver().executeCdpCommand("Page.removeScriptToEvaluateOnNewDocument", Map.of("identifier",
+          alertRecorder));
+    }
     if (server != null) {
       server.close();
     }
