@@ -100,15 +100,16 @@ class OperatorControlsBrowserTest {
     assertThat(browser.text("#audit-table tbody tr:first-child .audit-actor")).isEqualTo("token");
     assertThat(browser.text("#audit-table tbody tr:first-child .audit-target")).isEqualTo("job " + jobId);
 
-    // Pause: a confirmation first; dismissing it does nothing.
-    WebElement pause = waitUpTo(10).until(ExpectedConditions.elementToBeClickable(
-        By.cssSelector("#pool-table button[data-focus-key='pause-x86']")));
-    pause.click();
+    // Pause: a confirmation first; dismissing it does nothing. The button is found and used in one step of a wait:
+    // the page redraws the table every 2 s, and a button found before a redraw is gone after it.
+    By pause = By.cssSelector("#pool-table button[data-focus-key='pause-x86']");
+    waitUpTo(10).until(d -> {
+      d.findElement(pause).click();
+      return true;
+    });
     waitUpTo(5).until(ExpectedConditions.alertIsPresent()).dismiss();
     assertThat(fleet.queue.store().pausedPools()).isEmpty();
-    pause = waitUpTo(10).until(ExpectedConditions.elementToBeClickable(
-        By.cssSelector("#pool-table button[data-focus-key='pause-x86']")));
-    browser.js("arguments[0].focus();", pause);
+    waitUpTo(10).until(d -> browser.js("arguments[0].focus(); return true;", d.findElement(pause)));
     new Actions(browser.driver()).sendKeys(Keys.ENTER).perform();
     assertThat(waitUpTo(5).until(ExpectedConditions.alertIsPresent()).getText()).contains("Pause pool x86?");
     browser.driver().switchTo().alert().accept();
