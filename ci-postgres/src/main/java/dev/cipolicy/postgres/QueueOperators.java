@@ -2,12 +2,10 @@ package dev.cipolicy.postgres;
 
 import static dev.cipolicy.postgres.PgValues.setInstant;
 
-import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobId;
-import dev.cipolicy.queue.model.JobState;
 import dev.cipolicy.queue.model.Request;
-import dev.cipolicy.queue.model.RequestState;
+import dev.cipolicy.queue.spi.JobRetry;
 import dev.cipolicy.queue.spi.OperatorAction;
 import dev.cipolicy.queue.spi.OperatorAudit;
 import dev.cipolicy.queue.spi.QueueStoreException;
@@ -66,24 +64,13 @@ final class QueueOperators {
       // The request before the job, the order a cancellation locks them in.
       Request request = request(c, seen.get().requestId().value(), true);
       Job job = jobs.load(c, id, true).orElseThrow(() -> ctx.changedUnderLock("retry job " + id.value()));
-      if (job.state() != JobState.FAILED && job.state() != JobState.CANCELLED) {
-        return RetryResult.unchanged(RetryResult.Status.NOT_RETRYABLE, job, request);
+      RetryResult result = JobRetry.decide(job, request, maxInProgress, countInProgress(c),
+          request.pr().isPresent() && hasOpenOfPr(c, request));
+      if (result.status() != RetryResult.Status.RETRIED) {
+        return result;
       }
-      if (request.state() == RequestState.CANCELLED) {
-        return RetryResult.unchanged(RetryResult.Status.REQUEST_CANCELLED, job, request);
-      }
-      boolean reopening = request.state() == RequestState.COMPLETED;
-      if (reopening && request.kind().isCapped() && countInProgress(c) >= maxInProgress) {
-        return RetryResult.unchanged(RetryResult.Status.CAP_REACHED, job, request);
-      }
-      if (reopening && request.pr().isPresent() && hasOpenOfPr(c, request)) {
-        return RetryResult.unchanged(RetryResult.Status.PR_HAS_OPEN_REQUEST, job, request);
-      }
-      Job queued = job.retried();
-      jobs.write(c, job, queued, ctx.now(c)); // the trigger lists it as queued
-      Request now = request;
-      if (reopening) {
-        now = request.reopened();
+      jobs.write(c, job, result.job().orElseThrow(), ctx.now(c)); // the trigger lists it as queued
+      if (result.reopened()) {
         try (PreparedStatement st = c.prepareStatement(reopen)) {
           st.setLong(1, request.id().value());
           if (st.executeUpdate() != 1) {
@@ -91,7 +78,7 @@ final class QueueOperators {
           }
         }
       }
-      return new RetryResult(RetryResult.Status.RETRIED, Optional.of(queued), Optional.of(now), reopening);
+      return result;
     });
   }
 
@@ -178,10 +165,7 @@ final class QueueOperators {
 
   /** {@link OperatorAudit#operatorActions}. */
   List<OperatorAction> actions(int limit) {
-    if (limit < 1 || limit > OperatorAudit.MAX_LIMIT) {
-      throw new InvalidQueueInputException("operator actions limit " + limit + " is out of range; expected 1 to "
-          + OperatorAudit.MAX_LIMIT);
-    }
+    OperatorAudit.checkLimit(limit);
     return ctx.tx.inTransaction("operatorActions", c -> {
       List<OperatorAction> out = new ArrayList<>();
       try (PreparedStatement st = c.prepareStatement("SELECT id, at, actor, action, target, result FROM " + actions

@@ -2,6 +2,7 @@ package dev.cipolicy.fleet.server;
 
 import dev.cipolicy.api.InvalidInputException;
 import dev.cipolicy.queue.JobQueue;
+import dev.cipolicy.queue.memory.InMemoryOperatorAudit;
 import dev.cipolicy.queue.model.Collector;
 import dev.cipolicy.queue.model.InvalidQueueInputException;
 import dev.cipolicy.queue.model.JobId;
@@ -44,7 +45,8 @@ import org.jspecify.annotations.Nullable;
  *       refuses the action (a request already finished, a job not failed, a pool already paused...).</li>
  *   <li><b>Audit.</b> Every control request that reaches its handler with an operator is recorded, whatever its
  *       result (who, what, target, when on the store's clock, result), in the store's {@link OperatorAudit}, or
- *       in this server's memory when the store keeps none.</li>
+ *       in this server's memory ({@link InMemoryOperatorAudit}, the in-memory store's) when the store keeps
+ *       none.</li>
  * </ul>
  */
 public final class OperatorControls {
@@ -67,7 +69,8 @@ public final class OperatorControls {
     this.token = token;
     this.proxyHeader = proxyHeader;
     this.proxies = Set.copyOf(proxies);
-    this.audit = queue.store() instanceof OperatorAudit a ? a : new MemoryAudit(queue.store());
+    QueueStore store = queue.store();
+    this.audit = store instanceof OperatorAudit a ? a : new InMemoryOperatorAudit(store::now);
   }
 
   /** Whether any way to authenticate an operator is configured. */
@@ -358,31 +361,5 @@ public final class OperatorControls {
 
   private static String error(@Nullable String message) {
     return JsonWriter.write(new Api.ErrorAnswer(message == null ? "error" : message));
-  }
-
-  /** The audit of a store that keeps none: this server's memory, on the store's clock. */
-  private static final class MemoryAudit implements OperatorAudit {
-    private final QueueStore store;
-    private final List<OperatorAction> actions = new ArrayList<>();
-
-    MemoryAudit(QueueStore store) {
-      this.store = store;
-    }
-
-    @Override
-    public synchronized OperatorAction recordAction(String actor, String action, String target, String result) {
-      OperatorAction a = new OperatorAction(actions.size() + 1L, store.now(), actor, action, target, result);
-      actions.add(a);
-      return a;
-    }
-
-    @Override
-    public synchronized List<OperatorAction> operatorActions(int limit) {
-      List<OperatorAction> out = new ArrayList<>();
-      for (int i = actions.size() - 1; i >= 0 && out.size() < limit; i--) {
-        out.add(actions.get(i));
-      }
-      return out;
-    }
   }
 }

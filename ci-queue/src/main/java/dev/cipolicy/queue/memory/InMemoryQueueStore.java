@@ -36,6 +36,7 @@ import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.HistoryPage;
+import dev.cipolicy.queue.spi.JobRetry;
 import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.PurgeResult;
@@ -91,8 +92,10 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
   private final InstantSource clock;
   private long lastToken;
   private FleetShares shares = FleetShares.none();
-  /** The paused pools and the operators' audit. */
+  /** The paused pools. */
   private final OperatorRows operators = new OperatorRows();
+  /** The operators' audit, at this store's now. */
+  private final InMemoryOperatorAudit audit;
 
   /**
    * Creates an empty store on a clock.
@@ -106,6 +109,7 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
       throw new InvalidQueueInputException("the in-memory queue store needs a clock; got none");
     }
     this.clock = clock;
+    this.audit = new InMemoryOperatorAudit(this::now);
   }
 
   @Override
@@ -456,8 +460,22 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
     Checks.present(id, "job id");
     synchronized (lock) {
       JobRow row = row(id);
-      return row == null ? RetryResult.unchanged(RetryResult.Status.NOT_FOUND, null, null)
-          : OperatorRows.retry(row, rows, maxInProgress);
+      if (row == null) {
+        return RetryResult.unchanged(RetryResult.Status.NOT_FOUND, null, null);
+      }
+      RequestRow request = row.request;
+      RequestRow openOfPr = request.request.pr().isEmpty() ? null
+          : rows.openWithPr(request.request.kind(), request.request.pr().getAsLong());
+      RetryResult result = JobRetry.decide(row.job, request.request, maxInProgress, rows.cappedInProgress(),
+          openOfPr != null && openOfPr != request);
+      if (result.status() == RetryResult.Status.RETRIED) {
+        row.unfinish(result.job().orElseThrow());
+        Pool.enqueue(row);
+        if (result.reopened()) {
+          rows.reopen(request, result.request().orElseThrow());
+        }
+      }
+      return result;
     }
   }
 
@@ -478,21 +496,12 @@ public final class InMemoryQueueStore implements QueueStore, OperatorAudit {
 
   @Override
   public OperatorAction recordAction(String actor, String action, String target, String result) {
-    OperatorAction.check(actor, "actor");
-    OperatorAction.check(action, "action");
-    OperatorAction.check(target, "target");
-    OperatorAction.check(result, "result");
-    synchronized (lock) {
-      return operators.record(now(), actor, action, target, result);
-    }
+    return audit.recordAction(actor, action, target, result);
   }
 
   @Override
   public List<OperatorAction> operatorActions(int limit) {
-    OperatorRows.checkLimit(limit);
-    synchronized (lock) {
-      return operators.newest(limit);
-    }
+    return audit.operatorActions(limit);
   }
 
   @Override

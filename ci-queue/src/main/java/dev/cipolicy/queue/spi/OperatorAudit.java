@@ -1,5 +1,6 @@
 package dev.cipolicy.queue.spi;
 
+import dev.cipolicy.queue.model.InvalidQueueInputException;
 import java.util.List;
 
 /**
@@ -34,4 +35,19 @@ public interface OperatorAudit {
    * @throws dev.cipolicy.queue.model.InvalidQueueInputException when the limit is out of range
    */
   List<OperatorAction> operatorActions(int limit);
+
+  /**
+   * Checks a limit of {@link #operatorActions} as every audit does.
+   *
+   * @param limit the limit
+   * @return the limit
+   * @throws InvalidQueueInputException when it is outside 1 to {@link #MAX_LIMIT}
+   */
+  static int checkLimit(int limit) {
+    if (limit < 1 || limit > MAX_LIMIT) {
+      throw new InvalidQueueInputException("operator actions limit " + limit + " is out of range; expected 1 to "
+          + MAX_LIMIT);
+    }
+    return limit;
+  }
 }

@@ -698,7 +698,8 @@ public interface QueueStore {
    * unless it counts against the cap and {@code maxInProgress} requests are in progress
    * ({@link RetryResult.Status#CAP_REACHED}). A cancelled request stays cancelled
    * ({@link RetryResult.Status#REQUEST_CANCELLED}); a queued, leased or succeeded job is
-   * {@link RetryResult.Status#NOT_RETRYABLE}. Refusals change nothing.
+   * {@link RetryResult.Status#NOT_RETRYABLE}. Refusals change nothing. The rule is written once, in
+   * {@link JobRetry}: a store reads its facts and writes what it returns.
    *
    * <p>The default refuses, for stores without operator controls.
    *

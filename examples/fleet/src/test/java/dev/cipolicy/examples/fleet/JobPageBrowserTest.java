@@ -2,7 +2,6 @@ package dev.cipolicy.examples.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.cipolicy.fleet.server.FleetServer;
 import dev.cipolicy.queue.JobQueue;
@@ -15,37 +14,28 @@ import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.LogChunk;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.SubmitResult;
-import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.openqa.selenium.JavascriptExecutor;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.NoAlertPresentException;
-import org.openqa.selenium.StaleElementReferenceException;
-import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * A job's own page in Debian's headless Chromium, over a fleet server on the in-memory store driven by hand: the
  * log followed live while the job runs, the attempts after a transient failure and a second claim, and queue
  * text made of HTML (a job name, a failure, a log) shown as text, creating no element and raising no alert.
- * Skipped without Chromium unless {@code CI_POLICY_BROWSER_REQUIRED=true}, which makes it fail instead.
+ * Skipped without Chromium ({@link Chromium}) unless {@code CI_POLICY_BROWSER_REQUIRED=true}, which makes it fail
+ * instead.
  */
 class JobPageBrowserTest {
-  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+  @RegisterExtension
+  static final Chromium browser = Chromium.window(1280, 800);
+
   private static final String SHA = "89abcdef0123456789abcdef0123456789abcdef";
   private static final String SCRIPT = "<script>alert(1)</script>";
   private static final String IMG = "\"><img src=x onerror=alert(1)>";
@@ -54,50 +44,28 @@ class JobPageBrowserTest {
 
   private static JobQueue queue;
   private static FleetServer server;
-  private static WebDriver driver;
-  private static Path profile;
+  /** The id of the script that records alerts, added to every new page for this class. */
+  private static Object alertRecorder;
 
   @BeforeAll
-  static void start() throws IOException {
-    if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
-      String why = "no " + (Files.isExecutable(CHROMIUM) ? CHROMEDRIVER : CHROMIUM)
-          + " (apt-get install chromium chromium-driver)";
-      if ("true".equalsIgnoreCase(System.getProperty("CI_POLICY_BROWSER_REQUIRED"))
-          || "true".equalsIgnoreCase(System.getenv("CI_POLICY_BROWSER_REQUIRED"))) {
-        fail("CI_POLICY_BROWSER_REQUIRED=true but " + why);
-      }
-      Assumptions.abort(why);
-    }
+  static void start() {
     QueueSettings settings = QueueSettings.builder().noJobs(true).leaseDuration(Duration.ofMinutes(10))
         .collectorTimeout(Duration.ofMinutes(10)).maxTransientRetries(2).build();
     queue = JobQueue.inMemory(InstantSource.system(), settings);
     server = FleetServer.builder(queue).port(0).tick(null).start();
-    profile = Files.createTempDirectory("job-page-chromium-");
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary(CHROMIUM.toFile());
-    options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--user-data-dir=" + profile, "--window-size=1280,800");
-    ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(new File(CHROMEDRIVER.toString())).usingAnyFreePort().build();
-    driver = new ChromeDriver(service, options);
     // Every page records the alerts it raises instead of showing them (and Selenium reports any shown one).
-    ((ChromeDriver) driver).executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", Map.of("source",
-        "window.__alerts = []; window.alert = function (m) { window.__alerts.push(String(m)); };"));
+    alertRecorder = browser.driver().executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", Map.of("source",
+        "window.__alerts = []; window.alert = function (m) { window.__alerts.push(String(m)); };")).get("identifier");
   }
 
   @AfterAll
-  static void stop() throws IOException {
-    if (driver != null) {
-      driver.quit();
+  static void stop() {
+    if (alertRecorder != null) { // the browser serves the other classes too
+      browser.driver().executeCdpCommand("Page.removeScriptToEvaluateOnNewDocument", Map.of("identifier",
+          alertRecorder));
     }
     if (server != null) {
       server.close();
-    }
-    if (profile != null) {
-      try (var files = Files.walk(profile)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
     }
   }
 
@@ -122,26 +90,7 @@ class JobPageBrowserTest {
   }
 
   private static void open(String path) {
-    driver.get("http://127.0.0.1:" + server.port() + path);
-  }
-
-  private static WebDriverWait waitUpTo(int seconds) {
-    WebDriverWait w = new WebDriverWait(driver, Duration.ofSeconds(seconds), Duration.ofMillis(100));
-    w.ignoring(StaleElementReferenceException.class);
-    return w;
-  }
-
-  private static Object js(String script, Object... args) {
-    return ((JavascriptExecutor) driver).executeScript(script, args);
-  }
-
-  private static String text(String css) {
-    Object t = js("const e = document.querySelector(arguments[0]); return e ? e.textContent : null;", css);
-    return t == null ? "" : t.toString();
-  }
-
-  private static long count(String css) {
-    return (Long) js("return document.querySelectorAll(arguments[0]).length;", css);
+    browser.driver().get("http://127.0.0.1:" + server.port() + path);
   }
 
   @Test
@@ -150,35 +99,36 @@ class JobPageBrowserTest {
     Claim claim = claim("host-live", job);
     assertThat(queue.appendLog(claim.lease(), List.of(LogChunk.ofText("line 1\n")))).isEqualTo(LeaseStatus.OK);
     open("/jobs/" + job.id().value());
-    waitUpTo(10).until(d -> text("#log-text").equals("line 1\n"));
-    assertThat(text("#job-title")).isEqualTo("live@live #" + job.id().value());
-    assertThat(text("dd[data-fact='state']")).isEqualTo("leased");
-    assertThat(js("return document.getElementById('back').getAttribute('href')")).isEqualTo("/");
-    assertThat(js("return document.getElementById('ci-run').getAttribute('href')"))
+    browser.waitUpTo(10).until(d -> browser.text("#log-text").equals("line 1\n"));
+    assertThat(browser.text("#job-title")).isEqualTo("live@live #" + job.id().value());
+    assertThat(browser.text("dd[data-fact='state']")).isEqualTo("leased");
+    assertThat(browser.js("return document.getElementById('back').getAttribute('href')")).isEqualTo("/");
+    assertThat(browser.js("return document.getElementById('ci-run').getAttribute('href')"))
         .isEqualTo("https://github.com/acme/widgets/actions/runs/" + RUNS.get() + "/attempts/1");
-    assertThat(js("return document.getElementById('ci-run-item').hidden")).isEqualTo(false);
+    assertThat(browser.js("return document.getElementById('ci-run-item').hidden")).isEqualTo(false);
     // One time format: local time and how far off, the exact UTC instant on hover.
-    assertThat(text("#attempt-table tr[data-attempt='1'] td:nth-child(4)"))
+    assertThat(browser.text("#attempt-table tr[data-attempt='1'] td:nth-child(4)"))
         .matches("[0-9]{2}:[0-9]{2}:[0-9]{2}, (now|.+ ago)");
-    assertThat(js("return document.querySelector(\"#attempt-table tr[data-attempt='1'] time\").title"))
+    assertThat(browser.js("return document.querySelector(\"#attempt-table tr[data-attempt='1'] time\").title"))
         .asString().matches("[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} UTC");
 
     // Lines appended while the page is open appear, in order, without reloading it.
-    js("document.getElementById('log-text').dataset.marker = 'same page';");
+    browser.js("document.getElementById('log-text').dataset.marker = 'same page';");
     for (int i = 2; i <= 4; i++) {
       assertThat(queue.appendLog(claim.lease(), List.of(LogChunk.ofText("line " + i + "\n"))))
           .isEqualTo(LeaseStatus.OK);
       String expected = "line 1\nline 2\nline 3\nline 4\n".substring(0, 7 * i);
-      waitUpTo(10).until(d -> text("#log-text").equals(expected));
+      browser.waitUpTo(10).until(d -> browser.text("#log-text").equals(expected));
     }
-    assertThat(js("return document.getElementById('log-text').dataset.marker")).isEqualTo("same page");
-    assertThat(text("#log-state")).isEqualTo("following, 28 bytes");
+    assertThat(browser.js("return document.getElementById('log-text').dataset.marker")).isEqualTo("same page");
+    assertThat(browser.text("#log-state")).isEqualTo("following, 28 bytes");
 
     // The end of the attempt ends the following.
     assertThat(queue.complete(claim.lease()).status()).isEqualTo(LeaseStatus.OK);
-    waitUpTo(10).until(d -> text("#log-state").startsWith("finished"));
-    waitUpTo(10).until(d -> text("#attempt-table tr[data-attempt='1'] .attempt-outcome").equals("succeeded"));
-    assertThat(text("#log-text")).isEqualTo("line 1\nline 2\nline 3\nline 4\n");
+    browser.waitUpTo(10).until(d -> browser.text("#log-state").startsWith("finished"));
+    browser.waitUpTo(10)
+        .until(d -> browser.text("#attempt-table tr[data-attempt='1'] .attempt-outcome").equals("succeeded"));
+    assertThat(browser.text("#log-text")).isEqualTo("line 1\nline 2\nline 3\nline 4\n");
   }
 
   @Test
@@ -187,40 +137,30 @@ class JobPageBrowserTest {
     Claim first = claim("host-flaky", job);
     queue.appendLog(first.lease(), List.of(LogChunk.ofText("try one\n")));
     open("/jobs/" + job.id().value());
-    waitUpTo(10).until(d -> count("#attempt-table tbody tr[data-attempt]") == 1);
-    assertThat(text("#attempt-table tr[data-attempt='1'] .attempt-outcome")).isEqualTo("running");
+    browser.waitUpTo(10).until(d -> browser.count("#attempt-table tbody tr[data-attempt]") == 1);
+    assertThat(browser.text("#attempt-table tr[data-attempt='1'] .attempt-outcome")).isEqualTo("running");
 
     assertThat(queue.fail(first.lease(), Failure.transientFailure("network unreachable")).status())
         .isEqualTo(LeaseStatus.OK);
     Claim second = claim("host-flaky", job);
     queue.appendLog(second.lease(), List.of(LogChunk.ofText("try two\n")));
-    waitUpTo(10).until(d -> count("#attempt-table tbody tr[data-attempt]") == 2);
-    assertThat(text("#attempt-table tr[data-attempt='1'] .attempt-host")).isEqualTo("host-flaky");
-    assertThat(text("#attempt-table tr[data-attempt='1'] .attempt-outcome")).isEqualTo("transient_failure");
-    assertThat(text("#attempt-table tr[data-attempt='1'] .attempt-error")).isEqualTo("network unreachable");
-    assertThat(text("#attempt-table tr[data-attempt='1'] td:nth-child(5)")).matches("[0-9]{2}:[0-9]{2}:[0-9]{2}, .+");
-    assertThat(text("#attempt-table tr[data-attempt='2'] .attempt-host")).isEqualTo("host-flaky");
-    assertThat(text("#attempt-table tr[data-attempt='2'] .attempt-outcome")).isEqualTo("running");
-    assertThat(text("#attempt-table tr[data-attempt='2'] td:nth-child(5)")).isEqualTo("running");
+    browser.waitUpTo(10).until(d -> browser.count("#attempt-table tbody tr[data-attempt]") == 2);
+    assertThat(browser.text("#attempt-table tr[data-attempt='1'] .attempt-host")).isEqualTo("host-flaky");
+    assertThat(browser.text("#attempt-table tr[data-attempt='1'] .attempt-outcome")).isEqualTo("transient_failure");
+    assertThat(browser.text("#attempt-table tr[data-attempt='1'] .attempt-error")).isEqualTo("network unreachable");
+    assertThat(browser.text("#attempt-table tr[data-attempt='1'] td:nth-child(5)"))
+        .matches("[0-9]{2}:[0-9]{2}:[0-9]{2}, .+");
+    assertThat(browser.text("#attempt-table tr[data-attempt='2'] .attempt-host")).isEqualTo("host-flaky");
+    assertThat(browser.text("#attempt-table tr[data-attempt='2'] .attempt-outcome")).isEqualTo("running");
+    assertThat(browser.text("#attempt-table tr[data-attempt='2'] td:nth-child(5)")).isEqualTo("running");
     // The log follows the new attempt; the first stays readable from the picker.
-    waitUpTo(10).until(d -> text("#log-text").equals("try two\n"));
-    assertThat(count("#log-attempt option")).isEqualTo(2);
-    js("const p = document.getElementById('log-attempt'); p.value = '1'; p.dispatchEvent(new Event('change'));");
-    waitUpTo(10).until(d -> text("#log-text").equals("try one\n"));
-    assertThat(text("dd[data-fact='last-error']")).isEqualTo("network unreachable");
-    screenshot("job-page-1280x800.png");
-  }
-
-  /** A screenshot of the window to {@code target/screenshots}. */
-  private static void screenshot(String name) {
-    try {
-      Path shots = Path.of("target", "screenshots");
-      Files.createDirectories(shots);
-      File f = ((org.openqa.selenium.TakesScreenshot) driver).getScreenshotAs(org.openqa.selenium.OutputType.FILE);
-      Files.copy(f.toPath(), shots.resolve(name), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    browser.waitUpTo(10).until(d -> browser.text("#log-text").equals("try two\n"));
+    assertThat(browser.count("#log-attempt option")).isEqualTo(2);
+    browser.js("const p = document.getElementById('log-attempt'); p.value = '1';"
+        + " p.dispatchEvent(new Event('change'));");
+    browser.waitUpTo(10).until(d -> browser.text("#log-text").equals("try one\n"));
+    assertThat(browser.text("dd[data-fact='last-error']")).isEqualTo("network unreachable");
+    browser.screenshot("job-page-1280x800.png");
   }
 
   @Test
@@ -236,39 +176,39 @@ class JobPageBrowserTest {
     assertThat(queue.fail(claim.lease(), Failure.permanent(detail)).status()).isEqualTo(LeaseStatus.OK);
 
     open("/jobs/" + job.id().value());
-    waitUpTo(10).until(d -> text("#log-text").equals(log));
-    assertThat(text("#job-title")).isEqualTo(SCRIPT + "@xss #" + job.id().value());
-    assertThat((String) js("return document.title")).isEqualTo("Job " + SCRIPT + "@xss #" + job.id().value());
-    assertThat(text("dd[data-fact='group']")).isEqualTo(SCRIPT);
-    assertThat(text("dd[data-fact='failure']")).contains(detail);
-    assertThat(text("#attempt-table tr[data-attempt='1'] .attempt-error")).contains(detail);
+    browser.waitUpTo(10).until(d -> browser.text("#log-text").equals(log));
+    assertThat(browser.text("#job-title")).isEqualTo(SCRIPT + "@xss #" + job.id().value());
+    assertThat((String) browser.js("return document.title")).isEqualTo("Job " + SCRIPT + "@xss #" + job.id().value());
+    assertThat(browser.text("dd[data-fact='group']")).isEqualTo(SCRIPT);
+    assertThat(browser.text("dd[data-fact='failure']")).contains(detail);
+    assertThat(browser.text("#attempt-table tr[data-attempt='1'] .attempt-error")).contains(detail);
     assertNoElementFromQueueText();
 
     // The status page links the job names to their pages, as text too.
     open("/");
     String other = IMG_NAME + "@xss #" + jobs.get(1).id().value();
-    waitUpTo(10).until(d -> count("#waiting-table a.job-link") > 0);
-    assertThat(js("return Array.from(document.querySelectorAll('#waiting-table a.job-link'))"
+    browser.waitUpTo(10).until(d -> browser.count("#waiting-table a.job-link") > 0);
+    assertThat(browser.js("return Array.from(document.querySelectorAll('#waiting-table a.job-link'))"
         + ".map(a => a.textContent + ' -> ' + a.getAttribute('href')).join('|')"))
         .isEqualTo(other + " -> /jobs/" + jobs.get(1).id().value());
     String failedLink = "#in-progress-list li[data-job='" + job.id().value() + "'] a.job-link";
-    waitUpTo(10).until(d -> count(failedLink) > 0);
-    assertThat(text(failedLink)).isEqualTo(SCRIPT + "@xss #" + job.id().value());
-    assertThat(js("return document.querySelector(arguments[0]).getAttribute('href')", failedLink))
+    browser.waitUpTo(10).until(d -> browser.count(failedLink) > 0);
+    assertThat(browser.text(failedLink)).isEqualTo(SCRIPT + "@xss #" + job.id().value());
+    assertThat(browser.js("return document.querySelector(arguments[0]).getAttribute('href')", failedLink))
         .isEqualTo("/jobs/" + job.id().value());
     assertNoElementFromQueueText();
-    js("document.querySelector('#waiting-table a.job-link').click();");
-    waitUpTo(10).until(d -> text("#job-title").equals(other));
+    browser.js("document.querySelector('#waiting-table a.job-link').click();");
+    browser.waitUpTo(10).until(d -> browser.text("#job-title").equals(other));
     assertNoElementFromQueueText();
   }
 
   /** No image, no script but the page's own, no alert raised or shown. */
   private static void assertNoElementFromQueueText() {
-    assertThat(count("img")).isZero();
-    assertThat(count("b")).isZero();
-    assertThat(js("return Array.from(document.scripts).map(s => s.getAttribute('src')).join(',')"))
+    assertThat(browser.count("img")).isZero();
+    assertThat(browser.count("b")).isZero();
+    assertThat(browser.js("return Array.from(document.scripts).map(s => s.getAttribute('src')).join(',')"))
         .isIn("/time.js,/job.js", "/accounting.js,/time.js,/app.js");
-    assertThat(js("return window.__alerts.length")).isEqualTo(0L);
-    assertThatThrownBy(() -> driver.switchTo().alert()).isInstanceOf(NoAlertPresentException.class);
+    assertThat(browser.js("return window.__alerts.length")).isEqualTo(0L);
+    assertThatThrownBy(() -> browser.driver().switchTo().alert()).isInstanceOf(NoAlertPresentException.class);
   }
 }

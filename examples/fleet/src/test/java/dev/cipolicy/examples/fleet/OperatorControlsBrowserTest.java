@@ -1,113 +1,63 @@
 package dev.cipolicy.examples.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.cipolicy.queue.model.JobState;
-import java.io.File;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
-import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
-import org.openqa.selenium.support.ui.WebDriverWait;
+import org.openqa.selenium.support.ui.FluentWait;
 
 /**
  * The operator controls in Debian's headless Chromium: without credentials the page shows no control and a POST
  * from it is refused; an operator signed in with the token retries a failed job and pauses a pool from the keyboard,
  * confirming the pause, and the page shows the result and who did it; a page of another origin cannot change the
- * fleet. Skipped without Chromium unless {@code CI_POLICY_BROWSER_REQUIRED=true}, which makes it fail.
+ * fleet. Skipped without Chromium ({@link Chromium}) unless {@code CI_POLICY_BROWSER_REQUIRED=true}, which makes it
+ * fail.
  */
 class OperatorControlsBrowserTest {
-  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+  @RegisterExtension
+  static final Chromium browser = Chromium.window(1280, 1000);
 
   private static ControlFleet fleet;
-  private static WebDriver driver;
-  private static Path profile;
   private static HttpServer otherOrigin;
 
   @BeforeAll
-  static void start() throws IOException {
-    if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
-      String why = "no " + (Files.isExecutable(CHROMIUM) ? CHROMEDRIVER : CHROMIUM)
-          + " (apt-get install chromium chromium-driver)";
-      if ("true".equalsIgnoreCase(System.getProperty("CI_POLICY_BROWSER_REQUIRED"))
-          || "true".equalsIgnoreCase(System.getenv("CI_POLICY_BROWSER_REQUIRED"))) {
-        fail("CI_POLICY_BROWSER_REQUIRED=true but " + why);
-      }
-      Assumptions.abort(why);
-    }
-    profile = Files.createTempDirectory("fleet-controls-chromium-");
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary(CHROMIUM.toFile());
-    options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--user-data-dir=" + profile, "--window-size=1280,1000");
-    ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(new File(CHROMEDRIVER.toString())).usingAnyFreePort().build();
+  static void start() {
     fleet = new ControlFleet(b -> b.token(ControlFleet.TOKEN));
-    driver = new ChromeDriver(service, options);
   }
 
   @AfterAll
-  static void stop() throws IOException {
-    if (driver != null) {
-      driver.quit();
-    }
+  static void stop() {
     if (fleet != null) {
       fleet.close();
     }
     if (otherOrigin != null) {
       otherOrigin.stop(0);
     }
-    if (profile != null) {
-      try (var files = Files.walk(profile)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
   }
 
-  private static WebDriverWait waitUpTo(int seconds) {
-    WebDriverWait w = new WebDriverWait(driver, Duration.ofSeconds(seconds), Duration.ofMillis(200));
-    w.withMessage(() -> "session: " + text("#session") + "; result: " + text("#control-result") + "; updated: "
-        + text("#updated"));
-    w.ignoring(StaleElementReferenceException.class);
-    return w;
-  }
-
-  private static String text(String css) {
-    Object t = ((JavascriptExecutor) driver).executeScript(
-        "const e = document.querySelector(arguments[0]); return e ? e.textContent : null;", css);
-    return t == null ? "" : t.toString();
-  }
-
-  private static long count(String css) {
-    return ((Number) ((JavascriptExecutor) driver).executeScript(
-        "return document.querySelectorAll(arguments[0]).length;", css)).longValue();
+  /** The fixture's wait, saying on a timeout what the page showed. */
+  private static FluentWait<WebDriver> waitUpTo(int seconds) {
+    return browser.waitUpTo(seconds).withMessage(() -> "session: " + browser.text("#session") + "; result: "
+        + browser.text("#control-result") + "; updated: " + browser.text("#updated"));
   }
 
   /** Posts from the page's own script, without credentials; returns the status. */
   private static long postFromPage(String path) {
-    return ((Number) ((JavascriptExecutor) driver).executeAsyncScript(
+    return ((Number) browser.driver().executeAsyncScript(
         "const done = arguments[arguments.length - 1];"
             + " fetch(arguments[0], {method: 'POST'}).then(r => done(r.status), e => done(-1));", path)).longValue();
   }
@@ -119,11 +69,11 @@ class OperatorControlsBrowserTest {
   @Test
   void anOperatorRetriesAJobAndPausesAPoolAndNobodyElseCan() throws Exception {
     long jobId = fleet.failed.id().value();
-    driver.get(base() + "/");
-    waitUpTo(10).until(d -> text("#session").contains("sign in"));
-    waitUpTo(10).until(d -> count("#pool-table tr[data-pool='x86']") == 1);
-    assertThat(count("#in-progress-list [data-job='" + jobId + "']")).isEqualTo(1);
-    assertThat(count("main button[data-focus-key^='retry-'], main button[data-focus-key^='pause-']"))
+    browser.driver().get(base() + "/");
+    waitUpTo(10).until(d -> browser.text("#session").contains("sign in"));
+    waitUpTo(10).until(d -> browser.count("#pool-table tr[data-pool='x86']") == 1);
+    assertThat(browser.count("#in-progress-list [data-job='" + jobId + "']")).isEqualTo(1);
+    assertThat(browser.count("main button[data-focus-key^='retry-'], main button[data-focus-key^='pause-']"))
         .as("no control without credentials").isZero();
 
     // Without credentials, the same controls posted from the page are refused and change nothing.
@@ -133,48 +83,49 @@ class OperatorControlsBrowserTest {
     assertThat(fleet.queue.store().pausedPools()).isEmpty();
 
     // Sign in with the token, from the keyboard.
-    WebElement token = driver.findElement(By.id("token"));
+    WebElement token = browser.driver().findElement(By.id("token"));
     token.sendKeys(ControlFleet.TOKEN, Keys.ENTER);
-    waitUpTo(10).until(d -> text("#session").contains("Signed in as token"));
+    waitUpTo(10).until(d -> browser.text("#session").contains("Signed in as token"));
     WebElement retry = waitUpTo(10).until(ExpectedConditions.presenceOfElementLocated(
         By.cssSelector("#in-progress-list button[data-focus-key='retry-" + jobId + "']")));
     assertThat(retry.getTagName()).isEqualTo("button");
 
     // Retry: focus the button as the Tab key would, press Enter.
-    ((JavascriptExecutor) driver).executeScript("arguments[0].focus();", retry);
-    new Actions(driver).sendKeys(Keys.ENTER).perform();
-    waitUpTo(10).until(d -> text("#control-result").contains("Retry job " + jobId + ": retried (by token)"));
+    browser.js("arguments[0].focus();", retry);
+    new Actions(browser.driver()).sendKeys(Keys.ENTER).perform();
+    waitUpTo(10).until(d -> browser.text("#control-result").contains("Retry job " + jobId + ": retried (by token)"));
     assertThat(fleet.queue.store().job(fleet.failed.id()).orElseThrow().state()).isEqualTo(JobState.QUEUED);
-    waitUpTo(10).until(d -> count("#in-progress-list [data-job='" + jobId + "']") == 0);
-    waitUpTo(10).until(d -> text("#audit-table tbody tr:first-child .audit-action").equals("retry"));
-    assertThat(text("#audit-table tbody tr:first-child .audit-actor")).isEqualTo("token");
-    assertThat(text("#audit-table tbody tr:first-child .audit-target")).isEqualTo("job " + jobId);
+    waitUpTo(10).until(d -> browser.count("#in-progress-list [data-job='" + jobId + "']") == 0);
+    waitUpTo(10).until(d -> browser.text("#audit-table tbody tr:first-child .audit-action").equals("retry"));
+    assertThat(browser.text("#audit-table tbody tr:first-child .audit-actor")).isEqualTo("token");
+    assertThat(browser.text("#audit-table tbody tr:first-child .audit-target")).isEqualTo("job " + jobId);
 
-    // Pause: a confirmation first; dismissing it does nothing.
-    WebElement pause = waitUpTo(10).until(ExpectedConditions.elementToBeClickable(
-        By.cssSelector("#pool-table button[data-focus-key='pause-x86']")));
-    pause.click();
+    // Pause: a confirmation first; dismissing it does nothing. The button is found and used in one step of a wait:
+    // the page redraws the table every 2 s, and a button found before a redraw is gone after it.
+    By pause = By.cssSelector("#pool-table button[data-focus-key='pause-x86']");
+    waitUpTo(10).until(d -> {
+      d.findElement(pause).click();
+      return true;
+    });
     waitUpTo(5).until(ExpectedConditions.alertIsPresent()).dismiss();
     assertThat(fleet.queue.store().pausedPools()).isEmpty();
-    pause = waitUpTo(10).until(ExpectedConditions.elementToBeClickable(
-        By.cssSelector("#pool-table button[data-focus-key='pause-x86']")));
-    ((JavascriptExecutor) driver).executeScript("arguments[0].focus();", pause);
-    new Actions(driver).sendKeys(Keys.ENTER).perform();
+    waitUpTo(10).until(d -> browser.js("arguments[0].focus(); return true;", d.findElement(pause)));
+    new Actions(browser.driver()).sendKeys(Keys.ENTER).perform();
     assertThat(waitUpTo(5).until(ExpectedConditions.alertIsPresent()).getText()).contains("Pause pool x86?");
-    driver.switchTo().alert().accept();
-    waitUpTo(10).until(d -> text("#control-result").contains("Pause x86: paused (by token)"));
+    browser.driver().switchTo().alert().accept();
+    waitUpTo(10).until(d -> browser.text("#control-result").contains("Pause x86: paused (by token)"));
     assertThat(fleet.queue.store().pausedPools()).containsExactly("x86");
     waitUpTo(10).until(d -> "true".equals(((JavascriptExecutor) d).executeScript(
         "const r = document.querySelector(\"#pool-table tr[data-pool='x86']\"); return r && r.dataset.paused;")));
-    assertThat(count("#pool-table button[data-focus-key='resume-x86']")).isEqualTo(1);
-    waitUpTo(10).until(d -> text("#waiting-table tr[data-kind='pool-paused'] .job-wait-reason")
+    assertThat(browser.count("#pool-table button[data-focus-key='resume-x86']")).isEqualTo(1);
+    waitUpTo(10).until(d -> browser.text("#waiting-table tr[data-kind='pool-paused'] .job-wait-reason")
         .contains("pool x86 is paused"));
-    waitUpTo(10).until(d -> text("#audit-table tbody tr:first-child .audit-action").equals("pause"));
-    assertThat(text("#audit-table tbody tr:first-child .audit-actor")).isEqualTo("token");
-    assertThat(text("#audit-table tbody tr:first-child .audit-result")).isEqualTo("paused");
+    waitUpTo(10).until(d -> browser.text("#audit-table tbody tr:first-child .audit-action").equals("pause"));
+    assertThat(browser.text("#audit-table tbody tr:first-child .audit-actor")).isEqualTo("token");
+    assertThat(browser.text("#audit-table tbody tr:first-child .audit-result")).isEqualTo("paused");
 
     // A refusal shows as text: pausing the paused pool again, by the API the page uses.
-    assertThat(((JavascriptExecutor) driver).executeScript("return document.getElementById('control-result')"
+    assertThat(browser.js("return document.getElementById('control-result')"
         + ".getAttribute('role');")).isEqualTo("alert");
 
     // Another origin (the same host, another port) posts to the fleet: refused, nothing changes.
@@ -192,7 +143,7 @@ class OperatorControlsBrowserTest {
     otherOrigin.start();
     int actionsBefore = fleet.queue.store() instanceof dev.cipolicy.queue.spi.OperatorAudit a
         ? a.operatorActions(500).size() : -1;
-    driver.get("http://127.0.0.1:" + otherOrigin.getAddress().getPort() + "/");
+    browser.driver().get("http://127.0.0.1:" + otherOrigin.getAddress().getPort() + "/");
     waitUpTo(10).until(d -> "posted".equals(d.getTitle()));
     assertThat(fleet.queue.store().pausedPools()).as("the cross-origin POST changed nothing").containsExactly("x86");
     assertThat(((dev.cipolicy.queue.spi.OperatorAudit) fleet.queue.store()).operatorActions(500))
