@@ -20,12 +20,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the HTTP handlers answer from: the overview, computed once per refresh by one thread (not once per
  * request: every page endpoint but the history is a part of it), each part a request has asked for written to
- * JSON by the same thread before the overview is published (so a request only copies text); the accounting per
- * window, kept for {@link #ACCOUNTING_TTL}, and each history page, kept for one refresh delay, then recomputed in
- * the background when a request finds them older (that request gets the kept one; at most
- * {@value #MAX_WINDOWS_KEPT} windows and {@value #MAX_HISTORY_PAGES_KEPT} pages are kept). Each refresh also
- * offers the share bars to the {@link ShareSamples} ring. Without a refresh delay (null) every request computes
- * what it answers itself, as the server did before.
+ * JSON by the same thread before the overview is published (so a request only copies text); a filtered view, an
+ * operator's and a further page of the waiting jobs pick their rows from the same computation
+ * ({@link FleetView.Computed}), as old as the unfiltered one. The accounting per window is kept for
+ * {@link #ACCOUNTING_TTL}, and each history page for one refresh delay, then recomputed in the background when a
+ * request finds them older (that request gets the kept one; at most {@value #MAX_WINDOWS_KEPT} windows and
+ * {@value #MAX_HISTORY_PAGES_KEPT} pages are kept). Each refresh also offers the share bars to the
+ * {@link ShareSamples} ring. Without a refresh delay (null) every request computes what it answers itself.
  */
 public final class LiveView implements AutoCloseable {
   /** The delay between two refreshes of the overview unless one is given. */
@@ -69,13 +70,18 @@ public final class LiveView implements AutoCloseable {
     }
   }
 
-  /** One overview and its parts, each written to JSON once, on the first request for it. */
+  /**
+   * One computed overview, its page as the page first gets it (nothing filtered, the first page of the waiting
+   * jobs, read-only) and that page's parts, each written to JSON once.
+   */
   private static final class Rendered {
+    final FleetView.Computed computed;
     final OverviewDto dto;
     final Map<String, JsonText> parts = new ConcurrentHashMap<>();
 
-    Rendered(OverviewDto dto) {
-      this.dto = dto;
+    Rendered(FleetView.Computed computed) {
+      this.computed = computed;
+      this.dto = computed.view(WorkFilter.NONE, WaitingPage.FIRST, false);
     }
   }
 
@@ -127,13 +133,45 @@ public final class LiveView implements AutoCloseable {
 
   /**
    * The latest overview: the last refresh's (computed now if there is none yet, if refreshes fail and it is older
-   * than {@link #staleAfter}, or on every call without a refresh delay).
+   * than {@link #staleAfter}, or on every call without a refresh delay), nothing filtered, the first page of the
+   * waiting jobs, read-only.
    *
    * @return the overview
    */
   public OverviewDto overview() {
     return rendered().dto;
   }
+
+  /**
+   * A part of the latest overview (or the whole, {@code "overview"}) for a filter, a page of the waiting jobs and a
+   * reader, with the overview it is a part of (its {@code waitingJobsPage} counts the matching jobs). The page's
+   * first view (nothing filtered, the first page, read-only) is answered as the JSON written once per refresh;
+   * any other is picked from the rows the last refresh computed, as old, not computed again.
+   *
+   * @param name the part's name, one per {@code part} function
+   * @param part picks the part
+   * @param filter the filter of the waiting work
+   * @param page which of the matching waiting jobs to list
+   * @param controls whether the reader may use the controls
+   * @return the part (JSON text, or a document to write) and its overview
+   */
+  Answer answer(String name, Function<OverviewDto, Object> part, WorkFilter filter, WaitingPage page,
+      boolean controls) {
+    Rendered r = rendered();
+    if (filter.equals(WorkFilter.NONE) && page.equals(WaitingPage.FIRST) && !controls) {
+      return new Answer(part(r, name, part), r.dto);
+    }
+    OverviewDto o = r.computed.view(filter, page, controls);
+    return new Answer(part.apply(o), o);
+  }
+
+  /**
+   * What {@link #answer} answers.
+   *
+   * @param body the part: {@link JsonText}, or a document to write
+   * @param overview the overview it is a part of
+   */
+  record Answer(Object body, OverviewDto overview) {}
 
   private Rendered rendered() {
     Rendered r = latest;
@@ -152,8 +190,11 @@ public final class LiveView implements AutoCloseable {
    * @return the JSON
    */
   JsonText part(String name, Function<OverviewDto, Object> part) {
+    return part(rendered(), name, part);
+  }
+
+  private JsonText part(Rendered r, String name, Function<OverviewDto, Object> part) {
     asked.putIfAbsent(name, part);
-    Rendered r = rendered();
     return r.parts.computeIfAbsent(name, n -> new JsonText(JsonWriter.write(part.apply(r.dto))));
   }
 
@@ -182,8 +223,8 @@ public final class LiveView implements AutoCloseable {
 
   private Rendered render() {
     synchronized (computing) {
-      OverviewDto o = view.overview();
-      Rendered r = new Rendered(o);
+      Rendered r = new Rendered(view.compute());
+      OverviewDto o = r.dto;
       if (refresh != null) {
         asked.forEach((name, part) -> r.parts.put(name, new JsonText(JsonWriter.write(part.apply(o)))));
       }
