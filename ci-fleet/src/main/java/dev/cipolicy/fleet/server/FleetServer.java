@@ -308,19 +308,19 @@ public final class FleetServer implements AutoCloseable {
       // Every overview endpoint answers from the overview the live view computes once per refresh: the page's
       // first poll (no filter, the first page of the waiting jobs, read-only) as the JSON written once, a filtered
       // view, a further page or an operator's picked from the same rows.
-      config.routes.get("/api/v1/overview", json(ctx -> live.answer("overview", o -> o, filter(ctx), page(ctx),
-          controls.authenticated(ctx)).body()));
-      config.routes.get("/api/v1/in-progress", json(ctx -> live.part("in-progress", OverviewDto::inProgress)));
-      config.routes.get("/api/v1/queue", json(ctx -> live.answer("queue", OverviewDto::queue, filter(ctx),
-          WaitingPage.FIRST, false).body()));
+      config.routes.get("/api/v1/overview", json(ctx -> live.overview(filter(ctx), page(ctx),
+          controls.authenticated(ctx))));
+      config.routes.get("/api/v1/in-progress", json(ctx -> live.part("in-progress")));
+      config.routes.get("/api/v1/queue", json(ctx -> live.answer("queue", filter(ctx), WaitingPage.FIRST, false)
+          .body()));
       config.routes.get("/api/v1/waiting-jobs", json(ctx -> {
-        LiveView.Answer a = live.answer("waiting-jobs", OverviewDto::waitingJobs, filter(ctx), page(ctx), false);
+        LiveView.Answer a = live.answer("waiting-jobs", filter(ctx), page(ctx), false);
         ctx.header(TOTAL_HEADER, Integer.toString(a.overview().waitingJobsPage().total()));
         return a.body();
       }));
-      config.routes.get("/api/v1/collectors", json(ctx -> live.part("collectors", OverviewDto::collectors)));
-      config.routes.get("/api/v1/hosts", json(ctx -> live.part("hosts", OverviewDto::hosts)));
-      config.routes.get("/api/v1/shares", json(ctx -> live.part("shares", OverviewDto::shares)));
+      config.routes.get("/api/v1/collectors", json(ctx -> live.part("collectors")));
+      config.routes.get("/api/v1/hosts", json(ctx -> live.part("hosts")));
+      config.routes.get("/api/v1/shares", json(ctx -> live.part("shares")));
       config.routes.get("/api/v1/accounting", json(ctx -> live.accounting(Accounting.window(
           ctx.queryParam("window")))));
       config.routes.get("/api/v1/history", json(ctx -> live.history(limit(ctx.queryParam("limit")),

@@ -4,7 +4,9 @@ import dev.cipolicy.fleet.server.Api.OverviewDto;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -58,10 +60,17 @@ public final class LiveView implements AutoCloseable {
 
   /** A document already written as JSON and encoded in UTF-8, answered as it is. */
   static final class JsonText {
+    private final String text;
     private final byte[] bytes;
 
     JsonText(String text) {
+      this.text = text;
       this.bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** The JSON. */
+    String text() {
+      return text;
     }
 
     /** The encoded JSON; never modified. */
@@ -69,6 +78,20 @@ public final class LiveView implements AutoCloseable {
       return bytes;
     }
   }
+
+  /** The parts of the overview the endpoints answer, by name, each written to JSON once per refresh. */
+  static final Map<String, Function<OverviewDto, Object>> PARTS = Map.of("overview", o -> o, "in-progress",
+      OverviewDto::inProgress, "queue", OverviewDto::queue, "waiting-jobs", OverviewDto::waitingJobs, "collectors",
+      OverviewDto::collectors, "hosts", OverviewDto::hosts, "shares", OverviewDto::shares);
+
+  /**
+   * The parts of the overview a filter and a page leave as they are, by component of {@link OverviewDto}: their
+   * part's name; {@code queue} only without a filter, {@code waitingJobs} only for the first page without one.
+   */
+  private static final Map<String, String> KEPT_PARTS = Map.of("inProgress", "in-progress", "collectors",
+      "collectors", "hosts", "hosts", "shares", "shares");
+
+  private static final java.lang.reflect.RecordComponent[] OVERVIEW = OverviewDto.class.getRecordComponents();
 
   /**
    * One computed overview, its page as the page first gets it (nothing filtered, the first page of the waiting
@@ -148,21 +171,58 @@ public final class LiveView implements AutoCloseable {
    * first view (nothing filtered, the first page, read-only) is answered as the JSON written once per refresh;
    * any other is picked from the rows the last refresh computed, as old, not computed again.
    *
-   * @param name the part's name, one per {@code part} function
-   * @param part picks the part
+   * @param name the part's name, a key of {@link #PARTS}
    * @param filter the filter of the waiting work
    * @param page which of the matching waiting jobs to list
    * @param controls whether the reader may use the controls
    * @return the part (JSON text, or a document to write) and its overview
    */
-  Answer answer(String name, Function<OverviewDto, Object> part, WorkFilter filter, WaitingPage page,
-      boolean controls) {
+  Answer answer(String name, WorkFilter filter, WaitingPage page, boolean controls) {
     Rendered r = rendered();
     if (filter.equals(WorkFilter.NONE) && page.equals(WaitingPage.FIRST) && !controls) {
-      return new Answer(part(r, name, part), r.dto);
+      return new Answer(part(r, name), r.dto);
     }
     OverviewDto o = r.computed.view(filter, page, controls);
-    return new Answer(part.apply(o), o);
+    return new Answer(Objects.requireNonNull(PARTS.get(name), name).apply(o), o);
+  }
+
+  /**
+   * The latest overview as JSON for a filter, a page of the waiting jobs and a reader: the page's first view as
+   * written once per refresh; any other picked from the rows the last refresh computed, the panels it leaves as
+   * they are (in progress, collectors, hosts, shares, and the queue or the first page of the waiting jobs when
+   * not filtered) copied from the JSON written once per refresh.
+   *
+   * @param filter the filter of the waiting work
+   * @param page which of the matching waiting jobs to list
+   * @param controls whether the reader may use the controls
+   * @return the document as JSON
+   */
+  JsonText overview(WorkFilter filter, WaitingPage page, boolean controls) {
+    Rendered r = rendered();
+    boolean all = filter.equals(WorkFilter.NONE);
+    if (all && page.equals(WaitingPage.FIRST) && !controls) {
+      return part(r, "overview");
+    }
+    OverviewDto o = r.computed.view(filter, page, controls);
+    Map<String, Object> doc = new LinkedHashMap<>();
+    for (java.lang.reflect.RecordComponent c : OVERVIEW) {
+      String name = c.getName();
+      String kept = KEPT_PARTS.get(name);
+      if (kept != null) {
+        doc.put(name, part(r, kept));
+      } else if (all && name.equals("queue")) {
+        doc.put(name, part(r, "queue"));
+      } else if (all && page.equals(WaitingPage.FIRST) && name.equals("waitingJobs")) {
+        doc.put(name, part(r, "waiting-jobs"));
+      } else {
+        try {
+          doc.put(name, c.getAccessor().invoke(o));
+        } catch (ReflectiveOperationException e) {
+          throw new IllegalStateException("cannot read " + name + " of the overview", e);
+        }
+      }
+    }
+    return new JsonText(JsonWriter.write(doc));
   }
 
   /**
@@ -185,15 +245,15 @@ public final class LiveView implements AutoCloseable {
   /**
    * A part of the latest overview (or the whole, {@code "overview"}) as JSON, written once per overview.
    *
-   * @param name the part's name, one per {@code part} function
-   * @param part picks the part
+   * @param name the part's name, a key of {@link #PARTS}
    * @return the JSON
    */
-  JsonText part(String name, Function<OverviewDto, Object> part) {
-    return part(rendered(), name, part);
+  JsonText part(String name) {
+    return part(rendered(), name);
   }
 
-  private JsonText part(Rendered r, String name, Function<OverviewDto, Object> part) {
+  private JsonText part(Rendered r, String name) {
+    Function<OverviewDto, Object> part = Objects.requireNonNull(PARTS.get(name), name);
     asked.putIfAbsent(name, part);
     return r.parts.computeIfAbsent(name, n -> new JsonText(JsonWriter.write(part.apply(r.dto))));
   }

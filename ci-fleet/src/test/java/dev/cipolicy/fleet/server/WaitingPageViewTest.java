@@ -116,6 +116,31 @@ class WaitingPageViewTest {
   }
 
   @Test
+  void theLiveViewWritesAFilteredOrOperatorsOverviewAsTheDocumentItIs() {
+    // Without a refresh delay each call computes; the clock stands still, so every computation is the same.
+    LiveView live = new LiveView(view, null, e -> { });
+    try {
+      assertThat(live.overview(WorkFilter.NONE, WaitingPage.FIRST, false).text())
+          .isEqualTo(JsonWriter.write(view.overview()));
+      for (WorkFilter filter : List.of(WorkFilter.NONE, WorkFilter.parse("cpu", null, null, null, null),
+          WorkFilter.parse(null, null, "not-started", null, null))) {
+        for (WaitingPage page : List.of(WaitingPage.FIRST, new WaitingPage(90, 20))) {
+          for (boolean controls : List.of(false, true)) {
+            OverviewDto expected = live.answer("overview", filter, page, controls).overview();
+            if (filter.equals(WorkFilter.NONE) && page.equals(WaitingPage.FIRST) && !controls) {
+              continue;
+            }
+            assertThat(live.overview(filter, page, controls).text()).as("%s %s %s", filter, page, controls)
+                .isEqualTo(JsonWriter.write(expected));
+          }
+        }
+      }
+    } finally {
+      live.close();
+    }
+  }
+
+  @Test
   void thePageIsReadFromTheQueryAndABadValueIsOneLine() {
     assertThat(WaitingPage.parse(null, " ")).isEqualTo(WaitingPage.FIRST);
     assertThat(WaitingPage.parse("200", "50")).isEqualTo(new WaitingPage(200, 50));
