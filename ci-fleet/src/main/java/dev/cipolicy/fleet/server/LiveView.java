@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * request: every page endpoint but the history is a part of it), each part a request has asked for written to
  * JSON by the same thread before the overview is published (so a request only copies text); a filtered view, an
  * operator's and a further page of the waiting jobs pick their rows from the same computation
- * ({@link FleetView.Computed}), as old as the unfiltered one. The accounting per window is kept for
+ * ({@link FleetView.Computed}), as old as the unfiltered one, each written once per refresh (at most
+ * {@value #MAX_VIEWS_KEPT} of them). The accounting per window is kept for
  * {@link #ACCOUNTING_TTL}, and each history page for one refresh delay, then recomputed in the background when a
  * request finds them older (that request gets the kept one; at most {@value #MAX_WINDOWS_KEPT} windows and
  * {@value #MAX_HISTORY_PAGES_KEPT} pages are kept). Each refresh also offers the share bars to the
@@ -101,6 +102,8 @@ public final class LiveView implements AutoCloseable {
     final FleetView.Computed computed;
     final OverviewDto dto;
     final Map<String, JsonText> parts = new ConcurrentHashMap<>();
+    /** The filtered, paged and operators' answers written so far, at most {@value #MAX_VIEWS_KEPT}. */
+    final Map<ViewKey, Answer> views = new ConcurrentHashMap<>();
 
     Rendered(FleetView.Computed computed) {
       this.computed = computed;
@@ -169,21 +172,46 @@ public final class LiveView implements AutoCloseable {
    * A part of the latest overview (or the whole, {@code "overview"}) for a filter, a page of the waiting jobs and a
    * reader, with the overview it is a part of (its {@code waitingJobsPage} counts the matching jobs). The page's
    * first view (nothing filtered, the first page, read-only) is answered as the JSON written once per refresh;
-   * any other is picked from the rows the last refresh computed, as old, not computed again.
+   * any other is picked from the rows the last refresh computed, as old, not computed again, and kept for the
+   * next request of the same refresh.
    *
    * @param name the part's name, a key of {@link #PARTS}
    * @param filter the filter of the waiting work
    * @param page which of the matching waiting jobs to list
    * @param controls whether the reader may use the controls
-   * @return the part (JSON text, or a document to write) and its overview
+   * @return the part as JSON and its overview
    */
   Answer answer(String name, WorkFilter filter, WaitingPage page, boolean controls) {
     Rendered r = rendered();
     if (filter.equals(WorkFilter.NONE) && page.equals(WaitingPage.FIRST) && !controls) {
       return new Answer(part(r, name), r.dto);
     }
-    OverviewDto o = r.computed.view(filter, page, controls);
-    return new Answer(Objects.requireNonNull(PARTS.get(name), name).apply(o), o);
+    Function<OverviewDto, Object> part = Objects.requireNonNull(PARTS.get(name), name);
+    return view(r, new ViewKey(name, filter, page, controls), () -> {
+      OverviewDto o = r.computed.view(filter, page, controls);
+      return new Answer(new JsonText(JsonWriter.write(part.apply(o))), o);
+    });
+  }
+
+  /** How many filtered, paged or operators' answers one refresh keeps; any more are written per request. */
+  static final int MAX_VIEWS_KEPT = 64;
+
+  /** Which answer: the part, the filter, the page and the reader's controls. */
+  private record ViewKey(String name, WorkFilter filter, WaitingPage page, boolean controls) {}
+
+  /**
+   * The answer kept for a key by this refresh's overview, else written now and kept (a page polled with a filter,
+   * or an operator's, is written once per refresh, not once per poll).
+   */
+  private static Answer view(Rendered r, ViewKey key, Supplier<Answer> write) {
+    Answer a = r.views.get(key);
+    if (a == null) {
+      a = write.get();
+      if (r.views.size() < MAX_VIEWS_KEPT) {
+        r.views.putIfAbsent(key, a);
+      }
+    }
+    return a;
   }
 
   /**
@@ -203,7 +231,14 @@ public final class LiveView implements AutoCloseable {
     if (all && page.equals(WaitingPage.FIRST) && !controls) {
       return part(r, "overview");
     }
-    OverviewDto o = r.computed.view(filter, page, controls);
+    return view(r, new ViewKey("overview", filter, page, controls), () -> {
+      OverviewDto o = r.computed.view(filter, page, controls);
+      return new Answer(write(r, o, all, page), o);
+    }).body();
+  }
+
+  /** The overview as JSON, the panels the filter and the page leave as they are copied from the kept parts. */
+  private JsonText write(Rendered r, OverviewDto o, boolean all, WaitingPage page) {
     Map<String, Object> doc = new LinkedHashMap<>();
     for (java.lang.reflect.RecordComponent c : OVERVIEW) {
       String name = c.getName();
@@ -228,10 +263,10 @@ public final class LiveView implements AutoCloseable {
   /**
    * What {@link #answer} answers.
    *
-   * @param body the part: {@link JsonText}, or a document to write
+   * @param body the part as JSON
    * @param overview the overview it is a part of
    */
-  record Answer(Object body, OverviewDto overview) {}
+  record Answer(JsonText body, OverviewDto overview) {}
 
   private Rendered rendered() {
     Rendered r = latest;

@@ -141,6 +141,26 @@ class WaitingPageViewTest {
   }
 
   @Test
+  void aFilteredPagedOrOperatorsAnswerIsWrittenOncePerRefreshUpToABound() {
+    // Closed at once: no refresh runs in the background, so one overview is kept until a request computes one.
+    LiveView live = new LiveView(view, Duration.ofHours(1), e -> { });
+    live.close();
+    WorkFilter cpu = WorkFilter.parse("cpu", null, null, null, null);
+    LiveView.JsonText operators = live.overview(cpu, new WaitingPage(10, 10), true);
+    assertThat(live.overview(cpu, new WaitingPage(10, 10), true)).isSameAs(operators);
+    assertThat(live.overview(cpu, new WaitingPage(10, 10), false)).isNotSameAs(operators);
+    LiveView.JsonText jobs = live.answer("waiting-jobs", cpu, WaitingPage.FIRST, false).body();
+    assertThat(live.answer("waiting-jobs", cpu, WaitingPage.FIRST, false).body()).isSameAs(jobs);
+    // Past the bound an answer is written for its request.
+    for (int offset = 0; offset < LiveView.MAX_VIEWS_KEPT; offset++) {
+      live.answer("queue", cpu, new WaitingPage(offset, 1), false);
+    }
+    WaitingPage past = new WaitingPage(LiveView.MAX_VIEWS_KEPT, 1);
+    assertThat(live.answer("queue", cpu, past, false).body()).isNotSameAs(live.answer("queue", cpu, past, false)
+        .body());
+  }
+
+  @Test
   void thePageIsReadFromTheQueryAndABadValueIsOneLine() {
     assertThat(WaitingPage.parse(null, " ")).isEqualTo(WaitingPage.FIRST);
     assertThat(WaitingPage.parse("200", "50")).isEqualTo(new WaitingPage(200, 50));
