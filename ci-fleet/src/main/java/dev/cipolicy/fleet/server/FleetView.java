@@ -342,10 +342,11 @@ public final class FleetView {
   private record QueueRow(QueueEntryDto dto, Request request, String cadence, Set<String> pools, String state) {}
 
   /**
-   * A row of the waiting jobs and what the filters match it by; its document is built when it is listed (a
-   * queued job's is built already, a job of a request not started is built from its spec).
+   * A row of the waiting jobs and what the filters match it by (its pool as the one element of {@code pools});
+   * its document is built when it is listed (a queued job's is built already, a job of a request not started is
+   * built from its spec).
    */
-  private record WaitRow(@Nullable Request request, String cadence, List<String> pool, String state,
+  private record WaitRow(@Nullable Request request, String cadence, List<String> pools, String state,
       Supplier<JobWaitDto> dto) {}
 
   /**
@@ -400,7 +401,7 @@ public final class FleetView {
       int total = 0;
       int waitingJobs = 0;
       for (WaitRow w : waiting) {
-        if (!filter.matches(w.request(), w.cadence(), w.pool(), w.state())) {
+        if (!filter.matches(w.request(), w.cadence(), w.pools(), w.state())) {
           continue;
         }
         if (total >= page.offset() && listed.size() < page.limit()) {
@@ -411,7 +412,7 @@ public final class FleetView {
         if (queued) {
           waitingJobs++;
         }
-        byPool.computeIfAbsent(w.pool().get(0), k -> new int[2])[queued ? 0 : 1]++;
+        byPool.computeIfAbsent(w.pools().get(0), k -> new int[2])[queued ? 0 : 1]++;
       }
       List<WaitingCountDto> counts = new ArrayList<>();
       byPool.forEach((pool, n) -> counts.add(new WaitingCountDto(pool, n[0], n[1])));
