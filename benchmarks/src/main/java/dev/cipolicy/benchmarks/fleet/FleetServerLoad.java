@@ -36,15 +36,17 @@ import org.postgresql.ds.PGSimpleDataSource;
  * (after 20 unmeasured ones), first with the overview computed on every request (the server before
  * {@code LiveView}; {@code --per-request-requests}, 20 by default, as each takes seconds), then with the server's
  * default refresh. {@code --reuse=true} measures the schema a previous run filled (the site loop has ticked it
- * since). {@code --pool=N} gives the store a HikariCP pool of N connections; by default it opens a connection
- * per store call, as {@code ci-policy fleet serve --store} does. Before each mode's requests it times
- * {@code --computes} direct computations of the overview (5). Prints p50 and p99 per endpoint and mode, and the
- * machine's load average before and after.
+ * since). The store reads through a HikariCP pool of {@code --pool} connections, 4 by default as
+ * {@code ci-policy fleet serve --store} ({@code --store-pool}); {@code --pool=0} opens a connection per store call,
+ * as that command did before. Besides the page's endpoints it times a filtered page of the overview, a filtered
+ * queue and a filtered page of the waiting jobs. Before each mode's requests it times {@code --computes} direct
+ * computations of the overview (5). {@code --gzip=true} accepts gzip answers, as a browser does (the bytes are
+ * then those sent). Prints p50 and p99 per endpoint and mode, and the machine's load average before and after.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.cipolicy.benchmarks.fleet.FleetServerLoad [--url=JDBC]
  *     [--runs=204] [--jobs-per-run=50] [--hosts=200] [--done=30] [--requests=300] [--per-request-requests=20]
- *     [--modes=per-request,refreshed] [--reuse=false] [--pool=0] [--computes=5]
+ *     [--modes=per-request,refreshed] [--reuse=false] [--pool=4] [--computes=5] [--gzip=false]
  * </pre>
  */
 public final class FleetServerLoad {
@@ -52,7 +54,8 @@ public final class FleetServerLoad {
   private static final List<String> POOLS = List.of("h100", "h200", "b200", "mi350");
   private static final List<String> ENDPOINTS = List.of("/api/v1/overview", "/api/v1/waiting-jobs",
       "/api/v1/queue", "/api/v1/hosts", "/api/v1/collectors", "/api/v1/shares", "/api/v1/history?limit=10",
-      "/api/v1/accounting?window=7d");
+      "/api/v1/accounting?window=7d", "/api/v1/overview?pool=h200&offset=2000", "/api/v1/queue?pool=h100",
+      "/api/v1/waiting-jobs?state=waiting&cadence=nightly&offset=500&limit=500");
 
   private FleetServerLoad() {}
 
@@ -75,7 +78,7 @@ public final class FleetServerLoad {
     PGSimpleDataSource simple = new PGSimpleDataSource();
     simple.setURL(PgQueueHarness.url(opts));
     simple.setUser(opts.getOrDefault("user", "postgres"));
-    int poolSize = Integer.parseInt(opts.getOrDefault("pool", "0"));
+    int poolSize = Integer.parseInt(opts.getOrDefault("pool", "4"));
     javax.sql.DataSource ds = simple;
     if (poolSize > 0) {
       com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
@@ -84,6 +87,7 @@ public final class FleetServerLoad {
       ds = new com.zaxxer.hikari.HikariDataSource(config);
     }
     boolean reuse = Boolean.parseBoolean(opts.getOrDefault("reuse", "false"));
+    gzip = Boolean.parseBoolean(opts.getOrDefault("gzip", "false"));
     if (!reuse) {
       try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
         s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
@@ -99,12 +103,13 @@ public final class FleetServerLoad {
     }
     System.out.printf(Locale.ROOT, "# fleet server load on %s (schema %s), %d cores, %s, %s in %.1f s%n",
         PgQueueHarness.url(opts), SCHEMA, Runtime.getRuntime().availableProcessors(),
-        poolSize > 0 ? "a pool of " + poolSize + " connections" : "a connection per store call (as fleet serve)",
+        poolSize > 0 ? "a pool of " + poolSize + " connections" : "a connection per store call",
         reuse ? "reused" : "filled", (System.nanoTime() - t0) / 1e9);
     count(ds);
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     for (String mode : modes) {
-      FleetServer.Builder b = FleetServer.builder(queue).shares(shares).port(0);
+      FleetServer.Builder b = FleetServer.builder(queue).shares(shares).port(0)
+          .onSiteError(e -> System.out.println("# a site tick or a refresh failed: " + e));
       if (mode.equals("per-request")) {
         b.viewRefresh(null);
       } else if (!mode.equals("refreshed")) {
@@ -208,9 +213,15 @@ public final class FleetServerLoad {
     return String.format(Locale.ROOT, "%040x", n + 1);
   }
 
+  /** Whether the requests accept a gzip answer, as a browser's do ({@code --gzip=true}). */
+  private static boolean gzip;
+
   private static byte[] get(HttpClient http, URI uri) throws Exception {
-    HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(uri).GET().build(),
-        HttpResponse.BodyHandlers.ofByteArray());
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri).GET();
+    if (gzip) {
+      request.header("Accept-Encoding", "gzip");
+    }
+    HttpResponse<byte[]> r = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
     if (r.statusCode() != 200) {
       throw new IllegalStateException(uri + " answered " + r.statusCode() + ": "
           + new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));

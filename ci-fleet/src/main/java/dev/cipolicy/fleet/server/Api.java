@@ -71,13 +71,25 @@ public final class Api {
       boolean borrow, String source) {}
 
   /**
-   * Everything the page shows but the history; {@code queue} and {@code waitingJobs} as filtered, {@code pools}
-   * and {@code cadences} every value the filters may take now.
+   * Everything the page shows but the history; {@code queue} and {@code waitingJobs} as filtered,
+   * {@code waitingJobs} one page of the matching jobs ({@code waitingJobsPage} says which and how many match),
+   * {@code pools} and {@code cadences} every value the filters may take now.
    */
   public record OverviewDto(String version, String at, boolean controls, double leaseSeconds,
       List<InProgressDto> inProgress, List<QueueEntryDto> queue, List<JobWaitDto> waitingJobs,
       List<CollectorDto> collectors, List<HostDto> hosts, List<ShareDto> shares, List<String> pools,
-      List<String> cadences) {}
+      List<String> cadences, WaitingJobsPageDto waitingJobsPage) {}
+
+  /**
+   * Which of the waiting jobs matching the filters a list holds: from {@code offset} (0 for the first), at most
+   * {@code limit}; {@code total} match, {@code waiting} of them queued jobs of requests in progress and
+   * {@code notStarted} jobs of requests not started; {@code pools} the same counts per pool.
+   */
+  public record WaitingJobsPageDto(int offset, int limit, int total, int waiting, int notStarted,
+      List<WaitingCountDto> pools) {}
+
+  /** How many waiting jobs matching the filters one pool has, of requests in progress and not started. */
+  public record WaitingCountDto(String pool, int waiting, int notStarted) {}
 
   /** One completed request. */
   public record HistoryEntryDto(RequestDto request, String outcome, double durationSeconds,

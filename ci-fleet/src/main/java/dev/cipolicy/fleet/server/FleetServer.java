@@ -50,13 +50,15 @@ public final class FleetServer implements AutoCloseable {
   private static Map<String, String> endpoints() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put("GET /api/v1/overview", "everything the page shows but the history: in "
-        + "progress, queue, waiting jobs (queue and waiting jobs filtered), collectors, hosts, shares");
+        + "progress, queue, waiting jobs (queue and waiting jobs filtered; a page of the waiting jobs, offset and "
+        + "limit as below, and how many match), collectors, hosts, shares");
     m.put("GET /api/v1/in-progress", "the requests in progress: jobs done of total, failed, ETA, duration, errors by job");
     m.put("GET /api/v1/queue", "the open requests in order, each with its ETA and why "
         + "it waits (filters: pool, cadence, state waiting|not-started, pr, q searching PR, commit or CI run id)");
-    m.put("GET /api/v1/waiting-jobs", "every queued job of the requests in progress, "
+    m.put("GET /api/v1/waiting-jobs", "the queued jobs of the requests in progress, "
         + "then the jobs of requests not started yet: request, pool, GPUs, why it waits, expected start (same "
-        + "filters as the queue)");
+        + "filters as the queue); a page of them: offset 0 to 1000000, limit 1 to 500 (default 100), the count "
+        + "matching in the X-Total-Count header");
     m.put("GET /api/v1/collectors", "every collector: pool, devices, current jobs, last heartbeat, state");
     m.put("GET /api/v1/hosts", "GPU occupancy per host: the job on each device index, reservation, free devices");
     m.put("GET /api/v1/shares", "each cadence's use of each pool against its fleet share");
@@ -255,12 +257,12 @@ public final class FleetServer implements AutoCloseable {
      */
     public FleetServer start() {
       queue.store().setShares(FleetShares.fromPolicy(shares));
-      // read-only as computed: an operator's request gets the controls flag on its own copy (withControls)
+      // read-only as computed: an operator's request gets the controls flag on its own view (Computed.view)
       FleetView view = new FleetView(queue, shares, false);
       FleetSite site = tick == null ? null : FleetSite.start(queue, tick, onSiteError);
       LiveView live = new LiveView(view, viewRefresh, onSiteError);
       OperatorControls controls = new OperatorControls(queue, token, proxyHeader, proxies, live::invalidate);
-      Javalin app = http(queue, view, live, RequestGuard.forServer(bind, allowedHosts), controls);
+      Javalin app = http(queue, live, RequestGuard.forServer(bind, allowedHosts), controls);
       try {
         app.start(bind, port);
         return new FleetServer(app, view, site, live);
@@ -276,7 +278,7 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
-  private static Javalin http(JobQueue queue, FleetView view, LiveView live, RequestGuard guard,
+  private static Javalin http(JobQueue queue, LiveView live, RequestGuard guard,
       OperatorControls controls) {
     String page = resource("index.html");
     String script = resource("app.js");
@@ -303,30 +305,22 @@ public final class FleetServer implements AutoCloseable {
       config.routes.get("/accounting.js", ctx -> ctx.contentType("text/javascript; charset=utf-8")
           .result(accountingScript));
       config.routes.get("/api/v1", json(ctx -> Map.of("version", Api.VERSION, "endpoints", ENDPOINTS)));
-      // The page's poll (no filter, read-only) is answered from the overview the live view computes once per
-      // refresh and writes once; a filtered view or an operator's is computed for its request.
-      config.routes.get("/api/v1/overview", json(ctx -> {
-        WorkFilter filter = filter(ctx);
-        boolean operator = controls.authenticated(ctx);
-        if (!filter.equals(WorkFilter.NONE)) {
-          return view.overview(filter, operator);
-        }
-        return operator ? withControls(live.overview()) : live.part("overview", o -> o);
-      }));
-      config.routes.get("/api/v1/in-progress", json(ctx -> live.part("in-progress", OverviewDto::inProgress)));
-      config.routes.get("/api/v1/queue", json(ctx -> {
-        WorkFilter filter = filter(ctx);
-        return filter.equals(WorkFilter.NONE) ? live.part("queue", OverviewDto::queue)
-            : view.overview(filter, false).queue();
-      }));
+      // Every overview endpoint answers from the overview the live view computes once per refresh: the page's
+      // first poll (no filter, the first page of the waiting jobs, read-only) as the JSON written once, a filtered
+      // view, a further page or an operator's picked from the same rows.
+      config.routes.get("/api/v1/overview", json(ctx -> live.overview(filter(ctx), page(ctx),
+          controls.authenticated(ctx))));
+      config.routes.get("/api/v1/in-progress", json(ctx -> live.part("in-progress")));
+      config.routes.get("/api/v1/queue", json(ctx -> live.answer("queue", filter(ctx), WaitingPage.FIRST, false)
+          .body()));
       config.routes.get("/api/v1/waiting-jobs", json(ctx -> {
-        WorkFilter filter = filter(ctx);
-        return filter.equals(WorkFilter.NONE) ? live.part("waiting-jobs", OverviewDto::waitingJobs)
-            : view.overview(filter, false).waitingJobs();
+        LiveView.Answer a = live.answer("waiting-jobs", filter(ctx), page(ctx), false);
+        ctx.header(TOTAL_HEADER, Integer.toString(a.overview().waitingJobsPage().total()));
+        return a.body();
       }));
-      config.routes.get("/api/v1/collectors", json(ctx -> live.part("collectors", OverviewDto::collectors)));
-      config.routes.get("/api/v1/hosts", json(ctx -> live.part("hosts", OverviewDto::hosts)));
-      config.routes.get("/api/v1/shares", json(ctx -> live.part("shares", OverviewDto::shares)));
+      config.routes.get("/api/v1/collectors", json(ctx -> live.part("collectors")));
+      config.routes.get("/api/v1/hosts", json(ctx -> live.part("hosts")));
+      config.routes.get("/api/v1/shares", json(ctx -> live.part("shares")));
       config.routes.get("/api/v1/accounting", json(ctx -> live.accounting(Accounting.window(
           ctx.queryParam("window")))));
       config.routes.get("/api/v1/history", json(ctx -> live.history(limit(ctx.queryParam("limit")),
@@ -377,6 +371,9 @@ public final class FleetServer implements AutoCloseable {
     }
   }
 
+  /** The header of {@code GET /api/v1/waiting-jobs} that counts the jobs matching its filters, on every page. */
+  static final String TOTAL_HEADER = "X-Total-Count";
+
   /** A JSON answer. */
   private interface Answer {
     Object answer(Context ctx);
@@ -407,10 +404,9 @@ public final class FleetServer implements AutoCloseable {
     return JsonWriter.write(new Api.ErrorAnswer(message == null ? "error" : message));
   }
 
-  /** The overview as an operator's page gets it: the same document with its controls on. */
-  private static OverviewDto withControls(OverviewDto o) {
-    return new OverviewDto(o.version(), o.at(), true, o.leaseSeconds(), o.inProgress(), o.queue(), o.waitingJobs(),
-        o.collectors(), o.hosts(), o.shares(), o.pools(), o.cadences());
+  /** Which waiting jobs from the query string ({@link WaitingPage}). */
+  private static WaitingPage page(Context ctx) {
+    return WaitingPage.parse(ctx.queryParam("offset"), ctx.queryParam("limit"));
   }
 
   /** The filters of the waiting work from the query string ({@link WorkFilter}). */

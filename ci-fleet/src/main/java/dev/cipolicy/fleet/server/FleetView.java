@@ -20,6 +20,8 @@ import dev.cipolicy.fleet.server.Api.RequestDto;
 import dev.cipolicy.fleet.server.Api.ReservationDto;
 import dev.cipolicy.fleet.server.Api.ShareDto;
 import dev.cipolicy.fleet.server.Api.WaitDto;
+import dev.cipolicy.fleet.server.Api.WaitingCountDto;
+import dev.cipolicy.fleet.server.Api.WaitingJobsPageDto;
 import dev.cipolicy.queue.CollectorStatus;
 import dev.cipolicy.queue.JobQueue;
 import dev.cipolicy.queue.QueueOrder;
@@ -54,8 +56,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -243,7 +247,8 @@ public final class FleetView {
   // ------------------------------------------------------------------------------------------- overview
 
   /**
-   * The overview now.
+   * The overview now, as the page first gets it: nothing filtered, the first {@value WaitingPage#DEFAULT_LIMIT}
+   * waiting jobs.
    *
    * @return the document
    */
@@ -252,7 +257,7 @@ public final class FleetView {
   }
 
   /**
-   * The overview now, its queue and waiting jobs filtered.
+   * The overview now, its queue and waiting jobs filtered (the first page of the waiting jobs).
    *
    * @param filter the filter of the waiting work
    * @return the document
@@ -273,13 +278,25 @@ public final class FleetView {
   }
 
   /**
-   * The overview now, its queue and waiting jobs filtered, for a reader whose controls are on or off.
+   * The overview now, its queue and waiting jobs filtered (the first page of the waiting jobs), for a reader whose
+   * controls are on or off.
    *
    * @param filter the filter of the waiting work
    * @param controls whether the reader may use the controls
    * @return the document
    */
   OverviewDto overview(WorkFilter filter, boolean controls) {
+    return compute().view(filter, WaitingPage.FIRST, controls);
+  }
+
+  /**
+   * Reads the store once and computes every panel of the overview, unfiltered, keeping each row of the queue and
+   * of the waiting jobs with what the filters match it by: {@link Computed#view} then picks a filtered page of it
+   * without reading the store again.
+   *
+   * @return the computed overview
+   */
+  Computed compute() {
     Snapshot s = new Snapshot();
     learn(s);
     QueueOrder order = queue.order();
@@ -300,18 +317,14 @@ public final class FleetView {
         planned.put(p.request().id(), planned(p.request()));
       }
     }
-    List<QueueEntryDto> entries = new ArrayList<>();
+    List<QueueRow> entries = new ArrayList<>();
     int position = 0;
     for (QueueOrder.Placed p : order.placed()) {
       position++;
-      if (matches(filter, s, p, planned)) {
-        entries.add(entry(s, position, p, etas, waits));
-      }
+      entries.add(queueRow(s, position, p, etas, waits, planned));
     }
     for (QueueOrder.Placed p : order.waiting()) {
-      if (matches(filter, s, p, planned)) {
-        entries.add(entry(s, 0, p, etas, waits));
-      }
+      entries.add(queueRow(s, 0, p, etas, waits, planned));
     }
     List<ShareDto> shareUse = ShareUse.of(s.leased, s.requests, s.collectors, shares);
     Set<String> pools = pools(s);
@@ -320,10 +333,93 @@ public final class FleetView {
     cadences.add("regular");
     s.open.forEach(r -> cadences.add(cadenceOf(r)));
     shareUse.forEach(x -> cadences.add(x.cadence()));
-    return new OverviewDto(Api.VERSION, s.now.toString(), controls,
-        DurationHistory.seconds(queue.settings().leaseDuration()), inProgress, entries,
-        waitingJobs(s, filter, order, planned, waits), collectors(s), hosts(s), shareUse, List.copyOf(pools),
+    return new Computed(s.now.toString(), DurationHistory.seconds(queue.settings().leaseDuration()), inProgress,
+        entries, waitingRows(s, order, planned, waits), collectors(s), hosts(s), shareUse, List.copyOf(pools),
         List.copyOf(cadences));
+  }
+
+  /** A row of the queue and what the filters match it by: its request, cadence, jobs' pools and state. */
+  private record QueueRow(QueueEntryDto dto, Request request, String cadence, Set<String> pools, String state) {}
+
+  /**
+   * A row of the waiting jobs and what the filters match it by (its pool as the one element of {@code pools});
+   * its document is built when it is listed (a queued job's is built already, a job of a request not started is
+   * built from its spec).
+   */
+  private record WaitRow(@Nullable Request request, String cadence, List<String> pools, String state,
+      Supplier<JobWaitDto> dto) {}
+
+  /**
+   * One computation of the overview: every panel as computed, the queue and the waiting jobs unfiltered, each
+   * row with what the filters match it by. Immutable; {@link #view} answers a filter and a page from it.
+   */
+  static final class Computed {
+    private final String at;
+    private final double leaseSeconds;
+    private final List<InProgressDto> inProgress;
+    private final List<QueueRow> queue;
+    private final List<WaitRow> waiting;
+    private final List<CollectorDto> collectors;
+    private final List<HostDto> hosts;
+    private final List<ShareDto> shares;
+    private final List<String> pools;
+    private final List<String> cadences;
+
+    Computed(String at, double leaseSeconds, List<InProgressDto> inProgress, List<QueueRow> queue,
+        List<WaitRow> waiting, List<CollectorDto> collectors, List<HostDto> hosts, List<ShareDto> shares,
+        List<String> pools, List<String> cadences) {
+      this.at = at;
+      this.leaseSeconds = leaseSeconds;
+      this.inProgress = List.copyOf(inProgress);
+      this.queue = List.copyOf(queue);
+      this.waiting = List.copyOf(waiting);
+      this.collectors = List.copyOf(collectors);
+      this.hosts = List.copyOf(hosts);
+      this.shares = List.copyOf(shares);
+      this.pools = pools;
+      this.cadences = cadences;
+    }
+
+    /**
+     * The overview for a filter and a page of the waiting jobs: the queue's matching requests, the matching
+     * waiting jobs of the page and how many match (in all, by state and by pool); the other panels as computed.
+     *
+     * @param filter the filter of the waiting work
+     * @param page which of the matching waiting jobs to list
+     * @param controls whether the reader may use the controls
+     * @return the document
+     */
+    OverviewDto view(WorkFilter filter, WaitingPage page, boolean controls) {
+      List<QueueEntryDto> entries = new ArrayList<>();
+      for (QueueRow q : queue) {
+        if (filter.matches(q.request(), q.cadence(), q.pools(), q.state())) {
+          entries.add(q.dto());
+        }
+      }
+      List<JobWaitDto> listed = new ArrayList<>();
+      Map<String, int[]> byPool = new TreeMap<>();
+      int total = 0;
+      int waitingJobs = 0;
+      for (WaitRow w : waiting) {
+        if (!filter.matches(w.request(), w.cadence(), w.pools(), w.state())) {
+          continue;
+        }
+        if (total >= page.offset() && listed.size() < page.limit()) {
+          listed.add(w.dto().get());
+        }
+        total++;
+        boolean queued = w.state().equals(WorkFilter.WAITING);
+        if (queued) {
+          waitingJobs++;
+        }
+        byPool.computeIfAbsent(w.pools().get(0), k -> new int[2])[queued ? 0 : 1]++;
+      }
+      List<WaitingCountDto> counts = new ArrayList<>();
+      byPool.forEach((pool, n) -> counts.add(new WaitingCountDto(pool, n[0], n[1])));
+      return new OverviewDto(Api.VERSION, at, controls, leaseSeconds, inProgress, entries, listed, collectors,
+          hosts, shares, pools, cadences, new WaitingJobsPageDto(page.offset(), page.limit(), total, waitingJobs,
+              total - waitingJobs, counts));
+    }
   }
 
   /** The jobs a request not started yet will get, or none when its planner cannot say now. */
@@ -335,10 +431,8 @@ public final class FleetView {
     }
   }
 
-  private boolean matches(WorkFilter filter, Snapshot s, QueueOrder.Placed p, Map<RequestId, List<JobSpec>> planned) {
-    if (filter.equals(WorkFilter.NONE)) {
-      return true;
-    }
+  private QueueRow queueRow(Snapshot s, int position, QueueOrder.Placed p, Map<String, Double> etas,
+      Map<RequestId, RequestWait> waits, Map<RequestId, List<JobSpec>> planned) {
     Request r = p.request();
     Set<String> pools = new HashSet<>();
     String state;
@@ -349,7 +443,7 @@ public final class FleetView {
       state = WorkFilter.NOT_STARTED;
       planned.getOrDefault(r.id(), List.of()).forEach(j -> pools.add(j.pool()));
     }
-    return filter.matches(r, cadenceOf(r), pools, state);
+    return new QueueRow(entry(s, position, p, etas, waits), r, cadenceOf(r), Set.copyOf(pools), state);
   }
 
   private QueueEntryDto entry(Snapshot s, int position, QueueOrder.Placed p, Map<String, Double> etas,
@@ -423,45 +517,48 @@ public final class FleetView {
     return pools;
   }
 
-  /** The most jobs of requests not started yet listed behind the waiting jobs. */
-  static final int MAX_NOT_STARTED = 500;
-
-  private List<JobWaitDto> waitingJobs(Snapshot s, WorkFilter filter, QueueOrder order,
-      Map<RequestId, List<JobSpec>> planned, Map<RequestId, RequestWait> waits) {
-    List<JobWaitDto> out = new ArrayList<>();
+  /**
+   * Every waiting job, unfiltered: the queued jobs of the requests in progress by job id, then the jobs the
+   * planner gives each request not started yet, in queue order.
+   */
+  private List<WaitRow> waitingRows(Snapshot s, QueueOrder order, Map<RequestId, List<JobSpec>> planned,
+      Map<RequestId, RequestWait> waits) {
+    Map<RequestId, RequestDto> requestDocs = new HashMap<>();
+    List<Map.Entry<Long, WaitRow>> queued = new ArrayList<>();
     for (String pool : pools(s)) {
       PoolView view = s.pool(pool);
       Map<JobId, WaitingStarts.Start> starts = WaitingStarts.of(view, durations::expectedSeconds);
+      List<String> pools = List.of(pool);
       for (JobWait w : view.waits()) {
         Job j = w.job();
         Request r = s.requests.get(j.requestId());
-        if (!filter.matches(r, r == null ? "regular" : cadenceOf(r), Set.of(pool), WorkFilter.WAITING)) {
-          continue;
-        }
         WaitingStarts.Start start = starts.get(j.id());
-        out.add(new JobWaitDto(j.id().value(), label(j), j.requestId().value(), pool, j.spec().gpus(),
-            durations.expectedSeconds(j.spec()), wait(w.reason()), r == null ? null : request(r),
+        JobWaitDto dto = new JobWaitDto(j.id().value(), label(j), j.requestId().value(), pool, j.spec().gpus(),
+            durations.expectedSeconds(j.spec()), wait(w.reason()),
+            r == null ? null : requestDocs.computeIfAbsent(r.id(), id -> request(r)),
             WorkFilter.WAITING, start == null || start.at() == null ? null : start.at().toString(),
-            start == null ? "no estimate for this job" : start.unknownBecause()));
+            start == null ? "no estimate for this job" : start.unknownBecause());
+        queued.add(Map.entry(j.id().value(), new WaitRow(r, r == null ? "regular" : cadenceOf(r), pools,
+            WorkFilter.WAITING, () -> dto)));
       }
     }
-    out.sort(Comparator.comparing(JobWaitDto::jobId));
-    int notStarted = 0;
+    queued.sort(Map.Entry.comparingByKey());
+    List<WaitRow> out = new ArrayList<>();
+    queued.forEach(e -> out.add(e.getValue()));
     for (QueueOrder.Placed p : order.placed()) {
       Request r = p.request();
+      List<JobSpec> specs = planned.getOrDefault(r.id(), List.of());
+      if (specs.isEmpty()) {
+        continue;
+      }
       RequestWait rw = waits.get(r.id());
       WaitDto reason = rw == null ? new WaitDto("not-started", "its request has not started", null) : wait(rw.reason());
-      for (JobSpec spec : planned.getOrDefault(r.id(), List.of())) {
-        if (notStarted >= MAX_NOT_STARTED) {
-          return out;
-        }
-        if (!filter.matches(r, cadenceOf(r), Set.of(spec.pool()), WorkFilter.NOT_STARTED)) {
-          continue;
-        }
-        notStarted++;
-        out.add(new JobWaitDto(null, spec.benchmarkGroup() + "@" + spec.collectorTag(), r.id().value(), spec.pool(),
-            spec.gpus(), durations.expectedSeconds(spec), reason, request(r), WorkFilter.NOT_STARTED, null,
-            "its request has not started"));
+      String cadence = cadenceOf(r);
+      for (JobSpec spec : specs) {
+        out.add(new WaitRow(r, cadence, List.of(spec.pool()), WorkFilter.NOT_STARTED, () -> new JobWaitDto(null,
+            spec.benchmarkGroup() + "@" + spec.collectorTag(), r.id().value(), spec.pool(), spec.gpus(),
+            durations.expectedSeconds(spec), reason, request(r), WorkFilter.NOT_STARTED, null,
+            "its request has not started")));
       }
     }
     return out;

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Writes the documents of the JSON API: records as objects (their components in order, nulls included), maps as
- * objects, collections as arrays, strings, numbers and booleans as themselves.
+ * objects, collections as arrays, strings, numbers and booleans as themselves, JSON already written as it is.
  */
 final class JsonWriter {
   private static final JsonFactory JSON = new JsonFactory();
@@ -44,6 +44,8 @@ final class JsonWriter {
   private static void write(JsonGenerator g, @Nullable Object value) throws IOException {
     if (value == null) {
       g.writeNull();
+    } else if (value instanceof LiveView.JsonText t) {
+      g.writeRawValue(t.text());
     } else if (value instanceof String s) {
       g.writeString(s);
     } else if (value instanceof Boolean b) {

@@ -1,5 +1,7 @@
 package dev.cipolicy.cli;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.cipolicy.api.InvalidInputException;
 import dev.cipolicy.postgres.PostgresQueueStore;
 import dev.cipolicy.queue.spi.QueueStore;
@@ -64,5 +66,49 @@ final class FleetStoreOptions {
   /** The store, its schema created or migrated when needed. */
   QueueStore open(Map<String, String> env) {
     return PostgresQueueStore.create(dataSource(env), schema(env));
+  }
+
+  /**
+   * The store over a pool of at most {@code size} connections (HikariCP), for a long-running command: without
+   * one, every store call opens a connection, a PostgreSQL backend process of its own (about 0.1 s on a loaded
+   * machine, against under 1 ms for the query itself). The schema is created or migrated first over a single
+   * connection, as {@link #open} does, so an unreachable database is reported the same way. Waiting for a free
+   * connection gives up after {@value #CONNECT_SECONDS} s.
+   *
+   * @param env the environment
+   * @param size the most connections, 1 to {@value #MAX_POOL} (checked by the command's option)
+   * @param name the pool's name, e.g. {@code ci-policy-fleet-serve}
+   * @return the store and its pool, which the caller closes
+   */
+  Pooled openPooled(Map<String, String> env, int size, String name) {
+    DataSource single = dataSource(env);
+    String s = schema(env);
+    PostgresQueueStore.create(single, s);
+    HikariConfig config = new HikariConfig();
+    config.setDataSource(single);
+    config.setPoolName(name);
+    config.setMaximumPoolSize(size);
+    config.setMinimumIdle(1);
+    config.setConnectionTimeout(CONNECT_SECONDS * 1000L);
+    // The database was reached just above: the pool opens its connections when they are first needed.
+    config.setInitializationFailTimeout(-1);
+    HikariDataSource pool = new HikariDataSource(config);
+    return new Pooled(PostgresQueueStore.attach(pool, s), pool);
+  }
+
+  /** The most connections a pool of {@link #openPooled} holds. */
+  static final int MAX_POOL = 64;
+
+  /**
+   * A store over a connection pool; closing it closes the pool's connections.
+   *
+   * @param store the store
+   * @param pool its connections
+   */
+  record Pooled(QueueStore store, HikariDataSource pool) implements AutoCloseable {
+    @Override
+    public void close() {
+      pool.close();
+    }
   }
 }

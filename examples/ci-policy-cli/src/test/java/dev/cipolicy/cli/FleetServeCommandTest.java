@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.cipolicy.fleet.server.FleetServer;
 import dev.cipolicy.postgres.PostgresQueueStore;
 import dev.cipolicy.queue.JobQueue;
@@ -171,8 +172,14 @@ class FleetServeCommandTest {
         .withPr(7), List.of(JobSpec.builder().benchmarkGroup("gpu-tests-0of1").collectorTag("h200").gpus(2).build()));
     Map<String, String> env = new HashMap<>(Map.of("CI_POLICY_FLEET_STORE", pg.url(), "CI_POLICY_PG_USER", pg.user(),
         "CI_POLICY_FLEET_SCHEMA", schema, "FLEET_TOKEN", "operator-token-1"));
-    int port = serve(env, "fleet", "serve", "--policy", POLICY, "--port", "0", "--token-env", "FLEET_TOKEN");
+    int port = serve(env, "fleet", "serve", "--policy", POLICY, "--port", "0", "--token-env", "FLEET_TOKEN",
+        "--store-pool", "2");
     assertThat(stdout()).contains("fleet serve: PostgreSQL store, schema " + schema).contains("controls on");
+    // The store's connections come from a pool of the size asked for, closed when the server stops.
+    HikariDataSource pool = command.pool();
+    assertThat(pool).isNotNull();
+    assertThat(pool.getMaximumPoolSize()).isEqualTo(2);
+    assertThat(pool.isClosed()).isFalse();
 
     await("the run in progress", () -> {
       try {
@@ -188,6 +195,10 @@ class FleetServeCommandTest {
     assertThat(waiting.get(0).get("gpus").asInt()).isEqualTo(2);
     assertThat(json(port, "/api/v1/session").get("controls").asBoolean()).isTrue();
     assertThat(json(port, "/api/v1/overview").get("controls").asBoolean()).as("no credentials sent").isFalse();
+    assertThat(pool.getHikariPoolMXBean().getTotalConnections()).isBetween(1, 2);
+    command.stop();
+    assertThat(exit.get(60, TimeUnit.SECONDS)).isZero();
+    assertThat(pool.isClosed()).isTrue();
   }
 
   @Test
@@ -214,6 +225,15 @@ class FleetServeCommandTest {
     assertThat(r.code()).isEqualTo(CiPolicyCli.EXIT_ERROR);
     assertThat(r.err().lines().toList()).singleElement().asString().startsWith("::error")
         .contains("--trusted-proxy 10.0.0.5 is given without --trusted-proxy-header");
+  }
+
+  @Test
+  void aStorePoolOutOfRangeIsRefusedAtStartInOneLine() {
+    CliTestSupport.Result r = CliTestSupport.run(Map.of(), "fleet", "serve", "--policy", POLICY, "--port", "0",
+        "--store-pool", "0");
+    assertThat(r.code()).isEqualTo(CiPolicyCli.EXIT_ERROR);
+    assertThat(r.err().lines().toList()).singleElement().asString().startsWith("::error")
+        .contains("--store-pool 0 is out of range; expected 1 to 64");
   }
 
   @Test

@@ -176,7 +176,73 @@
       el('td', {class: 'job-start'}, expectedStart(j)),
       el('td', {class: 'job-wait-reason'}, reason(j.reason)))));
     if (!jobs.length) body.append(el('tr', {}, el('td', {colspan: 7, class: 'empty',
-      text: filtered() ? 'No job matches the filters.' : 'No job waits.'})));
+      text: pageOffset > 0 ? 'No job on this page.' : filtered() ? 'No job matches the filters.' : 'No job waits.'})));
+  }
+
+  // ----------------------------------------------------------------------------------------- waiting jobs' pages
+  // The API lists one page of the matching waiting jobs (100 unless the URL asks for a limit) and counts them all.
+  // The page shown lives in the URL with the filters (offset, limit), so Previous and Next are real links; a change
+  // of the filters goes back to the first page.
+  let pageOffset = 0;
+  let pageLimit = null;
+
+  function whole(text, min) {
+    const n = Number(text);
+    return text !== null && Number.isInteger(n) && n >= min ? n : null;
+  }
+
+  function restorePage() {
+    const p = new URLSearchParams(location.search);
+    pageOffset = whole(p.get('offset'), 0) || 0;
+    pageLimit = whole(p.get('limit'), 1);
+  }
+
+  // The query of the filters and of the page of waiting jobs from offset.
+  function pageQuery(offset) {
+    const p = new URLSearchParams(filterQuery());
+    if (offset > 0) p.set('offset', offset);
+    if (pageLimit !== null) p.set('limit', pageLimit);
+    return p.toString();
+  }
+
+  function number(n) { return n.toLocaleString('en-US'); }
+
+  function setText(id, text) {
+    const e = document.getElementById(id);
+    if (e.textContent !== text) e.textContent = text; // unchanged text is not announced again
+  }
+
+  function pageLink(id, offset, text) {
+    const a = document.getElementById(id);
+    a.hidden = offset === null;
+    if (offset === null) return;
+    a.href = '?' + pageQuery(offset) + location.hash;
+    a.dataset.offset = offset;
+    a.textContent = text;
+  }
+
+  function renderWaitingPage(p, shown) {
+    const jobs = p.total === 1 ? ' job' : ' jobs';
+    const split = ' (' + number(p.waiting) + ' waiting, ' + number(p.notStarted) + ' not started)';
+    setText('waiting-count', shown ? 'Showing ' + number(p.offset + 1) + '–' + number(p.offset + shown) + ' of '
+        + number(p.total) + jobs + split
+      : p.offset > 0 && p.total ? 'Nothing from ' + number(p.offset + 1) + ': ' + number(p.total) + jobs + ' in all'
+      : '');
+    setText('waiting-pools', p.pools.length > 1 ? 'By pool: ' + p.pools.map(c => c.pool + ' ' + number(c.waiting)
+      + (c.notStarted ? ' + ' + number(c.notStarted) + ' not started' : '')).join(' · ') : '');
+    const left = p.total - p.offset - shown;
+    pageLink('waiting-prev', p.offset > 0 ? Math.max(0, Math.min(p.offset, p.total) - p.limit) : null,
+      'Previous ' + number(p.limit));
+    pageLink('waiting-next', shown && left > 0 ? p.offset + p.limit : null, 'Next ' + number(Math.min(p.limit, left)));
+  }
+
+  for (const id of ['waiting-prev', 'waiting-next']) {
+    document.getElementById(id).addEventListener('click', e => {
+      e.preventDefault();
+      pageOffset = Number(e.currentTarget.dataset.offset);
+      history.pushState(null, '', e.currentTarget.getAttribute('href'));
+      refresh();
+    });
   }
 
   // ----------------------------------------------------------------------------------------- filters
@@ -211,7 +277,8 @@
   }
 
   function filtersChanged() {
-    const q = filterQuery();
+    pageOffset = 0;
+    const q = pageQuery(0);
     history.replaceState(null, '', location.pathname + (q ? '?' + q : '') + location.hash);
     refresh();
   }
@@ -230,6 +297,9 @@
     filtersChanged();
   });
   restoreFilters();
+  restorePage();
+  // Back and forward between pages of the waiting jobs (and filters) show what the URL says.
+  window.addEventListener('popstate', () => { restoreFilters(); restorePage(); refresh(); });
 
   function renderHosts(hosts) {
     const box = document.getElementById('host-list');
@@ -327,7 +397,7 @@
   async function refresh() {
     const mine = ++refreshes;
     try {
-      const q = filterQuery();
+      const q = pageQuery(pageOffset);
       // The four reads at once: one poll costs the slowest of them, not their sum.
       const [session, r, pools, audit] = await Promise.all([readJson('/api/v1/session'),
         fetch('/api/v1/overview' + (q ? '?' + q : ''), {cache: 'no-store', headers: headers()}),
@@ -346,6 +416,7 @@
       renderInProgress(o.inProgress);
       renderQueue(o.queue);
       renderWaiting(o.waitingJobs);
+      renderWaitingPage(o.waitingJobsPage, o.waitingJobs.length);
       renderHosts(o.hosts);
       renderShares(o.shares);
       renderCollectors(o.collectors);

@@ -233,6 +233,53 @@ class StatusApiTest {
   }
 
   @Test
+  void theWaitingJobsComeInPagesThatCountEveryMatchingJob() throws Exception {
+    TestFleets.await("a waiting job", Duration.ofSeconds(20), () -> {
+      try {
+        return getJson("/api/v1/waiting-jobs").size() > 0;
+      } catch (Exception e) {
+        return false;
+      }
+    });
+    // The overview's first page: 100 at most, from 0, with the counts of every matching job.
+    JsonNode page = getJson("/api/v1/overview").get("waitingJobsPage");
+    assertThat(page.get("offset").asInt()).isZero();
+    assertThat(page.get("limit").asInt()).isEqualTo(100);
+    assertThat(page.get("total").asInt()).isEqualTo(page.get("waiting").asInt() + page.get("notStarted").asInt());
+    int byPool = 0;
+    for (JsonNode c : page.get("pools")) {
+      assertThat(c.get("pool").isTextual()).isTrue();
+      byPool += c.get("waiting").asInt() + c.get("notStarted").asInt();
+    }
+    assertThat(byPool).isEqualTo(page.get("total").asInt());
+    // A page of one, and one further on: the total in a header, the same with every page.
+    HttpResponse<String> one = get("/api/v1/waiting-jobs?limit=1");
+    assertThat(one.statusCode()).isEqualTo(200);
+    assertThat(JSON.readTree(one.body()).size()).isEqualTo(1);
+    assertThat(Integer.parseInt(one.headers().firstValue("X-Total-Count").orElseThrow())).isPositive();
+    HttpResponse<String> beyond = get("/api/v1/waiting-jobs?offset=1000000&limit=500");
+    assertThat(JSON.readTree(beyond.body())).isEmpty();
+    assertThat(beyond.headers().firstValue("X-Total-Count")).isPresent();
+    JsonNode paged = getJson("/api/v1/overview?offset=1&limit=2&state=waiting");
+    assertThat(paged.get("waitingJobsPage").get("offset").asInt()).isEqualTo(1);
+    assertThat(paged.get("waitingJobsPage").get("limit").asInt()).isEqualTo(2);
+    assertThat(paged.get("waitingJobsPage").get("notStarted").asInt()).isZero();
+    assertThat(paged.get("waitingJobs").size()).isBetween(0, 2);
+    // A bad page is a 400 with one line, on either endpoint.
+    for (String bad : java.util.List.of("/api/v1/waiting-jobs?limit=0", "/api/v1/overview?limit=0")) {
+      HttpResponse<String> r = get(bad);
+      assertThat(r.statusCode()).as(bad).isEqualTo(400);
+      assertThat(JSON.readTree(r.body()).get("error").asText()).isEqualTo("limit 0 is out of range; expected 1 to 500");
+    }
+    HttpResponse<String> r = get("/api/v1/waiting-jobs?offset=next");
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(JSON.readTree(r.body()).get("error").asText()).isEqualTo(
+        "offset 'next' is not a number; expected 0 to 1000000");
+    assertThat(get("/api/v1/overview?offset=-5").statusCode()).isEqualTo(400);
+    assertThat(get("/api/v1/waiting-jobs?limit=501").statusCode()).isEqualTo(400);
+  }
+
+  @Test
   void historyPagesNeitherRepeatNorSkipAndKeepTheirErrors() throws Exception {
     TestFleets.await("two completed requests", Duration.ofSeconds(90), () -> {
       try {
