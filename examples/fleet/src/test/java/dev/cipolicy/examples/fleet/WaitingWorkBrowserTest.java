@@ -169,39 +169,39 @@ class WaitingWorkBrowserTest {
   @Test
   void theWaitingJobsComeInPagesKeptInTheUrl() {
     load("/");
-    assertThat(text("#waiting-count")).isEqualTo("Showing 1–5 of 5 jobs (2 waiting, 3 not started)");
-    assertThat(text("#waiting-pools")).isEqualTo("By pool: cpu 1 + 1 not started · gpu 1 + 2 not started");
-    assertThat(js("return String(document.getElementById('waiting-next').hidden)")).isEqualTo("true");
+    assertThat(browser.text("#waiting-count")).isEqualTo("Showing 1–5 of 5 jobs (2 waiting, 3 not started)");
+    assertThat(browser.text("#waiting-pools")).isEqualTo("By pool: cpu 1 + 1 not started · gpu 1 + 2 not started");
+    assertThat(browser.jsText("return String(document.getElementById('waiting-next').hidden)")).isEqualTo("true");
 
     // Two a page: the first two, then a link to the next two.
     load("/?limit=2");
-    assertThat(count("#waiting-table tbody tr")).isEqualTo(2);
-    assertThat(text("#waiting-count")).isEqualTo("Showing 1–2 of 5 jobs (2 waiting, 3 not started)");
-    assertThat(js("return String(document.getElementById('waiting-prev').hidden)")).isEqualTo("true");
-    assertThat(js("return document.getElementById('waiting-next').getAttribute('href')")).isEqualTo("?offset=2&limit=2");
-    driver.findElement(By.id("waiting-next")).click();
-    waitUpTo(10).until(d -> js("return location.search").equals("?offset=2&limit=2")
-        && text("#waiting-count").startsWith("Showing 3–4 of 5"));
-    assertThat(count("#waiting-table tr.not-started")).isEqualTo(2);
-    assertThat(text("#waiting-next")).isEqualTo("Next 1");
-    driver.findElement(By.id("waiting-next")).click();
-    waitUpTo(10).until(d -> text("#waiting-count").startsWith("Showing 5–5 of 5"));
-    assertThat(js("return String(document.getElementById('waiting-next').hidden)")).isEqualTo("true");
+    assertThat(browser.count("#waiting-table tbody tr")).isEqualTo(2);
+    assertThat(browser.text("#waiting-count")).isEqualTo("Showing 1–2 of 5 jobs (2 waiting, 3 not started)");
+    assertThat(browser.jsText("return String(document.getElementById('waiting-prev').hidden)")).isEqualTo("true");
+    assertThat(browser.jsText("return document.getElementById('waiting-next').getAttribute('href')")).isEqualTo("?offset=2&limit=2");
+    browser.driver().findElement(By.id("waiting-next")).click();
+    browser.waitUpTo(10).until(d -> browser.jsText("return location.search").equals("?offset=2&limit=2")
+        && browser.text("#waiting-count").startsWith("Showing 3–4 of 5"));
+    assertThat(browser.count("#waiting-table tr.not-started")).isEqualTo(2);
+    assertThat(browser.text("#waiting-next")).isEqualTo("Next 1");
+    browser.driver().findElement(By.id("waiting-next")).click();
+    browser.waitUpTo(10).until(d -> browser.text("#waiting-count").startsWith("Showing 5–5 of 5"));
+    assertThat(browser.jsText("return String(document.getElementById('waiting-next').hidden)")).isEqualTo("true");
 
     // A reload shows the page the URL names; Back the page before.
-    driver.navigate().refresh();
-    waitUpTo(20).until(d -> text("#waiting-count").startsWith("Showing 5–5 of 5"));
-    driver.navigate().back();
-    waitUpTo(10).until(d -> text("#waiting-count").startsWith("Showing 3–4 of 5"));
-    driver.findElement(By.id("waiting-prev")).click();
-    waitUpTo(10).until(d -> js("return location.search").equals("?limit=2")
-        && text("#waiting-count").startsWith("Showing 1–2 of 5"));
+    browser.driver().navigate().refresh();
+    browser.waitUpTo(20).until(d -> browser.text("#waiting-count").startsWith("Showing 5–5 of 5"));
+    browser.driver().navigate().back();
+    browser.waitUpTo(10).until(d -> browser.text("#waiting-count").startsWith("Showing 3–4 of 5"));
+    browser.driver().findElement(By.id("waiting-prev")).click();
+    browser.waitUpTo(10).until(d -> browser.jsText("return location.search").equals("?limit=2")
+        && browser.text("#waiting-count").startsWith("Showing 1–2 of 5"));
 
     // A filter counts what it keeps and starts again from its first page.
     load("/?offset=2&limit=2");
-    new Select(driver.findElement(By.id("filter-state"))).selectByValue("not-started");
-    waitUpTo(10).until(d -> js("return location.search").equals("?state=not-started&limit=2")
-        && text("#waiting-count").equals("Showing 1–2 of 3 jobs (0 waiting, 3 not started)"));
+    new Select(browser.driver().findElement(By.id("filter-state"))).selectByValue("not-started");
+    browser.waitUpTo(10).until(d -> browser.jsText("return location.search").equals("?state=not-started&limit=2")
+        && browser.text("#waiting-count").equals("Showing 1–2 of 3 jobs (0 waiting, 3 not started)"));
   }
 
   @Test
