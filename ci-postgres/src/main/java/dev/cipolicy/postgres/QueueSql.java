@@ -136,7 +136,8 @@ final class QueueSql {
   final String claim;
   /**
    * A collector's tag, active flag, whether it has devices taken, whether an inventory is pending, and whether it
-   * is gone (retired, holding no lease live at the bound instant).
+   * is gone (retired, holding no lease live at the bound instant); the row locked {@code FOR KEY SHARE}, which a
+   * retirement's {@code FOR UPDATE} and the claim wait for each other on, as in the fast path's {@code go}.
    */
   final String collectorTagAndActive;
   /** Locks the queued-jobs rows of a tag with affinity to the claimer (full path). */
@@ -332,7 +333,7 @@ final class QueueSql {
     completeAndClaim = completeAndClaimSql();
     String live = "EXISTS (SELECT 1 FROM " + leases + " l WHERE l.collector = c.name AND l.expires_at > ?)";
     collectorTagAndActive = "SELECT tag, active, cardinality(devices) > 0, pending_devices IS NOT NULL,"
-        + " retiring AND NOT " + live + " FROM " + collectors + " c WHERE name = ?";
+        + " retiring AND NOT " + live + " FROM " + collectors + " c WHERE name = ? FOR KEY SHARE OF c";
     lockOwnQueued = "SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ? AND q.affinity = ?"
         + " ORDER BY q.job_id LIMIT ? FOR UPDATE OF q SKIP LOCKED";
     lockOtherQueued = "SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ?"
@@ -466,7 +467,11 @@ final class QueueSql {
         // A paused pool claims nothing: its claims take the full path, which returns no claim.
         + " AND NOT EXISTS (SELECT 1 FROM " + pausedPools + " pp WHERE pp.pool = tag)"
         + " AND NOT EXISTS (SELECT 1 FROM " + leases + " WHERE collector_tag = ?::text"
-        + " AND expires_at <= (SELECT n FROM t))" + goAlso + "),"
+        + " AND expires_at <= (SELECT n FROM t))" + goAlso
+        // The collector row's key-share lock: a retirement (or registration) holds the row FOR UPDATE from its
+        // check for live leases to its commit, so a claim waits for it and then re-reads the row (inactive:
+        // no claim), or holds the lock first and the retirement then sees the lease it took.
+        + " FOR KEY SHARE),"
         + " own AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
         + " AND q.collector_tag = ?::text AND q.affinity = ?::text ORDER BY q.job_id LIMIT ?::int"
         + " FOR UPDATE OF q SKIP LOCKED),"

@@ -155,7 +155,7 @@ class PostgresRetireRaceTest {
     try (Connection c = database.dataSource.getConnection(); PreparedStatement st = c.prepareStatement(
         "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
             + " AND query LIKE ?")) {
-      st.setString(1, "%" + database.schema + ".%");
+      st.setString(1, "%" + database.schema + "%");
       try (ResultSet rs = st.executeQuery()) {
         rs.next();
         return rs.getLong(1) > 0;
