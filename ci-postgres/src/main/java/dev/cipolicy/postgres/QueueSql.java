@@ -175,6 +175,12 @@ final class QueueSql {
   final String setCollectorActive;
   /** A collector by name, retired or not, locked for update. */
   final String lockCollector;
+  /**
+   * A collector by name, retired or not, locked {@code FOR NO KEY UPDATE}: a claim taking a pending inventory,
+   * which already holds the row's key-share lock, as may another claim of the collector waiting for the pool's
+   * lock it holds; this lock does not wait for that one's key share (a {@code FOR UPDATE} would: a deadlock).
+   */
+  final String lockCollectorForInventory;
   /** A collector by name unless it retired and holds no lease live at the bound instant. */
   final String collectorByName;
   /** Every collector but those retired that hold no lease live at the bound instant. */
@@ -387,6 +393,8 @@ final class QueueSql {
         + " SELECT ?, unnest(?::int[]), ?, ?";
     setCollectorActive = "UPDATE " + collectors + " SET active = ? WHERE name = ? AND active <> ?";
     lockCollector = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " WHERE name = ? FOR UPDATE";
+    lockCollectorForInventory = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors
+        + " WHERE name = ? FOR NO KEY UPDATE";
     collectorByName = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " c WHERE name = ?"
         + " AND (NOT retiring OR " + live + ")";
     allCollectors = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " c WHERE NOT retiring OR " + live;
