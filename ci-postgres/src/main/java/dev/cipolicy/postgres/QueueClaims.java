@@ -105,7 +105,8 @@ final class QueueClaims {
     boolean capped = !shares(c, tag).isEmpty();
     if (hasDevices || capped) {
       // GPU claims of one pool are serialized: each reads the whole pool to place and reserve. So are all
-      // claims of a pool with fleet shares: the share check and the leases are one step.
+      // claims of a pool with fleet shares: the share check and the leases are one step. The collector's row is
+      // locked first (key share, above), as registrations and retirements lock it before the pool: one order.
       try (PreparedStatement st = c.prepareStatement(ctx.sql.lockGpuPool)) {
         st.setString(1, ctx.sql.jobs + " gpu " + tag);
         st.execute();

@@ -114,7 +114,16 @@ final class QueueCollectors {
    * @return whether the collector has devices taken afterwards
    */
   boolean takeAtClaim(Connection c, String name, Instant now) throws SQLException {
-    Collector row = lock(c, name).orElseThrow(PgTransactions::rerun);
+    Collector row;
+    try (PreparedStatement st = c.prepareStatement(sql.lockCollectorForInventory)) {
+      st.setString(1, name);
+      try (ResultSet rs = st.executeQuery()) {
+        row = rs.next() ? ctx.rows.collector(rs) : null;
+      }
+    }
+    if (row == null) {
+      throw PgTransactions.rerun();
+    }
     Optional<Collector> next = CollectorRegistration.takeAtClaim(row, liveHeld(c, name, now));
     if (next.isPresent()) {
       writeInventory(c, next.get());

@@ -136,7 +136,8 @@ final class QueueSql {
   final String claim;
   /**
    * A collector's tag, active flag, whether it has devices taken, whether an inventory is pending, and whether it
-   * is gone (retired, holding no lease live at the bound instant).
+   * is gone (retired, holding no lease live at the bound instant); the row locked {@code FOR KEY SHARE}, which a
+   * retirement's {@code FOR UPDATE} and the claim wait for each other on, as in the fast path's {@code go}.
    */
   final String collectorTagAndActive;
   /** Locks the queued-jobs rows of a tag with affinity to the claimer (full path). */
@@ -174,6 +175,12 @@ final class QueueSql {
   final String setCollectorActive;
   /** A collector by name, retired or not, locked for update. */
   final String lockCollector;
+  /**
+   * A collector by name, retired or not, locked {@code FOR NO KEY UPDATE}: a claim taking a pending inventory,
+   * which already holds the row's key-share lock, as may another claim of the collector waiting for the pool's
+   * lock it holds; this lock does not wait for that one's key share (a {@code FOR UPDATE} would: a deadlock).
+   */
+  final String lockCollectorForInventory;
   /** A collector by name unless it retired and holds no lease live at the bound instant. */
   final String collectorByName;
   /** Every collector but those retired that hold no lease live at the bound instant. */
@@ -332,7 +339,7 @@ final class QueueSql {
     completeAndClaim = completeAndClaimSql();
     String live = "EXISTS (SELECT 1 FROM " + leases + " l WHERE l.collector = c.name AND l.expires_at > ?)";
     collectorTagAndActive = "SELECT tag, active, cardinality(devices) > 0, pending_devices IS NOT NULL,"
-        + " retiring AND NOT " + live + " FROM " + collectors + " c WHERE name = ?";
+        + " retiring AND NOT " + live + " FROM " + collectors + " c WHERE name = ? FOR KEY SHARE OF c";
     lockOwnQueued = "SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ? AND q.affinity = ?"
         + " ORDER BY q.job_id LIMIT ? FOR UPDATE OF q SKIP LOCKED";
     lockOtherQueued = "SELECT q.job_id FROM " + queued + " q WHERE q.collector_tag = ?"
@@ -386,6 +393,8 @@ final class QueueSql {
         + " SELECT ?, unnest(?::int[]), ?, ?";
     setCollectorActive = "UPDATE " + collectors + " SET active = ? WHERE name = ? AND active <> ?";
     lockCollector = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " WHERE name = ? FOR UPDATE";
+    lockCollectorForInventory = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors
+        + " WHERE name = ? FOR NO KEY UPDATE";
     collectorByName = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " c WHERE name = ?"
         + " AND (NOT retiring OR " + live + ")";
     allCollectors = "SELECT " + QueueRows.COLLECTOR_COLS + " FROM " + collectors + " c WHERE NOT retiring OR " + live;
@@ -466,7 +475,11 @@ final class QueueSql {
         // A paused pool claims nothing: its claims take the full path, which returns no claim.
         + " AND NOT EXISTS (SELECT 1 FROM " + pausedPools + " pp WHERE pp.pool = tag)"
         + " AND NOT EXISTS (SELECT 1 FROM " + leases + " WHERE collector_tag = ?::text"
-        + " AND expires_at <= (SELECT n FROM t))" + goAlso + "),"
+        + " AND expires_at <= (SELECT n FROM t))" + goAlso
+        // The collector row's key-share lock: a retirement (or registration) holds the row FOR UPDATE from its
+        // check for live leases to its commit, so a claim waits for it and then re-reads the row (inactive:
+        // no claim), or holds the lock first and the retirement then sees the lease it took.
+        + " FOR KEY SHARE),"
         + " own AS (SELECT q.job_id AS id FROM " + queued + " q WHERE EXISTS (SELECT 1 FROM go)"
         + " AND q.collector_tag = ?::text AND q.affinity = ?::text ORDER BY q.job_id LIMIT ?::int"
         + " FOR UPDATE OF q SKIP LOCKED),"

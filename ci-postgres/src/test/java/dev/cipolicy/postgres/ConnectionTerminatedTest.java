@@ -206,8 +206,10 @@ class ConnectionTerminatedTest {
     int pid;
     try (Connection holder = db.dataSource.getConnection()) {
       holder.setAutoCommit(false);
+      // FOR NO KEY UPDATE, as an update of the row takes it: a claim's key-share read of its collector passes
+      // (a FOR UPDATE, as a retirement's, would stop it before it wrote anything), its heartbeat refresh waits.
       try (PreparedStatement lock = holder.prepareStatement("SELECT name FROM " + db.schema
-          + ".queue_collectors WHERE name = 'c1' FOR UPDATE")) {
+          + ".queue_collectors WHERE name = 'c1' FOR NO KEY UPDATE")) {
         lock.executeQuery().close();
       }
       running = executor.submit(operation::get);

@@ -24,8 +24,9 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>GPU-hours</b>: each job run ({@link JobRun}) with a known start counts its GPUs times the part of
  *       [start, end] inside [window start, now] (a run still going ends now), so a job that straddles the window
  *       start counts only its part inside the window.
- *   <li><b>Waits</b>: the claim (the run's start) minus the instant the job became ready, for every run claimed
- *       inside the window, grouped by the GPUs the job needs; percentiles by nearest rank.
+ *   <li><b>Waits</b>: the job's first claim ({@link JobRun#claimedAt()}, else the run's start) minus the instant
+ *       it became ready, for every job first claimed inside the window, grouped by the GPUs the job needs;
+ *       percentiles by nearest rank.
  *   <li><b>Share use</b>: the samples of {@link ShareSamples} inside the window, one series per cadence and pool.
  * </ul>
  */
@@ -51,11 +52,13 @@ public final class Accounting {
    * @param pool its pool (collector tag)
    * @param gpus the GPUs it holds while it runs
    * @param readyAt when it became claimable (the store's creation instant of the job)
-   * @param startedAt when it was claimed, or null when no record says
+   * @param claimedAt when it was first claimed (its first attempt's start), or null when the store recorded no
+   *     attempt; the waits then take {@code startedAt}
+   * @param startedAt when its last attempt started (the run GPU-hours count), or null when no record says
    * @param endedAt when it ended, or null while it runs
    */
-  public record JobRun(long jobId, String cadence, String pool, int gpus, Instant readyAt, @Nullable Instant startedAt,
-      @Nullable Instant endedAt) {}
+  public record JobRun(long jobId, String cadence, String pool, int gpus, Instant readyAt,
+      @Nullable Instant claimedAt, @Nullable Instant startedAt, @Nullable Instant endedAt) {}
 
   /**
    * Parses a window such as {@code 7d}, {@code 24h} or {@code 90m}; blank is {@link #DEFAULT_WINDOW}.
@@ -122,9 +125,10 @@ public final class Accounting {
         h[0] += r.gpus() * seconds(Duration.between(a, b)) / 3600.0;
         h[1] += 1;
       }
-      if (!start.isBefore(from) && !start.isAfter(now)) {
-        Instant ready = r.readyAt().isAfter(start) ? start : r.readyAt();
-        waits.computeIfAbsent(r.gpus(), g -> new ArrayList<>()).add(seconds(Duration.between(ready, start)));
+      Instant claimed = r.claimedAt() == null ? start : r.claimedAt();
+      if (!claimed.isBefore(from) && !claimed.isAfter(now)) {
+        Instant ready = r.readyAt().isAfter(claimed) ? claimed : r.readyAt();
+        waits.computeIfAbsent(r.gpus(), g -> new ArrayList<>()).add(seconds(Duration.between(ready, claimed)));
       }
     }
     List<GpuHoursDto> gpuHours = new ArrayList<>();

@@ -20,7 +20,7 @@ class AccountingTest {
   private static final Instant FROM = NOW.minus(WEEK);
 
   private static JobRun run(long id, String cadence, int gpus, Instant ready, Instant start, Instant end) {
-    return new JobRun(id, cadence, "h200", gpus, ready, start, end);
+    return new JobRun(id, cadence, "h200", gpus, ready, null, start, end);
   }
 
   @Test
@@ -72,6 +72,23 @@ class AccountingTest {
   }
 
   @Test
+  void theWaitEndsAtTheFirstClaimAndTheHoursCountTheLastAttempt() {
+    // ready 1 h ago, first claimed 50 min ago (an attempt that crashed), claimed again 20 min ago, ended 10 min ago
+    JobRun retried = new JobRun(1, "nightly", "h200", 2, NOW.minusSeconds(3600), NOW.minusSeconds(3000),
+        NOW.minusSeconds(1200), NOW.minusSeconds(600));
+    // first claimed before the window: its wait belongs to an earlier window, though its last attempt is inside
+    JobRun early = new JobRun(2, "nightly", "h200", 2, FROM.minusSeconds(600), FROM.minusSeconds(60),
+        NOW.minusSeconds(1200), NOW.minusSeconds(600));
+    AccountingDto a = Accounting.compute(NOW, WEEK, List.of(retried, early), List.of(), false);
+    assertThat(a.waits()).singleElement().satisfies(w -> {
+      assertThat(w.jobs()).isEqualTo(1);
+      assertThat(w.p50Seconds()).isEqualTo(600.0);
+    });
+    // each: 2 GPUs x 10 min of its last attempt
+    assertThat(a.gpuHours()).singleElement().satisfies(g -> assertThat(g.gpuHours()).isEqualTo(0.667));
+  }
+
+  @Test
   void percentileOfFewValuesIsTheNearestRankAndNoneIsNull() {
     assertThat(Accounting.percentile(List.of(), 50)).isNull();
     assertThat(Accounting.percentile(List.of(7.0), 99)).isEqualTo(7.0);
@@ -82,9 +99,10 @@ class AccountingTest {
 
   @Test
   void runsWithoutARecordedStartAreCountedApartAndLeftOutOfHoursAndWaits() {
-    List<JobRun> runs = List.of(new JobRun(1, "nightly", "h200", 8, NOW.minusSeconds(600), null, NOW.minusSeconds(60)),
-        new JobRun(2, "nightly", "h200", 8, FROM.minusSeconds(600), null, FROM.minusSeconds(60)), // ended before: ignored
-        new JobRun(3, "nightly", "h200", 8, NOW.minusSeconds(600), null, null));
+    List<JobRun> runs = List.of(
+        new JobRun(1, "nightly", "h200", 8, NOW.minusSeconds(600), null, null, NOW.minusSeconds(60)),
+        new JobRun(2, "nightly", "h200", 8, FROM.minusSeconds(600), null, null, FROM.minusSeconds(60)), // ended before
+        new JobRun(3, "nightly", "h200", 8, NOW.minusSeconds(600), null, null, null));
     AccountingDto a = Accounting.compute(NOW, WEEK, runs, List.of(), true);
     assertThat(a.jobsWithoutStart()).isEqualTo(2);
     assertThat(a.gpuHours()).isEmpty();

@@ -19,6 +19,6 @@ abstract class ModelContract extends KitGroup {
   @Timeout(120)
   @DisplayName("random command sequences keep the store equal to the reference model and every invariant true")
   void modelBased() {
-    new QueueModelCheck(this::newStore, modelExamples()).run();
+    new QueueModelCheck(this::newStore, modelExamples(), false, operatorControls()).run();
   }
 }

@@ -23,6 +23,7 @@ import dev.cipolicy.queue.model.Job;
 import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.model.JobSpec;
 import dev.cipolicy.queue.model.JobState;
+import dev.cipolicy.queue.model.JobWait;
 import dev.cipolicy.queue.model.Lease;
 import dev.cipolicy.queue.model.LeaseRef;
 import dev.cipolicy.queue.model.NewRequest;
@@ -30,6 +31,7 @@ import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.model.RequestId;
 import dev.cipolicy.queue.model.RequestState;
 import dev.cipolicy.queue.model.ResultPayload;
+import dev.cipolicy.queue.model.WaitReason;
 import dev.cipolicy.queue.spi.AttachResult;
 import dev.cipolicy.queue.spi.Backfill;
 import dev.cipolicy.queue.spi.CancelResult;
@@ -39,6 +41,7 @@ import dev.cipolicy.queue.spi.LeaseResult;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.PurgeResult;
 import dev.cipolicy.queue.spi.QueueStore;
+import dev.cipolicy.queue.spi.RetryResult;
 import dev.cipolicy.queue.spi.StartCommand;
 import dev.cipolicy.queue.spi.StartResult;
 import dev.cipolicy.queue.spi.SubmitResult;
@@ -53,8 +56,10 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -64,7 +69,8 @@ import org.quicktheories.core.Gen;
  * The model-based test of a store: QuickTheories generates command lists (submit, a CI run submission that may
  * attach, supersede or be superseded, attach, tick from one of three sites, claim from one of four collectors, heartbeat, complete, fail, release, a stale update, a
  * crash, cancel, clock advances, collector heartbeats and (de)activation, a collector registering again with
- * another inventory, retiring a collector, purge), runs each command through real
+ * another inventory, retiring a collector, purge, and for a store with operator controls an operator's retry of a
+ * job and pausing or resuming a pool), runs each command through real
  * engines on the store under test and on {@link ReferenceQueueStore}, and after every step compares the
  * results, the whole state, the history (read in pages of two) and the parents both stores know, and checks
  * the invariants and the order. On failure QuickTheories shrinks the list and reports the seed.
@@ -75,7 +81,7 @@ final class QueueModelCheck {
   enum Op {
     SUBMIT(10), ATTACH(4), TICK(14), START_STALE_VIEW(3), CLAIM(18), HEARTBEAT(5), COMPLETE(20), FAIL(6),
     RELEASE(2), STALE(5), CRASH(3), CANCEL(2), ADVANCE(6), COLLECTOR_HEARTBEAT(2), TOGGLE_ACTIVE(1),
-    COMPLETE_ALL(6), PURGE(4), START_GPU(5), SUBMIT_CI(5), REREGISTER(8), RETIRE(2);
+    COMPLETE_ALL(6), PURGE(4), START_GPU(5), SUBMIT_CI(5), REREGISTER(8), RETIRE(2), RETRY(4), PAUSE(3);
 
     final int weight;
 
@@ -115,16 +121,7 @@ final class QueueModelCheck {
   private final Function<InstantSource, QueueStore> stores;
   private final int examples;
   private final boolean nanosecondClock;
-
-  /**
-   * A check on a clock that starts at a whole second and moves in steps of 20 seconds.
-   *
-   * @param stores new, empty stores under test, on the given clock
-   * @param examples how many scenarios to run
-   */
-  QueueModelCheck(Function<InstantSource, QueueStore> stores, int examples) {
-    this(stores, examples, false);
-  }
+  private final boolean operatorControls;
 
   /**
    * A check on a clock that, when {@code nanosecondClock}, starts at an odd nanosecond and moves by steps
@@ -134,11 +131,15 @@ final class QueueModelCheck {
    * @param stores new, empty stores under test, on the given clock
    * @param examples how many scenarios to run
    * @param nanosecondClock whether the clock ticks in nanoseconds
+   * @param operatorControls whether the store has operator controls (retry, pause); without them those
+   *     commands do nothing
    */
-  QueueModelCheck(Function<InstantSource, QueueStore> stores, int examples, boolean nanosecondClock) {
+  QueueModelCheck(Function<InstantSource, QueueStore> stores, int examples, boolean nanosecondClock,
+      boolean operatorControls) {
     this.stores = stores;
     this.examples = examples;
     this.nanosecondClock = nanosecondClock;
+    this.operatorControls = operatorControls;
   }
 
   void run() {
@@ -267,9 +268,14 @@ final class QueueModelCheck {
         case CLAIM -> {
           String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
           int limit = 1 + cmd.b() % 2;
+          // Read from the model, whose state equalled the store's after the last step (no round trip).
+          boolean paused = model.collector(collector).map(c -> model.pausedPools().contains(c.tag())).orElse(false);
           ClaimResult rc = r.claim(collector, limit);
           ClaimResult mc = m.claim(collector, limit);
           assertThat(render(rc, this::mapped)).as(at(cmd)).isEqualTo(render(mc, RequestId::toString));
+          if (paused) {
+            assertThat(rc.claims()).as("claims of %s in a paused pool at %s", collector, at(cmd)).isEmpty();
+          }
           for (int i = 0; i < rc.claims().size(); i++) {
             held.add(new Lease[] {rc.claims().get(i).lease(), mc.claims().get(i).lease()});
           }
@@ -345,6 +351,87 @@ final class QueueModelCheck {
           String collector = COLLECTORS[cmd.a() % COLLECTORS.length];
           assertThat(r.retireCollector(collector)).as(at(cmd)).isEqualTo(m.retireCollector(collector));
         }
+        case RETRY -> retry(cmd, r, m);
+        case PAUSE -> pause(cmd, r, m);
+      }
+    }
+
+    /**
+     * An operator's retry of a job of a known request: mostly a failed or cancelled one, sometimes any (which is
+     * refused). A refusal changes nothing, and {@code CAP_REACHED} only when the cap is full; a retried job is
+     * queued with no lease, and its request in progress within the cap. That it never runs twice at once is the
+     * live-leases-per-job invariant of {@link #checkState}: the leases its collectors still believe they hold
+     * (of its earlier attempts) no longer fence it.
+     */
+    private void retry(Command cmd, JobQueue r, JobQueue m) {
+      if (!operatorControls) {
+        return;
+      }
+      // Chosen from the model's jobs (no round trip), then found in the store by its key.
+      List<Job> all = new ArrayList<>();
+      List<Job> retryable = new ArrayList<>();
+      List<Job> reopening = new ArrayList<>();
+      Map<RequestId, RequestId> toReal = new HashMap<>();
+      for (RequestId[] pair : known) {
+        toReal.put(pair[1], pair[0]);
+        for (Job job : model.jobs(pair[1])) {
+          all.add(job);
+          if (job.state() == JobState.FAILED || job.state() == JobState.CANCELLED) {
+            retryable.add(job);
+            if (model.request(pair[1]).orElseThrow().state() == RequestState.COMPLETED) {
+              reopening.add(job);
+            }
+          }
+        }
+      }
+      // Mostly a retryable job, half of the time one whose completed request it reopens (or finds the cap full).
+      List<Job> from = retryable.isEmpty() || cmd.b() % 5 == 0 ? all
+          : reopening.isEmpty() || cmd.c() % 2 == 0 ? retryable : reopening;
+      if (from.isEmpty()) {
+        return;
+      }
+      Job modelJob = from.get(cmd.a() % from.size());
+      String key = key(modelJob, RequestId::toString);
+      Job realJob = real.jobs(Objects.requireNonNull(toReal.get(modelJob.requestId()))).stream()
+          .filter(j -> key(j, this::mapped).equals(key)).findFirst().orElseThrow();
+      RetryResult rr = r.retryJob(realJob.id());
+      RetryResult mr = m.retryJob(modelJob.id());
+      assertThat(render(rr, this::mapped)).as(at(cmd)).isEqualTo(render(mr, RequestId::toString));
+      if (rr.status() != RetryResult.Status.RETRIED) {
+        // That a refusal changed nothing is the comparison of the whole state with the model after this step.
+        if (rr.status() == RetryResult.Status.CAP_REACHED) {
+          assertThat(real.inProgressRequests().stream().filter(x -> x.kind().isCapped()).count())
+              .as("requests in progress when %s was refused for the cap", key).isGreaterThanOrEqualTo(
+                  scenario.maxInProgress());
+        }
+        return;
+      }
+      Job queued = real.job(realJob.id()).orElseThrow();
+      assertThat(queued.state()).as("%s retried at %s", key, at(cmd)).isEqualTo(JobState.QUEUED);
+      assertThat(queued.lease()).as("lease of %s retried at %s", key, at(cmd)).isEmpty();
+      Request request = real.request(realJob.requestId()).orElseThrow();
+      assertThat(request.state()).as("request of %s retried at %s", key, at(cmd)).isEqualTo(RequestState.IN_PROGRESS);
+      // Operator retries are the one way out of a terminal state: the job (and a reopened request) may change.
+      terminal.remove("job " + key);
+      terminal.remove("request " + mapped(request.id()));
+    }
+
+    /**
+     * Pauses or resumes pool x or y (now and then setting the state it has). A paused pool's queued jobs all
+     * wait with {@code POOL_PAUSED}, a resumed pool's with another reason; the claims of a paused pool's
+     * collectors lease nothing (checked at each claim), and after a resume claim as the model does.
+     */
+    private void pause(Command cmd, JobQueue r, JobQueue m) {
+      if (!operatorControls) {
+        return;
+      }
+      String pool = cmd.a() % 2 == 0 ? "x" : "y";
+      boolean pause = cmd.b() % 4 == 0 ? model.pausedPools().contains(pool) : !model.pausedPools().contains(pool);
+      assertThat(r.setPoolPaused(pool, pause)).as(at(cmd)).isEqualTo(m.setPoolPaused(pool, pause));
+      // The paused pools themselves are part of the state compared with the model after this step.
+      for (JobWait wait : real.pool(pool, LEASE).waits()) {
+        assertThat(wait.reason().kind() == WaitReason.Kind.POOL_PAUSED).as("wait of %s in pool %s after %s",
+            key(wait.job(), this::mapped), pool, at(cmd)).isEqualTo(pause);
       }
     }
 
@@ -741,6 +828,7 @@ final class QueueModelCheck {
       for (Collector c : store.collectors()) {
         out.put("collector " + c.name(), c.toString());
       }
+      out.put("paused pools", new TreeSet<>(store.pausedPools()).toString());
       return out;
     }
 
@@ -777,6 +865,11 @@ final class QueueModelCheck {
   /** A lease without its token, which each store draws on its own. */
   static String render(Lease l) {
     return "attempt " + l.attempt() + " until " + l.expiresAt() + " by " + l.collector() + " on " + l.devices();
+  }
+
+  static String render(RetryResult result, Function<RequestId, String> ids) {
+    return result.status() + " " + result.job().map(j -> render(j, ids)) + " " + result.request().map(
+        r -> render(r, ids)) + " reopened=" + result.reopened();
   }
 
   static String render(AttachResult result) {

@@ -41,6 +41,7 @@ import dev.cipolicy.queue.spi.ClaimResult;
 import dev.cipolicy.queue.spi.CollectorRegistration;
 import dev.cipolicy.queue.spi.CollectorResult;
 import dev.cipolicy.queue.spi.RetireResult;
+import dev.cipolicy.queue.spi.RetryResult;
 import dev.cipolicy.queue.spi.CompletionResult;
 import dev.cipolicy.queue.spi.ExpiryResult;
 import dev.cipolicy.queue.spi.HistoryPage;
@@ -62,6 +63,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -95,6 +97,8 @@ public final class ReferenceQueueStore implements QueueStore {
   private FleetShares shares = FleetShares.none();
   /** The reservation each pool kept from its last claim of a host, by tag. */
   private final TreeMap<String, DevicePlacement.KeptReservation> kept = new TreeMap<>();
+  /** The pools an operator paused ({@link #setPoolPaused}). */
+  private final TreeSet<String> paused = new TreeSet<>();
 
   /**
    * Creates an empty model on a clock.
@@ -361,6 +365,9 @@ public final class ReferenceQueueStore implements QueueStore {
       if (j.spec().collectorTag().equals(found.tag())) {
         expire(j, now, command.maxCrashRescues());
       }
+    }
+    if (paused.contains(found.tag())) {
+      return new ClaimResult(ClaimResult.Status.OK, List.of());
     }
     CollectorRegistration.takeAtClaim(found.heartbeatAt(now), liveHeld(found.name(), now))
         .ifPresent(c -> collectors.put(c.name(), c));
@@ -671,8 +678,49 @@ public final class ReferenceQueueStore implements QueueStore {
       }
     }
     // No claimer: only live hosts count ("" names no collector).
-    return DevicePlacement.view(tag, now, queued, hosts(tag, "", now, collectorTimeout), live, shares,
+    PoolView view = DevicePlacement.view(tag, now, queued, hosts(tag, "", now, collectorTimeout), live, shares,
         ledger(tag, now), kept.get(tag));
+    return paused.contains(tag) ? view.paused() : view;
+  }
+
+  @Override
+  public synchronized RetryResult retryJob(JobId id, int maxInProgress) {
+    Objects.requireNonNull(id, "job id");
+    Job job = jobs.get(id.value());
+    if (job == null) {
+      return RetryResult.unchanged(RetryResult.Status.NOT_FOUND, null, null);
+    }
+    Request request = Objects.requireNonNull(requests.get(job.requestId().value()), "the request of a job");
+    if (job.state() != JobState.FAILED && job.state() != JobState.CANCELLED) {
+      return RetryResult.unchanged(RetryResult.Status.NOT_RETRYABLE, job, request);
+    }
+    if (request.state() == RequestState.CANCELLED) {
+      return RetryResult.unchanged(RetryResult.Status.REQUEST_CANCELLED, job, request);
+    }
+    boolean reopen = request.state() == RequestState.COMPLETED;
+    if (reopen && request.kind().isCapped()
+        && inProgressRequests().stream().filter(r -> r.kind().isCapped()).count() >= maxInProgress) {
+      return RetryResult.unchanged(RetryResult.Status.CAP_REACHED, job, request);
+    }
+    if (reopen && request.pr().isPresent() && openRequests().stream().anyMatch(r -> r.kind() == request.kind()
+        && r.pr().equals(request.pr()))) {
+      return RetryResult.unchanged(RetryResult.Status.PR_HAS_OPEN_REQUEST, job, request);
+    }
+    now();
+    Job queued = put(job.retried());
+    Request after = reopen ? put(request.reopened()) : request;
+    return new RetryResult(RetryResult.Status.RETRIED, Optional.of(queued), Optional.of(after), reopen);
+  }
+
+  @Override
+  public synchronized boolean setPoolPaused(String tag, boolean pause) {
+    QueueNames.check(tag, "pool");
+    return pause ? paused.add(tag) : paused.remove(tag);
+  }
+
+  @Override
+  public synchronized Set<String> pausedPools() {
+    return Set.copyOf(paused);
   }
 
   @Override

@@ -244,6 +244,6 @@ abstract class TimePrecisionContract extends KitGroup {
   @DisplayName("random command sequences on a clock ticking in odd nanoseconds keep the store equal to the"
       + " reference model")
   void modelOnNanosecondClock() {
-    new QueueModelCheck(this::newStore, modelExamples(), true).run();
+    new QueueModelCheck(this::newStore, modelExamples(), true, operatorControls()).run();
   }
 }

@@ -25,10 +25,4 @@ class ReferenceQueueStoreCompatibilityTest extends QueueStoreCompatibilityKit {
   protected int shareModelOperations() {
     return 20_000;
   }
-
-  /** The reference model has no operator controls: they are checked against the real stores. */
-  @Override
-  protected boolean operatorControls() {
-    return false;
-  }
 }
