@@ -73,7 +73,7 @@ public final class Accounting {
     }
     Matcher m = WINDOW.matcher(text.strip().toLowerCase(Locale.ROOT));
     if (!m.matches()) {
-      throw new FleetView.BadRequest("window '" + printable(text) + "' is not a duration; expected a number and "
+      throw new FleetView.BadRequest("window '" + FleetView.BadRequest.printable(text) + "' is not a duration; expected a number and "
           + "a unit m, h or d, e.g. 7d, 24h or 90m");
     }
     long n = Long.parseLong(m.group(1));
@@ -83,14 +83,9 @@ public final class Accounting {
       default -> Duration.ofDays(n);
     };
     if (d.compareTo(MIN_WINDOW) < 0 || d.compareTo(MAX_WINDOW) > 0) {
-      throw new FleetView.BadRequest("window '" + printable(text) + "' is out of range; expected 1m to 31d");
+      throw new FleetView.BadRequest("window '" + FleetView.BadRequest.printable(text) + "' is out of range; expected 1m to 31d");
     }
     return d;
-  }
-
-  private static String printable(String s) {
-    String p = s.replaceAll("[^\\x20-\\x7e]", "?");
-    return p.length() > 40 ? p.substring(0, 40) + "..." : p;
   }
 
   /**

@@ -737,6 +737,15 @@ public final class FleetView {
     BadRequest(String message) {
       super(message);
     }
+
+    /**
+     * A query value as a message quotes it: printable ASCII only (anything else as {@code ?}), cut at 40
+     * characters.
+     */
+    static String printable(String s) {
+      String p = s.replaceAll("[^\\x20-\\x7e]", "?");
+      return p.length() > 40 ? p.substring(0, 40) + "..." : p;
+    }
   }
 
   static Optional<Request> find(QueueStore store, long id) {

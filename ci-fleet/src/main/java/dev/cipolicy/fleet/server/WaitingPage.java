@@ -49,17 +49,12 @@ record WaitingPage(int offset, int limit) {
     try {
       n = Long.parseLong(t);
     } catch (NumberFormatException e) {
-      throw new FleetView.BadRequest(name + " '" + printable(t) + "' is not a number; expected " + min + " to "
+      throw new FleetView.BadRequest(name + " '" + FleetView.BadRequest.printable(t) + "' is not a number; expected " + min + " to "
           + max);
     }
     if (n < min || n > max) {
       throw new FleetView.BadRequest(name + " " + n + " is out of range; expected " + min + " to " + max);
     }
     return (int) n;
-  }
-
-  private static String printable(String s) {
-    String p = s.replaceAll("[^\\x20-\\x7e]", "?");
-    return p.length() > 40 ? p.substring(0, 40) + "..." : p;
   }
 }
