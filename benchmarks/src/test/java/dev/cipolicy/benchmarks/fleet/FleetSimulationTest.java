@@ -64,6 +64,16 @@ class FleetSimulationTest {
       assertThat(FleetSimulation.utilization(r, o)).isGreaterThan(0).isLessThanOrEqualTo(1);
       assertThat(FleetSimulation.nightlyWindowUtilization(r, o)).isGreaterThan(0).isLessThanOrEqualTo(1);
     }
+    for (Workload.Run run : w.runs) {
+      assertThat(LowerBound.withinShares(w, r.policy(), run)).as("bound of %s held to its shares", run.what())
+          .isGreaterThanOrEqualTo(LowerBound.of(w, run));
+      if (run.cadence().equals("weekly")) {
+        // the weekly's shares do not borrow, so no schedule that holds them beats the bound held to them
+        assertThat(r.bs().makespan(run)).as("(b'): makespan of %s against its bound held to its shares", run.what())
+            .isGreaterThanOrEqualTo(LowerBound.withinShares(w, r.policy(), run))
+            .isGreaterThan(LowerBound.of(w, run));
+      }
+    }
     assertThat(r.b().doubleBookings).isZero();
     assertThat(r.bs().doubleBookings).isZero();
     assertThat(r.b().jobs).isEqualTo(w.tests.size());
