@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.cipolicy.cli.CliTestSupport.Result;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,6 +13,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +25,7 @@ class WorkflowLintCommandTest {
   static final String FLEET = "examples/workflows/fleet";
   static final String FLEET_POLICY = "examples/policies/fleet.yaml";
   static final String FLEET_REGISTRATIONS = "examples/registrations/fleet.yaml";
+  static final String FLEET_LEASE = "examples/workflows/fleet-lease";
 
   @Test
   void theBuggySetFailsWithOneAnnotationPerFinding() {
@@ -70,6 +74,57 @@ class WorkflowLintCommandTest {
       assertThat(f.code()).as(b.getKey()).isEqualTo(1);
       assertThat(f.err()).as(b.getKey()).contains("title=" + b.getKey() + "::");
     }
+  }
+
+  @Test
+  void theLeaseExampleWorkflowPassesAndEachStageLeasesItsSuitesGpusForEachShard(@TempDir Path tmp)
+      throws Exception {
+    Result r = run("workflow", "lint", "--workflows", FLEET_LEASE, "--policy", FLEET_POLICY, "--registrations",
+        FLEET_REGISTRATIONS);
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out()).isEqualTo(
+        "Linted 1 workflow(s) in examples/workflows/fleet-lease: 0 error(s), 0 warning(s)\n");
+    // every stage job leases its suite's GPUs and runs each of its shards once, as the policy says
+    YAMLMapper yaml = new YAMLMapper();
+    JsonNode suites = yaml.readTree(CliTestSupport.REPO.resolve(FLEET_POLICY).toFile()).at("/backends/cuda/suites");
+    JsonNode jobs = yaml.readTree(CliTestSupport.REPO.resolve(FLEET_LEASE).resolve("gpu-tests.yml").toFile())
+        .get("jobs");
+    Pattern lease = Pattern.compile("fleet lease --gpus (\\d+) --cadence \"\\$CI_CADENCE\".*-- bash ci/run_suite\\.sh"
+        + " --suite (\\S+) --shard (.+?) --shards (\\d+)", Pattern.DOTALL);
+    List<String> leased = new ArrayList<>();
+    for (Map.Entry<String, JsonNode> suite : suites.properties()) {
+      JsonNode job = jobs.get(suite.getKey());
+      assertThat(job).as("the stage job of %s", suite.getKey()).isNotNull();
+      assertThat(job.get("runs-on").toString()).isEqualTo("[\"self-hosted\",\"gpu\"]");
+      String step = job.at("/steps/1/run").asText().replace("\\\n", "");
+      Matcher m = lease.matcher(step);
+      assertThat(m.find()).as(step).isTrue();
+      int shards = suite.getValue().path("shards").asInt(1);
+      assertThat(Integer.parseInt(m.group(1))).as(suite.getKey()).isEqualTo(suite.getValue().get("gpus").asInt());
+      assertThat(m.group(2)).isEqualTo(suite.getKey());
+      assertThat(Integer.parseInt(m.group(4))).isEqualTo(shards);
+      if (shards == 1) {
+        assertThat(m.group(3)).isEqualTo("0");
+      } else {
+        assertThat(m.group(3)).isEqualTo("${{ matrix.shard }}");
+        assertThat(job.at("/strategy/matrix/shard").toString())
+            .isEqualTo(new ObjectMapper().writeValueAsString(java.util.stream.IntStream.range(0, shards).boxed()
+                .toList()));
+      }
+      leased.add(suite.getKey());
+    }
+    assertThat(leased).containsExactly("stage-a-1-gpu", "stage-b-2-gpu", "stage-c-4-gpu");
+    // the rules read it too: without its skip guard the same file fails
+    String text = Files.readString(CliTestSupport.REPO.resolve(FLEET_LEASE).resolve("gpu-tests.yml"),
+        StandardCharsets.UTF_8);
+    String broken = text.replace("'stage-b-2-gpu') }}", "'stage-b-2-gpu-x') }}");
+    assertThat(broken).isNotEqualTo(text);
+    Path dir = Files.createDirectories(tmp.resolve("broken"));
+    Files.writeString(dir.resolve("gpu-tests.yml"), broken, StandardCharsets.UTF_8);
+    Result f = run("workflow", "lint", "--workflows", dir.toString(), "--policy", FLEET_POLICY);
+    assertThat(f.code()).isEqualTo(1);
+    assertThat(f.err()).contains("title=skip-list-honoured::");
   }
 
   @Test
