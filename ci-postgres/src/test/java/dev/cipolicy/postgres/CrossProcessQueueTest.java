@@ -38,9 +38,10 @@ class CrossProcessQueueTest {
   private static final int K = 2;
   private static final int COLLECTORS_PER_TAG = 2;
   /**
-   * How long the workers may take before the test gives up and names what is outstanding. About 16 s on a
-   * quiet machine; the workers stop as soon as no request is open, so the bound only matters when the queue
-   * lost a job (then no worker ever sees the work done) or the machine is many times slower than that.
+   * How long the workers may take before the test gives up and names what is outstanding. They took 16-18 s
+   * at a load of 10 on two cores and 40-42 s at 16 (the fixed 50 s they used to run for was nearly spent);
+   * they stop as soon as no request is open, so the bound only matters when the queue lost a job (then no
+   * worker ever sees the work done) or the machine is slower still.
    */
   private static final Duration WORK_DEADLINE = Duration.ofSeconds(240);
 
