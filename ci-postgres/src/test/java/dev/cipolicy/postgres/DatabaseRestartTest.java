@@ -1,6 +1,7 @@
 package dev.cipolicy.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -72,9 +73,14 @@ class DatabaseRestartTest {
   private static final int GROUPS = 40;
   private static final int COLLECTORS = 4;
   private static final long WORK_MS = 25;
+  /**
+   * How long the loops may run before the test gives up and names what is outstanding; they stop as soon as
+   * every request is completed (5–13 s here on a loaded machine), so the bound only matters when work is lost.
+   */
+  private static final Duration WORK_DEADLINE = Duration.ofSeconds(150);
 
   @Test
-  @Timeout(90)
+  @Timeout(200)
   void collectorsAndASiteRideOutAnImmediateRestartAndEveryJobEndsExactlyOnce() throws Exception {
     String schema = "restart_" + SCHEMAS.incrementAndGet();
     QueueSettings settings = QueueSettings.builder().maxInProgress(2).leaseDuration(Duration.ofSeconds(3))
@@ -98,7 +104,7 @@ class DatabaseRestartTest {
       AtomicInteger uncertain = new AtomicInteger();
       List<Throwable> failures = new CopyOnWriteArrayList<>();
       List<Thread> threads = new ArrayList<>();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      long deadline = System.nanoTime() + WORK_DEADLINE.toNanos();
 
       threads.add(new Thread(() -> {
         try {
@@ -145,7 +151,10 @@ class DatabaseRestartTest {
       for (Thread t : threads) {
         t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000 + 5000));
       }
-      done.set(true);
+      if (!done.getAndSet(true)) {
+        fail("the loops did not see every request completed within " + WORK_DEADLINE.toSeconds() + " s ("
+            + restarts + "); outstanding: " + outstanding(schema));
+      }
 
       assertThat(failures).as("unexpected errors in the loops").isEmpty();
       assertThat(threads).as("every loop ended").noneMatch(Thread::isAlive);
@@ -179,7 +188,7 @@ class DatabaseRestartTest {
   }
 
   @Test
-  @Timeout(120)
+  @Timeout(200)
   void anOutageLongerThanALeaseLosesNoJobFinishesNoneTwiceAndTheQueueResumesAtOnce() throws Exception {
     String schema = "outage_" + SCHEMAS.incrementAndGet();
     Duration lease = Duration.ofSeconds(2);
@@ -210,7 +219,7 @@ class DatabaseRestartTest {
       Map<String, AtomicLong> lastSuccess = new ConcurrentHashMap<>();
       List<Throwable> failures = new CopyOnWriteArrayList<>();
       List<Thread> threads = new ArrayList<>();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+      long deadline = System.nanoTime() + WORK_DEADLINE.toNanos();
       threads.add(new Thread(() -> {
         try {
           while (!done.get() && System.nanoTime() < deadline) {
@@ -283,7 +292,10 @@ class DatabaseRestartTest {
       for (Thread t : threads) {
         t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000 + 5000));
       }
-      done.set(true);
+      if (!done.getAndSet(true)) {
+        fail("the loops did not see every request completed within " + WORK_DEADLINE.toSeconds()
+            + " s (an outage of " + downMs + " ms); outstanding: " + outstanding(schema));
+      }
 
       assertThat(failures).as("unexpected errors in the loops").isEmpty();
       assertThat(threads).as("every loop ended").noneMatch(Thread::isAlive);
@@ -542,6 +554,20 @@ class DatabaseRestartTest {
         }
       }
     }
+  }
+
+  /** The requests not completed and the jobs not succeeded, by state, and the leases held. */
+  private static String outstanding(String schema) throws SQLException {
+    StringBuilder out = new StringBuilder();
+    for (String state : List.of("WAITING_FOR_ARTIFACTS", "ARTIFACTS_READY", "IN_PROGRESS", "CANCELLED")) {
+      long n = count(schema, "SELECT count(*) FROM %s.queue_requests WHERE state = '" + state + "'");
+      out.append(n == 0 ? "" : "requests " + state + "=" + n + ", ");
+    }
+    for (String state : List.of("QUEUED", "LEASED", "FAILED", "CANCELLED")) {
+      long n = count(schema, "SELECT count(*) FROM %s.queue_jobs WHERE state = '" + state + "'");
+      out.append(n == 0 ? "" : "jobs " + state + "=" + n + ", ");
+    }
+    return out.append("leases held ").append(count(schema, "SELECT count(*) FROM %s.queue_leases")).toString();
   }
 
   private static long count(String schema, String sql) throws SQLException {

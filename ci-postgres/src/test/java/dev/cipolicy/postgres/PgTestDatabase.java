@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.cipolicy.queue.model.JobId;
 import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
 import java.io.IOException;
 import java.lang.reflect.InvocationHandler;
@@ -18,6 +19,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -130,6 +132,18 @@ final class PgTestDatabase implements AutoCloseable {
   /** The first column of every row of a query, as numbers. */
   List<Long> longs(String sql) {
     return column(sql, rs -> rs.getLong(1));
+  }
+
+  /**
+   * When the live lease of a job runs out, on the store's clock (its {@code queue_leases} row). The fault tests
+   * compare it with the attempt that took the job over ({@code QueueStore.attempts}, also the store's clock), so
+   * a slow test machine cannot make the order look wrong.
+   */
+  Instant leaseExpiry(JobId job) {
+    List<Instant> expiry = column("SELECT expires_at FROM " + schema + ".queue_leases WHERE job_id = " + job.value(),
+        rs -> rs.getTimestamp(1).toInstant());
+    assertThat(expiry).as("the lease row of job %d", job.value()).hasSize(1);
+    return expiry.get(0);
   }
 
   /** The single number a query returns, e.g. a count. */

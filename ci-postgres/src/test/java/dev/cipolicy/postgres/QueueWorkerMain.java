@@ -41,7 +41,9 @@ import javax.sql.DataSource;
  *   <li>{@code name}, {@code tag}: the collector;
  *   <li>{@code groups}, {@code tags}, {@code k}, {@code leaseMs}, {@code timeoutMs}: the queue settings, the
  *       same in every process;
- *   <li>{@code durationMs}, {@code maxIterations}: the bounds; the process always exits by itself.
+ *   <li>{@code durationMs}, {@code maxIterations}: the bounds; the process always exits by itself. A
+ *       {@code collector} or {@code site} says on its {@code DONE} line why it stopped: {@code stop=done} (no
+ *       request open) or {@code stop=bound} (a bound ended the loop with work possibly outstanding).
  * </ul>
  *
  * <p>A collector records every job it brought to a terminal state in {@code <schema>.worker_outcomes}, so
@@ -151,6 +153,7 @@ public final class QueueWorkerMain {
     int errors = 0;
     int idle = 0;
     int iterations = 0;
+    boolean finished = false;
     while (System.nanoTime() < deadline && iterations++ < maxIterations) {
       try {
         ClaimResult claimed = queue.claim(name, 4);
@@ -159,6 +162,7 @@ public final class QueueWorkerMain {
         }
         if (claimed.claims().isEmpty()) {
           if (queue.store().openRequests().isEmpty() && ++idle >= 3) {
+            finished = true;
             break;
           }
           queue.collectorHeartbeat(name);
@@ -203,7 +207,7 @@ public final class QueueWorkerMain {
       }
     }
     System.out.println("DONE collector " + name + " terminal=" + terminal + " retried=" + retried + " stale=" + stale
-        + " errors=" + errors + " iterations=" + iterations);
+        + " errors=" + errors + " iterations=" + iterations + " stop=" + (finished ? "done" : "bound"));
     return 0;
   }
 
@@ -224,12 +228,14 @@ public final class QueueWorkerMain {
     int completed = 0;
     int errors = 0;
     int iterations = 0;
+    boolean finished = false;
     while (System.nanoTime() < deadline && iterations++ < maxIterations) {
       try {
         var tick = queue.tick();
         started += tick.started().size();
         completed += tick.completed().size();
         if (queue.store().openRequests().isEmpty()) {
+          finished = true;
           break;
         }
       } catch (QueueStoreException e) {
@@ -241,7 +247,7 @@ public final class QueueWorkerMain {
       Thread.sleep(10);
     }
     System.out.println("DONE site started=" + started + " completed=" + completed + " errors=" + errors
-        + " iterations=" + iterations);
+        + " iterations=" + iterations + " stop=" + (finished ? "done" : "bound"));
     return 0;
   }
 

@@ -18,7 +18,14 @@ final class CliTestSupport {
   record Result(int code, String out, String err) {}
 
   static Result run(Map<String, String> env, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    return run(env, new ByteArrayOutputStream(), args);
+  }
+
+  /**
+   * Runs the CLI with its standard output written to {@code out} as it goes, so that a test can read what a
+   * long-running command printed so far ({@link ByteArrayOutputStream#toString} is safe from another thread).
+   */
+  static Result run(Map<String, String> env, ByteArrayOutputStream out, String... args) {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code = CiPolicyCli.run(args, env, REPO, new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));

@@ -18,6 +18,7 @@ import dev.cipolicy.queue.model.JobState;
 import dev.cipolicy.queue.model.LogChunk;
 import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.model.RequestState;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -126,14 +127,25 @@ class FleetSubmitCommandTest {
     registerFleet(8);
     Path summary = dir.resolve("summary.md");
     env.put("GITHUB_STEP_SUMMARY", summary.toString());
+    ByteArrayOutputStream live = new ByteArrayOutputStream();
     CompletableFuture<CliTestSupport.Result> submit = CompletableFuture.supplyAsync(() ->
-        run(env, nightly("--wait", "--suite", "stage-c-2-gpu-h200")));
+        run(env, live, nightly("--wait", "--suite", "stage-c-2-gpu-h200")));
     Request request = await(() -> queue.ciRun("acme/trainer", 9001, 1));
     // play the h200 host: run every job it is given; shard 1 of the 2-GPU suite fails with a log
     int handled = 0;
     while (handled < 8) {
       List<Claim> claims = queue.claim("h200-0", 8).claims();
-      Thread.sleep(300); // six polls: the follower sees the jobs running
+      if (claims.isEmpty()) {
+        Thread.sleep(50);
+      }
+      for (Claim c : claims) {
+        String name = c.job().spec().benchmarkGroup();
+        if (name.startsWith("stage-c-2-gpu-h200-")) {
+          // a followed job runs until the follower has seen it running (one of its polls, every 50 ms)
+          await(() -> live.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("started " + name + " "))
+              .findFirst());
+        }
+      }
       for (Claim c : claims) {
         handled++;
         String name = c.job().spec().benchmarkGroup();
