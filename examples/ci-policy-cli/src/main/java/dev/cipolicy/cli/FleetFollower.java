@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * Follows the jobs of one request in the store until every followed job has ended: it reads them every poll
  * interval and reports each change once, through {@link FleetReport}'s lines: a start (host, devices, time
  * waited), a return to the queue (a host died or released it: the job runs again), and an end (outcome, time
- * run, the failure). Times are the store's ({@link QueueStore#now()}), observed at each poll, so a start or
+ * run, the failure). A job that started and ended between two polls gets its start line too, from the store's
+ * record of its attempt. Times are the store's ({@link QueueStore#now()}), observed at each poll, so a start or
  * end is known to within one poll interval. Reads go through a {@link StoreBudget}.
  */
 final class FleetFollower {
@@ -195,6 +196,8 @@ final class FleetFollower {
           s.host = last.get().collector();
           s.devices = last.get().devices();
           s.startedAt = last.get().startedAt();
+          // its start was not seen: the step's log still says where it ran, on which devices, after what wait
+          out.accept(FleetReport.started(view(s, now)));
         } else {
           s.host = budget.call(() -> store.result(job.id())).map(r -> r.collector()).orElse(null);
         }
