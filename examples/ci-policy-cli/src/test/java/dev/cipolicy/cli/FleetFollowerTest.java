@@ -92,6 +92,20 @@ class FleetFollowerTest {
   }
 
   @Test
+  void aStartSeenLateIsTimedByItsAttemptNotByThePollThatSawIt() throws Exception {
+    // the step's first poll comes 30 s after the job started (a slow runner): it waited 0 s and ran 1m 30s
+    now.set(now.get().plusSeconds(5));
+    Claim claim = queue.claim("host-a").claims().get(0);
+    now.set(now.get().plusSeconds(30));
+    follower.poll();
+    now.set(now.get().plusSeconds(60));
+    queue.complete(claim.lease());
+    assertThat(follower.poll()).isTrue();
+    assertThat(lines).containsExactly("started stage-c-4-gpu-0of1 on host-a devices 0,1,2,3 after waiting 5s",
+        "succeeded stage-c-4-gpu-0of1 on host-a in 1m 30s");
+  }
+
+  @Test
   void theCancellingHooksSnapshotReadsTheJobsAsTheyStandNow() throws Exception {
     queue.claim("host-a");
     List<FleetReport.Job> jobs = follower.snapshot(100).orElseThrow();
