@@ -330,7 +330,11 @@ final class FleetLeaseCommand implements Callable<Integer> {
         } catch (IOException e) {
           ended = true;
           hostLease.finish(held, 127);
-          throw new InvalidInputException("cannot start " + command.get(0) + ": " + Inputs.describe(e));
+          // Java's "Cannot run program \"x\": error=2, No such file or directory": the reason alone
+          String why = String.valueOf(e.getMessage())
+              .replaceFirst("^Cannot run program \"[^\"]*\"[^:]*: (error=\\d+, )?", "");
+          throw new InvalidInputException("cannot start " + command.get(0) + ": " + why + "; expected a program on the"
+              + " PATH or the path of an executable (there is no shell: write -- bash -c '...' for one)");
         }
       }
       Process p = Objects.requireNonNull(process);
