@@ -113,7 +113,7 @@ final class FleetCollectorCommand implements Callable<Integer> {
         throw new InvalidInputException("pool '" + pool + "' is not in the policy's fleet; expected one of " + pools);
       }
       String host = hostOptions.name(cli.environment());
-      Devices inventory = hostOptions.inventory();
+      Devices inventory = hostOptions.inventory(cli.environment());
       Map<String, String> remoteMap = remoteMap();
       DataSource ds = store.dataSource(cli.environment());
       String schema = store.schema(cli.environment());

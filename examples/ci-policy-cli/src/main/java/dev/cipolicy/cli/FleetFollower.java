@@ -26,8 +26,9 @@ import org.jspecify.annotations.Nullable;
  * Follows the jobs of one request in the store until every followed job has ended: it reads them every poll
  * interval and reports each change once, through {@link FleetReport}'s lines: a start (host, devices, time
  * waited), a return to the queue (a host died or released it: the job runs again), and an end (outcome, time
- * run, the failure). Times are the store's ({@link QueueStore#now()}), observed at each poll, so a start or
- * end is known to within one poll interval. Reads go through a {@link StoreBudget}.
+ * run, the failure). A job that started and ended between two polls gets its start line too, from the store's
+ * record of its attempt. Times are the store's: a start is its attempt's record (else {@link QueueStore#now()} at
+ * the poll that saw it), an end the job's finish. Reads go through a {@link StoreBudget}.
  */
 final class FleetFollower {
   private final QueueStore store;
@@ -179,10 +180,12 @@ final class FleetFollower {
       s.startedAt = null;
     }
     if (lease.isPresent() && s.lease == null) {
-      // a new lease: the job started (again)
+      // a new lease: the job started (again), when its attempt's record says (the first poll of a step may come
+      // seconds after the start); when the store keeps no attempts, when this poll saw it
       s.lease = lease.get();
       s.attempt = job.attempt();
-      s.startedAt = now;
+      int attempt = job.attempt();
+      s.startedAt = lastAttempt(job.id()).filter(a -> a.attempt() == attempt).map(JobAttempt::startedAt).orElse(now);
       out.accept(FleetReport.started(view(s, now)));
     }
     if (terminal) {
@@ -195,6 +198,8 @@ final class FleetFollower {
           s.host = last.get().collector();
           s.devices = last.get().devices();
           s.startedAt = last.get().startedAt();
+          // its start was not seen: the step's log still says where it ran, on which devices, after what wait
+          out.accept(FleetReport.started(view(s, now)));
         } else {
           s.host = budget.call(() -> store.result(job.id())).map(r -> r.collector()).orElse(null);
         }

@@ -6,6 +6,9 @@ import dev.cipolicy.queue.model.Devices;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +23,8 @@ import picocli.CommandLine.Option;
  */
 final class FleetHostOptions {
   static final String HOST_ENV = "CI_POLICY_FLEET_HOST";
+  /** How long a vendor tool may take to list the GPUs. */
+  static final Duration TOOL_TIMEOUT = Duration.ofSeconds(30);
 
   @Option(names = {"--name", "--host"}, paramLabel = "HOST", description = "The host's name in the queue [" + HOST_ENV
       + "] (default: the machine's host name).")
@@ -42,26 +47,40 @@ final class FleetHostOptions {
     return given.isPresent() ? given.get() : InetAddress.getLocalHost().getHostName();
   }
 
-  /** The host's devices: given, else detected with the chosen tool. */
-  Devices inventory() throws IOException, InterruptedException {
+  /**
+   * The host's devices: given, else detected with the chosen tool, found on the {@code PATH} of {@code env} (the
+   * CLI's environment).
+   */
+  Devices inventory(Map<String, String> env) throws InterruptedException {
     if (devices != null) {
       return devices.equals("none") ? Devices.none() : HostDevices.parse(devices);
     }
     Devices found = switch (gpuTool) {
-      case "nvidia-smi" -> HostDevices.fromNvidiaSmi(query(HostDevices.NVIDIA_QUERY));
-      case "rocm-smi" -> HostDevices.fromRocmSmi(query(HostDevices.ROCM_QUERY));
-      case "auto" -> detect();
+      case "nvidia-smi" -> HostDevices.fromNvidiaSmi(explicit(HostDevices.NVIDIA_QUERY, env));
+      case "rocm-smi" -> HostDevices.fromRocmSmi(explicit(HostDevices.ROCM_QUERY, env));
+      case "auto" -> detect(env);
       default -> throw new InvalidInputException("--gpu-tool '" + gpuTool + "' is not nvidia-smi, rocm-smi or auto");
     };
     return groups == null ? found : HostDevices.withGroups(found, groups);
   }
 
-  private static Devices detect() throws IOException, InterruptedException {
+  /** The output of the tool {@code --gpu-tool} names: one that cannot be started is bad input. */
+  private static String explicit(List<String> command, Map<String, String> env) throws InterruptedException {
     try {
-      return HostDevices.fromNvidiaSmi(query(HostDevices.NVIDIA_QUERY));
+      return query(command, env, TOOL_TIMEOUT);
+    } catch (IOException e) {
+      throw new InvalidInputException("--gpu-tool " + command.get(0) + ": cannot run " + command.get(0)
+          + " (not found on the PATH, or not executable); expected the GPU vendor's tool, or give --devices"
+          + " (e.g. 0-7, or none)");
+    }
+  }
+
+  private static Devices detect(Map<String, String> env) throws InterruptedException {
+    try {
+      return HostDevices.fromNvidiaSmi(query(HostDevices.NVIDIA_QUERY, env, TOOL_TIMEOUT));
     } catch (IOException e) {
       try {
-        return HostDevices.fromRocmSmi(query(HostDevices.ROCM_QUERY));
+        return HostDevices.fromRocmSmi(query(HostDevices.ROCM_QUERY, env, TOOL_TIMEOUT));
       } catch (IOException e2) {
         throw new InvalidInputException("neither nvidia-smi nor rocm-smi can be run on this host; give --devices"
             + " (e.g. 0-7, or none)");
@@ -69,19 +88,58 @@ final class FleetHostOptions {
     }
   }
 
-  /** The standard output of a vendor tool; an IOException when it cannot be started or fails. */
-  private static String query(List<String> command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    byte[] out = p.getInputStream().readNBytes(HostDevices.MAX_TEXT + 1);
-    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+  /**
+   * The standard output of a vendor tool, found on the {@code PATH} of {@code env}. The output is read while the
+   * tool runs, so a tool that hangs (as {@code nvidia-smi} does on a stuck GPU) is stopped after {@code timeout}.
+   *
+   * @return the output
+   * @throws IOException when the tool cannot be started
+   * @throws InvalidInputException when it exits with another code than 0, or does not answer in time
+   */
+  static String query(List<String> command, Map<String, String> env, Duration timeout)
+      throws IOException, InterruptedException {
+    List<String> argv = new java.util.ArrayList<>(command);
+    argv.set(0, onPath(command.get(0), env));
+    Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+    p.getOutputStream().close();
+    java.util.concurrent.atomic.AtomicReference<byte[]> out = new java.util.concurrent.atomic.AtomicReference<>(
+        new byte[0]);
+    Thread reader = new Thread(() -> {
+      try {
+        out.set(p.getInputStream().readNBytes(HostDevices.MAX_TEXT + 1));
+      } catch (IOException e) {
+        // the process was stopped; what was read is lost, and the exit code says what happened
+      }
+    }, "gpu-tool-output");
+    reader.setDaemon(true);
+    reader.start();
+    if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
-      throw new IOException(command.get(0) + " did not answer within 30 s");
+      throw new InvalidInputException(command.get(0) + " did not answer within " + timeout.toSeconds() + " s (a GPU"
+          + " or its driver may be stuck); expected it to list the GPUs, or give --devices (e.g. 0-7)");
     }
-    String text = new String(out, StandardCharsets.UTF_8);
+    reader.join(timeout.toMillis());
+    String text = new String(out.get(), StandardCharsets.UTF_8);
     if (p.exitValue() != 0) {
       throw new InvalidInputException(command.get(0) + " exited with code " + p.exitValue() + ": "
           + text.strip().lines().reduce((a, b) -> b).orElse("(no output)"));
     }
     return text;
+  }
+
+  /** A program name looked up on the {@code PATH} of {@code env}; as given when it has a slash or is not found. */
+  private static String onPath(String program, Map<String, String> env) {
+    String path = env.get("PATH");
+    if (program.contains("/") || path == null) {
+      return program;
+    }
+    for (String dir : path.split(":", -1)) {
+      Path candidate = Path.of(dir.isEmpty() ? "." : dir, program);
+      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+        return candidate.toString();
+      }
+    }
+    return program;
   }
 }

@@ -128,7 +128,7 @@ final class FleetLeaseCommand implements Callable<Integer> {
       if (!cadence.isEmpty()) {
         QueueNames.check(cadence, "--cadence");
       }
-      Devices inventory = hostOptions.inventory();
+      Devices inventory = hostOptions.inventory(cli.environment());
       if (gpus > inventory.size()) {
         throw new InvalidInputException("--gpus " + gpus + " is more than host " + host + " has: " + inventory.size()
             + " devices " + inventory.indices());
@@ -183,6 +183,11 @@ final class FleetLeaseCommand implements Callable<Integer> {
       if (!pools.contains(leasePool)) {
         throw new InvalidInputException("pool '" + leasePool + "' is not in the policy's fleet; expected one of "
             + pools + " (give --pool)");
+      }
+      if (!cadence.isEmpty() && !loaded.policy().cadenceNames().contains(cadence)) {
+        // a misspelt cadence would escape its fleet share
+        throw new InvalidInputException("--cadence '" + Console.plain(cadence) + "' is not a cadence of the policy;"
+            + " expected one of " + loaded.policy().cadenceNames());
       }
       if (backend != null) {
         List<Backend> all = loaded.policy().backends();
@@ -325,7 +330,11 @@ final class FleetLeaseCommand implements Callable<Integer> {
         } catch (IOException e) {
           ended = true;
           hostLease.finish(held, 127);
-          throw new InvalidInputException("cannot start " + command.get(0) + ": " + Inputs.describe(e));
+          // Java's "Cannot run program \"x\": error=2, No such file or directory": the reason alone
+          String why = String.valueOf(e.getMessage())
+              .replaceFirst("^Cannot run program \"[^\"]*\"[^:]*: (error=\\d+, )?", "");
+          throw new InvalidInputException("cannot start " + command.get(0) + ": " + why + "; expected a program on the"
+              + " PATH or the path of an executable (there is no shell: write -- bash -c '...' for one)");
         }
       }
       Process p = Objects.requireNonNull(process);

@@ -59,6 +59,8 @@ final class FleetSubmitCommand implements Callable<Integer> {
   /** The default poll interval of {@code --wait}. */
   static final long DEFAULT_POLL_MILLIS = 1000;
 
+  /** A commit id as the jobs' checkout takes it (the queue's rule for a CI run's commit). */
+  private static final Pattern COMMIT = Pattern.compile(dev.cipolicy.api.suite.RunFacts.COMMIT_GRAMMAR);
   private static final Pattern PULL_REF = Pattern.compile("refs/pull/([0-9]{1,18})/(?:merge|head)");
 
   /** A job name as {@code JobPlan.nameOf} writes it: {@code <suite>-<shard>of<shards>}. */
@@ -144,8 +146,12 @@ final class FleetSubmitCommand implements Callable<Integer> {
       if (budgetSeconds < 0 || budgetSeconds > 86_400 || pollMillis < 10 || pollMillis > 60_000) {
         throw new Inputs.InputException("--store-budget-seconds must be 0 to 86400 and --poll-millis 10 to 60000");
       }
-      planned = plan(cli, Inputs.loadPolicy(cli, policy));
-      names = followedNames(planned.jobs());
+      LoadedPolicy loaded = Inputs.loadPolicy(cli, policy);
+      planned = plan(cli, loaded);
+      names = followedNames(planned.jobs(), loaded);
+      if (waitForJobs) {
+        checkSummaryFile(cli);
+      }
     } catch (CiPolicyException e) {
       Annotations.report(cli, e);
       return FleetReport.EXIT_BAD_INPUT;
@@ -228,8 +234,13 @@ final class FleetSubmitCommand implements Callable<Integer> {
       }
     }
     if (ownsSummary && !summaryPath.isEmpty()) {
-      GateCommand.appendSummary(cli, cli.resolvePath(summaryPath), FleetReport.summary(title, shown),
-          "the fleet jobs' table");
+      try {
+        GateCommand.appendSummary(cli, cli.resolvePath(summaryPath), FleetReport.summary(title, shown),
+            "the fleet jobs' table");
+      } catch (CiPolicyException e) {
+        // the jobs ran: their outcome, not the summary, is the step's exit code
+        cli.console().warning("the jobs' table was not appended to the step summary: " + e.getMessage());
+      }
     }
     long ok = shown.stream().filter(j -> j.outcome() == FleetReport.Outcome.SUCCEEDED).count();
     cli.console().line(ok + " of " + shown.size() + " jobs succeeded");
@@ -255,13 +266,43 @@ final class FleetSubmitCommand implements Callable<Integer> {
     return true;
   }
 
-  private Set<String> followedNames(List<JobSpec> jobs) {
+  /**
+   * Refuses, before anything is submitted, a step summary file the jobs' table could not be appended to: a
+   * directory, or a path whose directory does not exist.
+   */
+  private void checkSummaryFile(CiPolicyCli cli) {
+    Optional<String> given = Inputs.flagOrEnv(stepSummary, cli.environment(), "GITHUB_STEP_SUMMARY")
+        .filter(s -> !s.isEmpty());
+    if (given.isEmpty()) {
+      return;
+    }
+    java.nio.file.Path file = cli.resolvePath(given.get());
+    String where = "step summary file " + Console.plain(given.get()) + " ("
+        + (stepSummary != null ? "--step-summary" : "GITHUB_STEP_SUMMARY") + ")";
+    java.nio.file.Path dir = file.toAbsolutePath().getParent();
+    if (java.nio.file.Files.isDirectory(file)) {
+      throw new Inputs.InputException(where + " is a directory; expected a file the jobs' table is appended to");
+    }
+    if (dir == null || !java.nio.file.Files.isDirectory(dir)) {
+      throw new Inputs.InputException(where + " is in no existing directory; expected a file the jobs' table is"
+          + " appended to");
+    }
+  }
+
+  private Set<String> followedNames(List<JobSpec> jobs, LoadedPolicy loaded) {
     if (suites.isEmpty()) {
       return Set.of();
     }
+    // the suites that can have fleet jobs: those on a pool
+    List<String> fleetSuites = loaded.policy().backends().stream().flatMap(b -> b.suites().stream())
+        .filter(x -> x.pool().isPresent()).map(Suite::name).distinct().toList();
     Set<String> names = new LinkedHashSet<>();
     for (String s : suites) {
       List<String> of = jobs.stream().map(JobSpec::benchmarkGroup).filter(n -> suiteOf(n).equals(s)).toList();
+      if (of.isEmpty() && !fleetSuites.contains(s)) {
+        throw new Inputs.InputException("--suite " + Console.plain(s) + " is not a suite of the policy on a fleet pool;"
+            + " expected one of " + fleetSuites);
+      }
       if (of.isEmpty()) {
         throw new Inputs.InputException("--suite " + Console.plain(s) + " has no job in this run; its jobs are of "
             + jobs.stream().map(j -> suiteOf(j.benchmarkGroup())).distinct().toList());
@@ -323,10 +364,15 @@ final class FleetSubmitCommand implements Callable<Integer> {
     TriggerOptions.Trigger t = trigger.resolve(cli, loaded);
     RunPolicy run = t.resolution().runPolicy();
     String repo = required(repository, env, "GITHUB_REPOSITORY", "--repository", "repository (owner/name)");
-    long id = number(required(runId, env, "GITHUB_RUN_ID", "--run-id", "workflow run id"), "--run-id", 1);
+    long id = number(required(runId, env, "GITHUB_RUN_ID", "--run-id", "workflow run id"),
+        source(runId, "--run-id", "GITHUB_RUN_ID"), 1);
     int att = (int) number(Inputs.flagOrEnv(attempt, env, "GITHUB_RUN_ATTEMPT").filter(s -> !s.isEmpty())
-        .orElse("1"), "--attempt", 1);
-    String sha = required(commit, env, "GITHUB_SHA", "--commit", "commit to test");
+        .orElse("1"), source(attempt, "--attempt", "GITHUB_RUN_ATTEMPT"), 1);
+    String sha = required(commit, env, "GITHUB_SHA", "--commit", "commit to test").strip();
+    if (!COMMIT.matcher(sha).matches()) {
+      throw new Inputs.InputException(source(commit, "--commit", "GITHUB_SHA") + " '" + Console.plain(sha)
+          + "' is not a commit id; expected 7 to 64 lowercase hex digits, such as GitHub's GITHUB_SHA");
+    }
     Optional<Long> pr = pr(env);
     Optional<String> tag = Inputs.flagOrEnv(imageTag, env, "IMAGE_TAG").filter(s -> !s.isEmpty());
     Optional<String> wf = Inputs.flagOrEnv(workflow, env, "GITHUB_WORKFLOW").filter(s -> !s.isBlank());
@@ -388,7 +434,7 @@ final class FleetSubmitCommand implements Callable<Integer> {
   private Optional<Long> pr(Map<String, String> env) {
     Optional<String> given = Inputs.flagOrEnv(prNumber, env, "PR_NUMBER").filter(s -> !s.isEmpty());
     if (given.isPresent()) {
-      return Optional.of(number(given.get(), "--pr-number", 1));
+      return Optional.of(number(given.get(), source(prNumber, "--pr-number", "PR_NUMBER"), 1));
     }
     Matcher m = PULL_REF.matcher(env.getOrDefault("GITHUB_REF", ""));
     return m.matches() ? Optional.of(Long.parseLong(m.group(1))) : Optional.empty();
@@ -417,6 +463,11 @@ final class FleetSubmitCommand implements Callable<Integer> {
       String what) {
     return Inputs.flagOrEnv(flag, env, variable).filter(s -> !s.isBlank()).orElseThrow(() ->
         new Inputs.InputException("no " + what + ": pass " + option + " or set " + variable));
+  }
+
+  /** Where a value came from, for an error: the option when it was given, else the variable it was read from. */
+  private static String source(@Nullable String flag, String option, String variable) {
+    return flag != null ? option : variable + " (" + option + ")";
   }
 
   private static long number(String text, String option, long min) {

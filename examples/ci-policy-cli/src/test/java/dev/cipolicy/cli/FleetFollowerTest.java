@@ -67,7 +67,8 @@ class FleetFollowerTest {
     queue.complete(onB.lease()); // no result: where it ran is the store's record of its attempts
     assertThat(follower.poll()).isTrue();
     assertThat(lines.get(1)).startsWith("requeued stage-c-4-gpu-0of1 (it ran on host-a)");
-    assertThat(lines.get(2)).startsWith("succeeded stage-c-4-gpu-0of1 on host-b");
+    assertThat(lines.get(2)).startsWith("started stage-c-4-gpu-0of1 on host-b devices 0,1,2,3");
+    assertThat(lines.get(3)).startsWith("succeeded stage-c-4-gpu-0of1 on host-b");
     assertThat(follower.report()).singleElement().satisfies(j -> {
       assertThat(j.host()).isEqualTo("host-b");
       assertThat(j.devices()).containsExactly(0, 1, 2, 3);
@@ -81,11 +82,27 @@ class FleetFollowerTest {
     now.set(now.get().plusSeconds(90));
     queue.complete(claim.lease());
     assertThat(follower.poll()).isTrue();
-    assertThat(lines).containsExactly("succeeded stage-c-4-gpu-0of1 on host-a in 1m 30s");
+    // its start line too, from the store's record: the step's log says where it ran and on which devices
+    assertThat(lines).containsExactly("started stage-c-4-gpu-0of1 on host-a devices 0,1,2,3 after waiting 0s",
+        "succeeded stage-c-4-gpu-0of1 on host-a in 1m 30s");
     assertThat(follower.report()).singleElement().satisfies(j -> {
       assertThat(j.devices()).containsExactly(0, 1, 2, 3);
       assertThat(j.waited()).isEqualTo(Duration.ZERO);
     });
+  }
+
+  @Test
+  void aStartSeenLateIsTimedByItsAttemptNotByThePollThatSawIt() throws Exception {
+    // the step's first poll comes 30 s after the job started (a slow runner): it waited 0 s and ran 1m 30s
+    now.set(now.get().plusSeconds(5));
+    Claim claim = queue.claim("host-a").claims().get(0);
+    now.set(now.get().plusSeconds(30));
+    follower.poll();
+    now.set(now.get().plusSeconds(60));
+    queue.complete(claim.lease());
+    assertThat(follower.poll()).isTrue();
+    assertThat(lines).containsExactly("started stage-c-4-gpu-0of1 on host-a devices 0,1,2,3 after waiting 5s",
+        "succeeded stage-c-4-gpu-0of1 on host-a in 1m 30s");
   }
 
   @Test

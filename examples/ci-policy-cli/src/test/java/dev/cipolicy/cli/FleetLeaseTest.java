@@ -281,6 +281,13 @@ class FleetLeaseTest {
       assertThat(r.out()).isEmpty();
       assertThat(r.err()).doesNotContain("\tat ");
     }
+    // a command that does not exist: one line with the reason, not Java's exception, and the lease ended
+    CliTestSupport.Result missing = run(env, "fleet", "lease", "--host", HOST, "--devices", "0-7", "--gpus", "1", "--",
+        "/nonexistent/cmd");
+    assertThat(missing.code()).isEqualTo(CiPolicyCli.EXIT_ERROR);
+    assertThat(missing.err().lines().toList()).singleElement().asString().isEqualTo("::error::cannot start"
+        + " /nonexistent/cmd: No such file or directory; expected a program on the PATH or the path of an executable"
+        + " (there is no shell: write -- bash -c '...' for one)");
     // a second host in a lease pool is refused: a lease pool is one host's
     assertThat(run(env, "fleet", "lease", "--host", HOST, "--devices", "0-1", "--gpus", "1", "--", "true").code())
         .isZero();

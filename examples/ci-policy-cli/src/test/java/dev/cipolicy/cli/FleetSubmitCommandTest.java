@@ -228,7 +228,7 @@ class FleetSubmitCommandTest {
     registerFleet(8);
     CliTestSupport.Result suite = run(env, nightly("--wait", "--suite", "stage-z"));
     assertThat(suite.code()).isEqualTo(FleetReport.EXIT_BAD_INPUT);
-    assertThat(suite.err().lines().toList()).singleElement().asString().contains("--suite stage-z has no job");
+    assertThat(suite.err().lines().toList()).singleElement().asString().contains("--suite stage-z is not a suite of the policy on a fleet pool; expected one of [stage-b-2-gpu-h200,");
 
     Path policy = dir.resolve("bad.yaml");
     Files.writeString(policy, Files.readString(CliTestSupport.REPO.resolve(POLICY))
