@@ -154,14 +154,9 @@ final class Console {
     return sb.toString();
   }
 
-  /**
-   * Whether a runner's trim of a line's start may remove {@code c}: .NET's {@code String.TrimStart} (the Actions
-   * runner) or JavaScript's {@code trimStart} (the toolkit's parser, which also removes U+FEFF); U+180E too, white
-   * space in older Unicode.
-   */
+  /** Whether the runner's trim of a line's start ({@code String.TrimStart} in .NET) removes {@code c}. */
   private static boolean runnerTrims(char c) {
-    return Character.isWhitespace(c) || Character.isSpaceChar(c) || c == '\u0085' || c == '\u00A0'
-        || c == '\uFEFF' || c == '\u180E';
+    return Character.isWhitespace(c) || Character.isSpaceChar(c) || c == '\u0085' || c == '\u00A0';
   }
 
   /** A JSON text with {@code ##[} written {@code #\}{@code u0023[}; {@code #} occurs only inside JSON strings. */
