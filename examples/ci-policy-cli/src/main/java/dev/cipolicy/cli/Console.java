@@ -16,9 +16,8 @@ import java.util.Map;
  *       also {@code :} as {@code %3A} and {@code ,} as {@code %2C}; the runner turns them back into the text.</li>
  *   <li>Plain log lines ({@link #line}, {@link #lines}, the help) are made single-line and inert: CR and LF become
  *       the two characters {@code \r} and {@code \n}, every other control character and the Unicode line
- *       separators become {@code \}{@code uXXXX}; a {@code ::} that starts the line (after white space) and every
- *       {@code ##[} get a zero-width space (U+200B) after their first character, so the runner never reads the line
- *       as a command (it reads {@code ::} only at a line's start, {@code ##[} anywhere).</li>
+ *       separators become {@code \}{@code uXXXX}, and the command markers {@code ::} and {@code ##[} get a zero-width
+ *       space (U+200B) after their first character, so the runner never reads the line as a command.</li>
  *   <li>JSON ({@link #json}) is printed as it is, except that {@code ##[} is written {@code #\}{@code u0023[} (the same
  *       JSON value): a JSON line never starts with {@code ::} and holds no raw control character.</li>
  * </ul>
@@ -123,8 +122,7 @@ final class Console {
 
   /**
    * A plain log line: single-line (CR, LF as {@code \r}, {@code \n}; other control characters and U+0085, U+2028,
-   * U+2029 as {@code \}{@code uXXXX}), with a {@code ::} at its start (after white space) and every {@code ##[}
-   * broken by a zero-width space.
+   * U+2029 as {@code \}{@code uXXXX}) and with every {@code ::} and {@code ##[} broken by a zero-width space.
    */
   static String plain(String s) {
     StringBuilder sb = new StringBuilder(s.length());
@@ -133,6 +131,12 @@ final class Console {
       switch (c) {
         case '\n' -> sb.append("\\n");
         case '\r' -> sb.append("\\r");
+        case ':' -> {
+          sb.append(c);
+          if (i + 1 < s.length() && s.charAt(i + 1) == ':') {
+            sb.append(ZWSP);
+          }
+        }
         case '#' -> {
           sb.append(c);
           if (s.startsWith("#[", i + 1)) {
@@ -142,21 +146,7 @@ final class Console {
         default -> appendVisible(sb, c);
       }
     }
-    // The runner reads a line as a command only when it starts with "::" after leading white space; a "::" inside
-    // the line (a pytest node id, tests/x.py::test_y) stays as it is, so it can be copied.
-    int start = 0;
-    while (start < sb.length() && runnerTrims(sb.charAt(start))) {
-      start++;
-    }
-    if (sb.length() >= start + 2 && sb.charAt(start) == ':' && sb.charAt(start + 1) == ':') {
-      sb.insert(start + 1, ZWSP);
-    }
     return sb.toString();
-  }
-
-  /** Whether the runner's trim of a line's start ({@code String.TrimStart} in .NET) removes {@code c}. */
-  private static boolean runnerTrims(char c) {
-    return Character.isWhitespace(c) || Character.isSpaceChar(c) || c == '\u0085' || c == '\u00A0';
   }
 
   /** A JSON text with {@code ##[} written {@code #\}{@code u0023[}; {@code #} occurs only inside JSON strings. */

@@ -36,19 +36,7 @@ class ConsoleTest {
   void plainLinesAreSingleLineAndHoldNoCommandMarker() {
     console.line("Policy x\n::error::forged\r\u0000 ##[warning]y \u2028 a:b 100%");
     assertThat(out.toString(StandardCharsets.UTF_8))
-        .isEqualTo("Policy x\\n::error::forged\\r\\u0000 #\u200b#[warning]y \\u2028 a:b 100%\n");
-  }
-
-  @Test
-  void onlyAMarkerTheRunnerReadsIsBroken() {
-    // the runner reads "::" only at a line's start, after the white space its trim removes; "##[" anywhere
-    assertThat(Console.plain("::error::x")).isEqualTo(":\u200b:error::x");
-    assertThat(Console.plain(" \t\u00a0\u2003::warning::x")).isEqualTo(" \t\u00a0\u2003:\u200b:warning::x");
-    assertThat(Console.plain("\n::error::x")).isEqualTo("\\n::error::x");
-    assertThat(Console.plain("a ##[error]x")).isEqualTo("a #\u200b#[error]x");
-    // a failing test's id in a log tail can be copied as it is
-    String failure = "FAILED tests/gpu/test_loss.py::test_converges - AssertionError";
-    assertThat(Console.plain(failure)).isEqualTo(failure);
+        .isEqualTo("Policy x\\n:\u200b:error:\u200b:forged\\r\\u0000 #\u200b#[warning]y \\u2028 a:b 100%\n");
   }
 
   @Test
@@ -69,6 +57,6 @@ class ConsoleTest {
     PrintWriter w = console.plainWriter(false);
     w.print("Usage: x\r\n::warning::y\n");
     w.flush();
-    assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("Usage: x\n:\u200b:warning::y\n");
+    assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("Usage: x\n:\u200b:warning:\u200b:y\n");
   }
 }

@@ -170,7 +170,7 @@ class ExplainCommandTest {
         "[\"x\\n::error::forged\",\"run-ci-a\\u2028b\"]");
     assertThat(r.code()).as(r.err()).isZero();
     WorkflowCommandForgeryProperties.assertNoForgedCommand(r, "explain");
-    assertThat(r.out()).contains("'x\\n::error::forged'");
+    assertThat(r.out()).contains("'x\\n:\u200b:error:\u200b:forged'");
   }
 
   @Test
