@@ -291,8 +291,10 @@ class FleetEndToEndTest {
       Files.writeString(shared.resolve("sleep-401"), "2");
       Files.writeString(shared.resolve("sleep-402"), "2");
       String sha = commit("main at night");
-      Step nightly = Step.start("nightly-401", schedule(401, sha, "0 2 * * 1-6"), allStagesArgs());
+      // the weekly first, so that its jobs lead the queue: without the share it would take 8 GPUs at once
       Step weekly = Step.start("weekly-402", schedule(402, sha, "0 2 * * 0"), allStagesArgs());
+      awaitTrue(() -> queue.ciRun(REPOSITORY, 402, 1).isPresent());
+      Step nightly = Step.start("nightly-401", schedule(401, sha, "0 2 * * 1-6"), allStagesArgs());
       assertThat(nightly.await()).as(nightly.out()).isZero();
       assertThat(weekly.await()).as(weekly.out()).isZero();
       assertThat(records("401")).extracting(Record::cadence).containsOnly("nightly");
@@ -343,6 +345,11 @@ class FleetEndToEndTest {
     transcript("a failing test, the stage-b-2-gpu step", step);
     assertThat(step.out()).contains("failed stage-b-2-gpu-0of1 on host-", "::group::stage-b-2-gpu-0of1",
         "AssertionError: loss 2.31 is above the bound 1.50", "::endgroup::", "0 of 1 jobs succeeded");
+    // the group holds the log's tail, the test's output to its last line (the failure line quotes only that)
+    int group = step.out().indexOf("::group::stage-b-2-gpu-0of1");
+    assertThat(step.out().substring(group, step.out().indexOf("::endgroup::", group))).as("the group")
+        .contains("suite stage-b-2-gpu shard 0 on devices", "test_converges FAILED",
+            "AssertionError: loss 2.31 is above the bound 1.50");
     assertThat(step.summary()).contains("stage-b-2-gpu-0of1");
     Job failed = jobsOf(601).get(0);
     assertThat(failed.state()).isEqualTo(JobState.FAILED);
