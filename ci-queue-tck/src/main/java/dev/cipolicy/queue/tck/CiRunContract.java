@@ -17,6 +17,7 @@ import dev.cipolicy.queue.model.Outcome;
 import dev.cipolicy.queue.model.Request;
 import dev.cipolicy.queue.model.RequestKind;
 import dev.cipolicy.queue.model.RequestState;
+import dev.cipolicy.queue.spi.Backfill;
 import dev.cipolicy.queue.spi.LeaseStatus;
 import dev.cipolicy.queue.spi.SubmitResult;
 import java.time.Duration;
@@ -26,8 +27,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The kit's contract for CI run requests: created in progress with their jobs, attached by key, two runs of one
- * commit, outside the in-progress cap, superseded by a newer run of their concurrency group, completed with an
- * outcome and no comparison, job args kept exactly, bad input refused with nothing written.
+ * commit, outside the in-progress cap, never a backfill parent, superseded by a newer run of their concurrency
+ * group, completed with an outcome and no comparison, job args kept exactly, bad input refused with nothing
+ * written.
  *
  * <p>{@link QueueStoreCompatibilityKit} runs it as its "CI runs" group.
  */
@@ -118,6 +120,24 @@ abstract class CiRunContract extends KitGroup {
     assertThat(tick.completed()).extracting(Request::id).containsExactly(master.id());
     assertThat(tick.started()).hasSize(1);
     assertThat(store.inProgressRequests()).hasSize(2);
+  }
+
+  @Test
+  @DisplayName("a CI run is never a backfill parent: a master whose parent SHA is its commit adds no job to it")
+  void neverABackfillParent() {
+    assertThat(settings().backfill()).isTrue();
+    Request ci = created(run(100, 1), jobs());
+    // The benchmark site's master of the commit the CI run tests: its parent SHA is the run's commit, but a CI
+    // run has no tag, so the start finds no parent (a nightly faked as a release took a PR's jobs this way).
+    submit(NewRequest.master("beef", "c0ffee"));
+    TickResult tick = queue.tick();
+    assertThat(tick.started()).singleElement().satisfies(s -> {
+      assertThat(s.backfill().status()).isEqualTo(Backfill.Status.PARENT_UNKNOWN);
+      assertThat(s.backfill().created()).isEmpty();
+      assertThat(s.request().orElseThrow().parentRequest()).isEmpty();
+    });
+    assertThat(store.jobs(ci.id())).extracting(j -> j.spec().benchmarkGroup()).containsExactly("unit", "e2e");
+    assertThat(reload(ci)).isEqualTo(ci);
   }
 
   @Test

@@ -15,9 +15,11 @@ import dev.cipolicy.queue.model.LogChunk;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -73,6 +75,8 @@ class FleetCommandTest {
   }
 
   @Test
+  // a collector that got past the check would serve the pool, silently idle, until stopped
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void aCollectorForAPoolThePolicyLacksIsRefusedAtStart() {
     CliTestSupport.Result r = run(env, "fleet", "collector", "--policy", POLICY, "--pool", "h300", "--devices", "0-7");
     assertThat(r.code()).isEqualTo(CiPolicyCli.EXIT_ERROR);

@@ -104,6 +104,8 @@ class FleetEndToEndTest {
   static final Map<String, Process> collectors = new LinkedHashMap<>();
   /** The commit each run id tests. */
   static final Map<String, String> commitOfRun = new HashMap<>();
+  /** The head of the labelled pull request (number 7) of the first scenario, which a later comment reruns a test of. */
+  static String pullRequest7Head;
   /** When the harness killed each host (epoch nanoseconds): its jobs' processes died with it. */
   static final Map<String, Long> killedAt = new HashMap<>();
   /** When the harness first saw a job's process gone (epoch nanoseconds). */
@@ -136,8 +138,9 @@ class FleetEndToEndTest {
 
   /**
    * The suite command of the harness. It records what it saw and when, sleeps as long as the file
-   * {@code sleep-<run id>} says (1 s without it), and fails with a test's output when {@code fail-<run id>-<job>}
-   * exists. A stop (the collector killing it on cancel) is recorded too.
+   * {@code sleep-<run id>} says (1 s without it) in a child process it lists in {@code children}, and fails with a
+   * test's output when {@code fail-<run id>-<job>} exists. A stop (the collector killing its tree on cancel) is
+   * recorded too, also when the child dies before the script gets its own signal.
    */
   static final String SUITE_SCRIPT = """
       #!/usr/bin/env bash
@@ -164,7 +167,11 @@ class FleetEndToEndTest {
       seconds=1
       if [ -f "$E2E_DIR/sleep-$CI_RUN_ID" ]; then seconds=$(cat "$E2E_DIR/sleep-$CI_RUN_ID"); fi
       sleep "$seconds" &
-      wait $!
+      child=$!
+      # the suite's own process: a cancel must kill it with the script (the whole tree)
+      echo "$$ $child" >> "$E2E_DIR/children"
+      # a suite whose test process was killed did not pass, even when the script's own signal comes after
+      wait "$child" || { trap '' TERM INT; record stop; exit 143; }
       if [ -f "$E2E_DIR/fail-$CI_RUN_ID-$CI_JOB" ]; then
         echo "tests/gpu/test_loss.py::test_converges FAILED"
         echo "AssertionError: loss 2.31 is above the bound 1.50"
@@ -189,6 +196,7 @@ class FleetEndToEndTest {
   @Order(1)
   void aLabelledPullRequestRunsEveryStageAsAStepOfItsOwnAndEachStepPassesWithItsSummary() throws Exception {
     String sha = commit("the pull request");
+    pullRequest7Head = sha;
     Map<String, String> runner = pullRequest(101, sha, 7, "labeled", List.of("run-ci-train", "run-ci-infer"));
     // the three stage jobs of the workflow at once: the first submits the run, the others attach to it
     List<Step> stages = new ArrayList<>();
@@ -283,8 +291,10 @@ class FleetEndToEndTest {
       Files.writeString(shared.resolve("sleep-401"), "2");
       Files.writeString(shared.resolve("sleep-402"), "2");
       String sha = commit("main at night");
-      Step nightly = Step.start("nightly-401", schedule(401, sha, "0 2 * * 1-6"), allStagesArgs());
+      // the weekly first, so that its jobs lead the queue: without the share it would take 8 GPUs at once
       Step weekly = Step.start("weekly-402", schedule(402, sha, "0 2 * * 0"), allStagesArgs());
+      awaitTrue(() -> queue.ciRun(REPOSITORY, 402, 1).isPresent());
+      Step nightly = Step.start("nightly-401", schedule(401, sha, "0 2 * * 1-6"), allStagesArgs());
       assertThat(nightly.await()).as(nightly.out()).isZero();
       assertThat(weekly.await()).as(weekly.out()).isZero();
       assertThat(records("401")).extracting(Record::cadence).containsOnly("nightly");
@@ -300,11 +310,17 @@ class FleetEndToEndTest {
   @Test
   @Order(5)
   void aRerunTestCommentRunsOneJobForThatFileAtThePullRequestsHead() throws Exception {
-    String head = commit("the pull request's head");
-    Map<String, String> runner = new LinkedHashMap<>(runner("issue_comment", 501, head, "{\"action\": \"created\","
+    // The comment is on pull request 7 (the labelled one), whose head has not moved since: both hosts have fetched
+    // newer commits of main since then, so the head is in their clones but is not what they fetched last. (Run
+    // alone, the scenario tests a new head instead.) The run's GITHUB_SHA is main's last commit, as for any
+    // issue_comment run: only --commit says which commit to test.
+    String head = pullRequest7Head != null ? pullRequest7Head : commit("the pull request's head");
+    String main = commit("main, where a comment's run starts");
+    Map<String, String> runner = new LinkedHashMap<>(runner("issue_comment", 501, main, "{\"action\": \"created\","
         + " \"issue\": {\"number\": 7, \"pull_request\": {}}, \"comment\": {\"body\":"
         + " \"/rerun-test tests/gpu/test_checkpoint.py\"}}"));
     runner.put("PR_NUMBER", "7");
+    commitOfRun.put("501", head);
     Step step = Step.start("rerun-501", runner, "fleet", "submit", "--policy", POLICY, "--registrations",
         REGISTRATIONS, "--test-file", "tests/gpu/test_checkpoint.py", "--commit", head, "--wait");
     assertThat(step.await()).as(step.out()).isZero();
@@ -313,7 +329,8 @@ class FleetEndToEndTest {
       assertThat(j.spec().gpus()).isEqualTo(2);
     });
     assertThat(records("501")).filteredOn(r -> r.kind().equals("end")).singleElement()
-        .satisfies(r -> assertThat(r.file()).isEqualTo("tests/gpu/test_checkpoint.py"));
+        .satisfies(r -> assertThat(r.file()).isEqualTo("tests/gpu/test_checkpoint.py"))
+        .satisfies(r -> assertThat(r.commit()).as("the commit given by --commit").isEqualTo(head));
     checkInvariants();
   }
 
@@ -328,6 +345,11 @@ class FleetEndToEndTest {
     transcript("a failing test, the stage-b-2-gpu step", step);
     assertThat(step.out()).contains("failed stage-b-2-gpu-0of1 on host-", "::group::stage-b-2-gpu-0of1",
         "AssertionError: loss 2.31 is above the bound 1.50", "::endgroup::", "0 of 1 jobs succeeded");
+    // the group holds the log's tail, the test's output to its last line (the failure line quotes only that)
+    int group = step.out().indexOf("::group::stage-b-2-gpu-0of1");
+    assertThat(step.out().substring(group, step.out().indexOf("::endgroup::", group))).as("the group")
+        .contains("suite stage-b-2-gpu shard 0 on devices", "test_converges FAILED",
+            "AssertionError: loss 2.31 is above the bound 1.50");
     assertThat(step.summary()).contains("stage-b-2-gpu-0of1");
     Job failed = jobsOf(601).get(0);
     assertThat(failed.state()).isEqualTo(JobState.FAILED);
@@ -585,19 +607,33 @@ class FleetEndToEndTest {
     awaitTrue(() -> records(run).stream().filter(r -> r.kind().equals(kind)).count() >= count);
   }
 
-  /** Waits until no process that wrote one of the records lives. */
+  /** Waits until no process that wrote one of the records lives, nor the child it ran the suite in. */
   static void awaitGone(List<Record> records) throws InterruptedException {
     awaitTrue(() -> {
       boolean none = true;
+      Map<Long, List<Long>> children = children();
       for (Record r : records) {
         if (ProcessHandle.of(r.pid()).map(ProcessHandle::isAlive).orElse(false)) {
           none = false;
         } else {
           goneAt.putIfAbsent(r.pid(), Instant.now().toEpochMilli() * 1_000_000L + 999_999L);
         }
+        for (long child : children.getOrDefault(r.pid(), List.of())) {
+          none &= !ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false);
+        }
       }
       return none;
     });
+  }
+
+  /** The suite script's child processes, by the script's pid. */
+  static Map<Long, List<Long>> children() {
+    Map<Long, List<Long>> out = new HashMap<>();
+    for (String line : read(shared.resolve("children")).lines().toList()) {
+      String[] pids = line.split(" ");
+      out.computeIfAbsent(Long.parseLong(pids[0]), k -> new ArrayList<>()).add(Long.parseLong(pids[1]));
+    }
+    return out;
   }
 
   static void awaitTrue(BooleanSupplier condition) throws InterruptedException {

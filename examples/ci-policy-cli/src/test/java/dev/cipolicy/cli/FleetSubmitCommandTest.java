@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -224,6 +225,8 @@ class FleetSubmitCommandTest {
   }
 
   @Test
+  // a bad input that got past the checks would submit and, with --wait, follow jobs no collector runs: forever
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void badInputIsOneErrorLineWithTheBadInputCode() throws Exception {
     registerFleet(8);
     CliTestSupport.Result suite = run(env, nightly("--wait", "--suite", "stage-z"));
