@@ -73,8 +73,8 @@ public final class Accounting {
     }
     Matcher m = WINDOW.matcher(text.strip().toLowerCase(Locale.ROOT));
     if (!m.matches()) {
-      throw new FleetView.BadRequest("window '" + FleetView.BadRequest.printable(text) + "' is not a duration; expected a number and "
-          + "a unit m, h or d, e.g. 7d, 24h or 90m");
+      throw new FleetView.BadRequest("window '" + FleetView.BadRequest.printable(text) + "' is not a duration;"
+          + " expected a number and a unit m, h or d, e.g. 7d, 24h or 90m");
     }
     long n = Long.parseLong(m.group(1));
     Duration d = switch (m.group(2)) {
@@ -83,7 +83,8 @@ public final class Accounting {
       default -> Duration.ofDays(n);
     };
     if (d.compareTo(MIN_WINDOW) < 0 || d.compareTo(MAX_WINDOW) > 0) {
-      throw new FleetView.BadRequest("window '" + FleetView.BadRequest.printable(text) + "' is out of range; expected 1m to 31d");
+      throw new FleetView.BadRequest("window '" + FleetView.BadRequest.printable(text)
+          + "' is out of range; expected 1m to 31d");
     }
     return d;
   }

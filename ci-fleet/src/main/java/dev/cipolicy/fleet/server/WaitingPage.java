@@ -49,8 +49,8 @@ record WaitingPage(int offset, int limit) {
     try {
       n = Long.parseLong(t);
     } catch (NumberFormatException e) {
-      throw new FleetView.BadRequest(name + " '" + FleetView.BadRequest.printable(t) + "' is not a number; expected " + min + " to "
-          + max);
+      throw new FleetView.BadRequest(name + " '" + FleetView.BadRequest.printable(t) + "' is not a number; expected "
+          + min + " to " + max);
     }
     if (n < min || n > max) {
       throw new FleetView.BadRequest(name + " " + n + " is out of range; expected " + min + " to " + max);

@@ -184,8 +184,8 @@ final class FleetFollower {
       // seconds after the start); when the store keeps no attempts, when this poll saw it
       s.lease = lease.get();
       s.attempt = job.attempt();
-      int attempt = job.attempt();
-      s.startedAt = lastAttempt(job.id()).filter(a -> a.attempt() == attempt).map(JobAttempt::startedAt).orElse(now);
+      s.startedAt = lastAttempt(job.id()).filter(a -> a.attempt() == job.attempt()).map(JobAttempt::startedAt)
+          .orElse(now);
       out.accept(FleetReport.started(view(s, now)));
     }
     if (terminal) {

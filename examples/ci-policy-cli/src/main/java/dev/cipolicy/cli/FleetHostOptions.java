@@ -9,9 +9,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
@@ -98,12 +100,11 @@ final class FleetHostOptions {
    */
   static String query(List<String> command, Map<String, String> env, Duration timeout)
       throws IOException, InterruptedException {
-    List<String> argv = new java.util.ArrayList<>(command);
+    List<String> argv = new ArrayList<>(command);
     argv.set(0, onPath(command.get(0), env));
     Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
     p.getOutputStream().close();
-    java.util.concurrent.atomic.AtomicReference<byte[]> out = new java.util.concurrent.atomic.AtomicReference<>(
-        new byte[0]);
+    AtomicReference<byte[]> out = new AtomicReference<>(new byte[0]);
     Thread reader = new Thread(() -> {
       try {
         out.set(p.getInputStream().readNBytes(HostDevices.MAX_TEXT + 1));

@@ -330,12 +330,8 @@ final class FleetLeaseCommand implements Callable<Integer> {
         } catch (IOException e) {
           ended = true;
           hostLease.finish(held, 127);
-          // Java's "Cannot run program \"x\": error=2, No such file or directory" (JDK 17), or "...: Exec failed,
-          // error: 2 (No such file or directory) " (JDK 25): the reason alone
-          String why = String.valueOf(e.getMessage())
-              .replaceFirst("^Cannot run program \"[^\"]*\"[^:]*: (error=\\d+, )?", "")
-              .replaceFirst("^Exec failed, error: \\d+ \\((.*)\\)\\s*$", "$1").strip();
-          throw new InvalidInputException("cannot start " + command.get(0) + ": " + why + "; expected a program on the"
+          throw new InvalidInputException("cannot start " + command.get(0) + ": " + Inputs.describe(e)
+              + "; expected a program on the"
               + " PATH or the path of an executable (there is no shell: write -- bash -c '...' for one)");
         }
       }

@@ -25,6 +25,8 @@ import dev.cipolicy.queue.model.RequestState;
 import dev.cipolicy.queue.spi.QueueStore;
 import dev.cipolicy.queue.spi.QueueStoreUnavailableException;
 import dev.cipolicy.queue.spi.SubmitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -60,7 +62,7 @@ final class FleetSubmitCommand implements Callable<Integer> {
   static final long DEFAULT_POLL_MILLIS = 1000;
 
   /** A commit id as the jobs' checkout takes it (the queue's rule for a CI run's commit). */
-  private static final Pattern COMMIT = Pattern.compile(dev.cipolicy.api.suite.RunFacts.COMMIT_GRAMMAR);
+  private static final Pattern COMMIT = Pattern.compile(RunFacts.COMMIT_GRAMMAR);
   private static final Pattern PULL_REF = Pattern.compile("refs/pull/([0-9]{1,18})/(?:merge|head)");
 
   /** A job name as {@code JobPlan.nameOf} writes it: {@code <suite>-<shard>of<shards>}. */
@@ -276,14 +278,14 @@ final class FleetSubmitCommand implements Callable<Integer> {
     if (given.isEmpty()) {
       return;
     }
-    java.nio.file.Path file = cli.resolvePath(given.get());
+    Path file = cli.resolvePath(given.get());
     String where = "step summary file " + Console.plain(given.get()) + " ("
         + (stepSummary != null ? "--step-summary" : "GITHUB_STEP_SUMMARY") + ")";
-    java.nio.file.Path dir = file.toAbsolutePath().getParent();
-    if (java.nio.file.Files.isDirectory(file)) {
+    Path dir = file.toAbsolutePath().getParent();
+    if (Files.isDirectory(file)) {
       throw new Inputs.InputException(where + " is a directory; expected a file the jobs' table is appended to");
     }
-    if (dir == null || !java.nio.file.Files.isDirectory(dir)) {
+    if (dir == null || !Files.isDirectory(dir)) {
       throw new Inputs.InputException(where + " is in no existing directory; expected a file the jobs' table is"
           + " appended to");
     }

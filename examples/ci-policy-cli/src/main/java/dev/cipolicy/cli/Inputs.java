@@ -177,6 +177,13 @@ final class Inputs {
 
   static String describe(IOException e) {
     String type = e.getClass().getSimpleName();
+    String message = String.valueOf(e.getMessage());
+    if (message.startsWith("Cannot run program \"")) {
+      // a process that could not start: "Cannot run program \"x\": error=2, No such file or directory" (JDK 17),
+      // or "...: Exec failed, error: 2 (No such file or directory) " (JDK 25): the reason alone
+      return message.replaceFirst("^Cannot run program \"[^\"]*\"[^:]*: (error=\\d+, )?", "")
+          .replaceFirst("^Exec failed, error: \\d+ \\((.*)\\)\\s*$", "$1").strip();
+    }
     return switch (type) {
       case "NoSuchFileException" -> "no such file";
       case "AccessDeniedException" -> "permission denied";
